@@ -1,0 +1,168 @@
+// Writes one group of events in the current transaction: skips ids already stored (idempotent
+// ingest), appends the new rows with the Appender, and folds them into their issues' rows.
+import { timestampValue, type DuckDBAppender, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import type { Item } from '../../src/engine/item.js';
+import type { ErrorEvent } from '../../src/records/event.js';
+import { toEventDocument } from '../../src/records/event-document.js';
+
+interface IssueDelta {
+  id: string;
+  dataset: string;
+  projectId: string;
+  groupingHash: string;
+  title: string;
+  culprit: string;
+  type: string;
+  value: string;
+  level: string;
+  first: { micros: bigint; release: string };
+  last: { micros: bigint; release: string };
+  count: number;
+}
+
+export async function writeEvents(connection: DuckDBConnection, items: Item<ErrorEvent>[]): Promise<void> {
+  const fresh = await skipStored(connection, items);
+  if (fresh.length === 0) return;
+  const appender = await connection.createAppender('events');
+  try {
+    for (const item of fresh) appendEvent(appender, item);
+    appender.flushSync();
+  } finally {
+    appender.closeSync();
+  }
+  await upsertIssues(connection, fresh);
+}
+
+/** Returns the items not stored yet; a repeated id takes the stored event's issue id for its ack. */
+async function skipStored(connection: DuckDBConnection, items: Item<ErrorEvent>[]): Promise<Item<ErrorEvent>[]> {
+  const keyOf = (dataset: string, project: string, id: string) => `${dataset}\0${project}\0${id}`;
+  const params: Record<string, DuckDBValue> = {};
+  const placeholders = items.map((item, i) => {
+    params[`i${i}`] = item.data.id;
+    return `$i${i}`;
+  });
+  const result = await connection.runAndReadAll(
+    `SELECT dataset, project_id, id, issue_id FROM events WHERE id IN (${placeholders.join(', ')})`,
+    params,
+  );
+  const stored = new Map<string, string>();
+  for (const [dataset, project, id, issue] of result.getRows()) stored.set(keyOf(String(dataset), String(project), String(id)), String(issue));
+
+  const fresh: Item<ErrorEvent>[] = [];
+  const inBatch = new Map<string, ErrorEvent>();
+  for (const item of items) {
+    const key = keyOf(item.tenant.dataset, item.tenant.projectId, item.data.id);
+    const storedIssue = stored.get(key) ?? inBatch.get(key)?.issue_id;
+    if (storedIssue !== undefined) {
+      item.data.issue_id = storedIssue;
+      continue;
+    }
+    inBatch.set(key, item.data);
+    fresh.push(item);
+  }
+  return fresh;
+}
+
+function appendEvent(appender: DuckDBAppender, item: Item<ErrorEvent>): void {
+  const event = item.data;
+  const text = (value: string | undefined) => (value === undefined ? appender.appendNull() : appender.appendVarchar(value));
+  appender.appendVarchar(item.tenant.dataset);
+  appender.appendVarchar(item.tenant.projectId);
+  appender.appendVarchar(event.id);
+  appender.appendTimestamp(timestampValue(micros(event.timestamp)));
+  appender.appendTimestamp(timestampValue(micros(event.received_at)));
+  appender.appendVarchar(requireIssue(event));
+  appender.appendVarchar(event.environment);
+  appender.appendVarchar(event.release);
+  appender.appendVarchar(event.level);
+  appender.appendVarchar(event.exception.type);
+  appender.appendVarchar(event.exception.value);
+  text(event.message);
+  text(event.user?.id);
+  text(event.user?.email);
+  text(event.trace_id);
+  text(event.replay_id);
+  text(event.tags ? JSON.stringify(event.tags) : undefined);
+  appender.appendVarchar(JSON.stringify(toEventDocument(event)));
+  appender.endRow();
+}
+
+async function upsertIssues(connection: DuckDBConnection, items: Item<ErrorEvent>[]): Promise<void> {
+  const deltas = new Map<string, IssueDelta>();
+  for (const { data: event, tenant } of items) {
+    const id = requireIssue(event);
+    const at = { micros: micros(event.timestamp), release: event.release };
+    const delta = deltas.get(id);
+    if (!delta) {
+      deltas.set(id, {
+        id,
+        dataset: tenant.dataset,
+        projectId: tenant.projectId,
+        groupingHash: event.grouping_hash ?? '',
+        title: event.title ?? event.exception.type,
+        culprit: event.culprit ?? '',
+        type: event.exception.type,
+        value: event.exception.value,
+        level: event.level,
+        first: at,
+        last: at,
+        count: 1,
+      });
+      continue;
+    }
+    delta.count++;
+    if (at.micros < delta.first.micros) delta.first = at;
+    if (at.micros >= delta.last.micros) {
+      delta.last = at;
+      Object.assign(delta, { title: event.title ?? delta.title, culprit: event.culprit ?? delta.culprit, level: event.level, value: event.exception.value });
+    }
+  }
+
+  const params: Record<string, DuckDBValue> = { now: BigInt(Date.now()) * 1000n };
+  const rows = [...deltas.values()].map((d, i) => {
+    Object.assign(params, {
+      [`id${i}`]: d.id,
+      [`ds${i}`]: d.dataset,
+      [`p${i}`]: d.projectId,
+      [`h${i}`]: d.groupingHash,
+      [`t${i}`]: d.title,
+      [`c${i}`]: d.culprit,
+      [`ty${i}`]: d.type,
+      [`v${i}`]: d.value,
+      [`l${i}`]: d.level,
+      [`fs${i}`]: d.first.micros,
+      [`ls${i}`]: d.last.micros,
+      [`n${i}`]: d.count,
+      [`fr${i}`]: d.first.release,
+      [`lr${i}`]: d.last.release,
+    });
+    return `($id${i}, $ds${i}, $p${i}, $h${i}, $t${i}, $c${i}, $ty${i}, $v${i}, $l${i}, 'unresolved',
+      make_timestamp($fs${i}::BIGINT), make_timestamp($ls${i}::BIGINT), $n${i}, $fr${i}, $lr${i}, NULL)`;
+  });
+  // A new event reopens a resolved issue as `regressed`; ignored issues stay ignored.
+  await connection.run(
+    `INSERT INTO issues VALUES ${rows.join(',\n')}
+     ON CONFLICT (id) DO UPDATE SET
+       count = issues.count + excluded.count,
+       first_release = CASE WHEN excluded.first_seen < issues.first_seen THEN excluded.first_release ELSE issues.first_release END,
+       first_seen = least(issues.first_seen, excluded.first_seen),
+       last_release = CASE WHEN excluded.last_seen >= issues.last_seen THEN excluded.last_release ELSE issues.last_release END,
+       title = CASE WHEN excluded.last_seen >= issues.last_seen THEN excluded.title ELSE issues.title END,
+       culprit = CASE WHEN excluded.last_seen >= issues.last_seen THEN excluded.culprit ELSE issues.culprit END,
+       value = CASE WHEN excluded.last_seen >= issues.last_seen THEN excluded.value ELSE issues.value END,
+       level = CASE WHEN excluded.last_seen >= issues.last_seen THEN excluded.level ELSE issues.level END,
+       last_seen = greatest(issues.last_seen, excluded.last_seen),
+       status = CASE WHEN issues.status = 'resolved' THEN 'regressed' ELSE issues.status END,
+       status_changed_at = CASE WHEN issues.status = 'resolved' THEN make_timestamp($now::BIGINT) ELSE issues.status_changed_at END`,
+    params,
+  );
+}
+
+function micros(iso: string): bigint {
+  return BigInt(Date.parse(iso)) * 1000n;
+}
+
+function requireIssue(event: ErrorEvent): string {
+  if (!event.issue_id) throw new Error(`event ${event.id} has no issue id: put the grouping processor in the pipeline before the duckdb exporter`);
+  return event.issue_id;
+}

@@ -1,0 +1,17 @@
+import type { ProcessorFactory } from '../../src/engine/component.js';
+import { groupingConfigSchema, type GroupingConfig } from './config.js';
+import { GroupingProcessor } from './processor.js';
+
+export const groupingFactory: ProcessorFactory<GroupingConfig> = {
+  kind: 'processor',
+  type: 'grouping',
+  signals: ['events'],
+  description: 'Fingerprints error events (custom fingerprint, in-app frames, or parameterized value) and sets issue_id, title, culprit and root_cause',
+  configSchema: groupingConfigSchema,
+  create(settings) {
+    if (settings.signal !== 'events') {
+      throw new Error(`processor "${settings.id.text}" handles only events, not ${settings.signal}`);
+    }
+    return new GroupingProcessor(settings.config);
+  },
+};

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+
+const limit = (fallback: number) => z.int().min(1).default(fallback);
+
+/** Size caps. Values past a cap are truncated or trimmed, with a note on the event; never rejected. */
+export const validationConfigSchema = z
+  .object({
+    max_message_length: limit(8192),
+    max_exception_value_length: limit(8192),
+    /** Every other string field of the event. */
+    max_string_length: limit(1024),
+    max_tag_key_length: limit(200),
+    max_tag_value_length: limit(200),
+    max_tags: limit(100),
+    max_frames: limit(250),
+    max_breadcrumbs: limit(100),
+    max_fingerprint_parts: limit(50),
+  })
+  .strict();
+
+export type ValidationConfig = z.infer<typeof validationConfigSchema>;

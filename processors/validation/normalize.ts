@@ -1,0 +1,210 @@
+// The post-pass over an event the schema accepted: normalize ids and times, apply the size caps
+// and discard unknown fields, noting every change on the event. Paths in notes refer to the body
+// as received (a frame keeps its original index after the stack trace was trimmed).
+import { v7 as uuidv7 } from 'uuid';
+import type { Breadcrumb, ErrorEventInput, ProcessingError, StackFrame } from '../../src/records/event.js';
+import type { ValidationConfig } from './config.js';
+import { joinPath } from './issues.js';
+import {
+  breadcrumbSchema,
+  errorEventInputSchema,
+  exceptionSchema,
+  requestSchema,
+  sdkSchema,
+  stackFrameSchema,
+  userSchema,
+  type ParsedEvent,
+} from './schema.js';
+import { normalizeTimestamp } from './timestamp.js';
+
+type JsonObject = Record<string, unknown>;
+
+/** Notes are stored with the event: a body full of unknown fields must not make it huge. */
+const MAX_NOTES = 100;
+
+const keysOf = (schema: { shape: object }) => new Set(Object.keys(schema.shape));
+const KNOWN = {
+  event: keysOf(errorEventInputSchema),
+  exception: keysOf(exceptionSchema),
+  frame: keysOf(stackFrameSchema),
+  user: keysOf(userSchema),
+  breadcrumb: keysOf(breadcrumbSchema),
+  request: keysOf(requestSchema),
+  sdk: keysOf(sdkSchema),
+};
+
+const FRAME_STRINGS = ['filename', 'abs_path', 'module', 'function', 'platform', 'context_line'];
+const USER_STRINGS = ['id', 'email', 'username', 'ip_address'];
+const BREADCRUMB_STRINGS = ['type', 'category', 'message'];
+const REQUEST_STRINGS = ['url', 'method', 'query_string'];
+const SDK_STRINGS = ['name', 'version'];
+
+const HEX = /^[0-9a-fA-F]+$/;
+
+function normalizeUuid(id: string): string {
+  const hex = id.replace(/-/g, '').toLowerCase();
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** Cuts at `max` UTF-16 units without splitting a surrogate pair. */
+function truncate(value: string, max: number): string {
+  const code = value.charCodeAt(max - 1);
+  return value.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
+
+export function normalizeEvent(
+  parsed: ParsedEvent,
+  raw: JsonObject,
+  config: ValidationConfig,
+): { event: ErrorEventInput; notes: ProcessingError[] } {
+  const pass = new PostPass(config);
+  const event = pass.event(parsed, raw);
+  return { event, notes: pass.finish() };
+}
+
+class PostPass {
+  private readonly notes: ProcessingError[] = [];
+  private omitted = 0;
+
+  constructor(private readonly config: ValidationConfig) {}
+
+  event(parsed: ParsedEvent, raw: JsonObject): ErrorEventInput {
+    const { config } = this;
+    this.unknownFields(raw, KNOWN.event, '');
+    const event: ErrorEventInput = { id: '', ...parsed };
+    event.id = parsed.id === undefined ? uuidv7() : normalizeUuid(parsed.id);
+    event.timestamp = normalizeTimestamp(parsed.timestamp);
+    this.capFields(event, ['environment', 'release', 'platform'], config.max_string_length, '');
+    this.capFields(event, ['message'], config.max_message_length, '');
+
+    const { exception } = event;
+    const rawException = raw.exception as JsonObject;
+    this.unknownFields(rawException, KNOWN.exception, 'exception');
+    this.capFields(exception, ['type', 'module'], config.max_string_length, 'exception');
+    this.capFields(exception, ['value'], config.max_exception_value_length, 'exception');
+    if (exception.stacktrace) {
+      exception.stacktrace = this.frames(exception.stacktrace, rawException.stacktrace as unknown[]);
+    }
+
+    if (event.user) {
+      this.unknownFields(raw.user as JsonObject, KNOWN.user, 'user');
+      this.capFields(event.user, USER_STRINGS, config.max_string_length, 'user');
+    }
+    if (event.tags) event.tags = this.tags(event.tags);
+    if (event.trace_id && HEX.test(event.trace_id)) event.trace_id = event.trace_id.toLowerCase();
+    if (event.breadcrumbs) event.breadcrumbs = this.breadcrumbs(event.breadcrumbs, raw.breadcrumbs as unknown[]);
+    if (event.request) {
+      this.unknownFields(raw.request as JsonObject, KNOWN.request, 'request');
+      this.capFields(event.request, REQUEST_STRINGS, config.max_string_length, 'request');
+      if (event.request.headers) this.capFields(event.request.headers, null, config.max_string_length, 'request.headers');
+    }
+    if (event.fingerprint) event.fingerprint = this.fingerprint(event.fingerprint);
+    if (event.sdk) {
+      this.unknownFields(raw.sdk as JsonObject, KNOWN.sdk, 'sdk');
+      this.capFields(event.sdk, SDK_STRINGS, config.max_string_length, 'sdk');
+    }
+    return event;
+  }
+
+  finish(): ProcessingError[] {
+    if (this.omitted > 0) {
+      this.notes.push({ type: 'notes_truncated', message: `${this.omitted} further notes omitted` });
+    }
+    return this.notes;
+  }
+
+  private note(type: string, path: string, message: string): void {
+    if (this.notes.length < MAX_NOTES) this.notes.push({ type, path, message });
+    else this.omitted++;
+  }
+
+  private unknownFields(raw: JsonObject, known: Set<string>, base: string): void {
+    for (const key of Object.keys(raw)) {
+      if (!known.has(key)) this.note('unknown_field', joinPath(base, key), 'unknown field, discarded');
+    }
+  }
+
+  /** `key` completes the path; paths are only built for the rare value that is cut. */
+  private cap(value: string, max: number, base: string, key?: string | number): string {
+    if (value.length <= max) return value;
+    const cut = truncate(value, max);
+    const path = key === undefined ? base : joinPath(base, key);
+    this.note('value_too_long', path, `truncated from ${value.length} to ${cut.length} characters`);
+    return cut;
+  }
+
+  /** Caps the string fields `keys` of `target` in place (all of its fields when keys is null). */
+  private capFields(target: object, keys: readonly string[] | null, max: number, base: string): void {
+    const fields = target as JsonObject;
+    for (const key of keys ?? Object.keys(fields)) {
+      const value = fields[key];
+      if (typeof value === 'string') fields[key] = this.cap(value, max, base, key);
+    }
+  }
+
+  private capList(values: string[], max: number, base: string): string[] {
+    return values.map((value, i) => this.cap(value, max, base, i));
+  }
+
+  /** Keeps the last `max` entries; returns them with the offset of the first kept one. */
+  private keepLast<T>(list: T[], max: number, path: string, type: string, what: string): [T[], number] {
+    if (list.length <= max) return [list, 0];
+    this.note(type, path, `kept the last ${max} of ${list.length} ${what}`);
+    return [list.slice(list.length - max), list.length - max];
+  }
+
+  /** The innermost frames are the last ones, and the ones that matter for grouping. */
+  private frames(frames: StackFrame[], raw: unknown[]): StackFrame[] {
+    const max = this.config.max_string_length;
+    const [kept, skipped] = this.keepLast(frames, this.config.max_frames, 'exception.stacktrace', 'frames_truncated', 'frames');
+    kept.forEach((frame, i) => {
+      const path = `exception.stacktrace[${i + skipped}]`;
+      this.unknownFields(raw[i + skipped] as JsonObject, KNOWN.frame, path);
+      this.capFields(frame, FRAME_STRINGS, max, path);
+      if (frame.pre_context) frame.pre_context = this.capList(frame.pre_context, max, `${path}.pre_context`);
+      if (frame.post_context) frame.post_context = this.capList(frame.post_context, max, `${path}.post_context`);
+    });
+    return kept;
+  }
+
+  private breadcrumbs(breadcrumbs: Breadcrumb[], raw: unknown[]): Breadcrumb[] {
+    const { max_breadcrumbs } = this.config;
+    const [kept, skipped] = this.keepLast(breadcrumbs, max_breadcrumbs, 'breadcrumbs', 'breadcrumbs_truncated', 'breadcrumbs');
+    kept.forEach((breadcrumb, i) => {
+      const path = `breadcrumbs[${i + skipped}]`;
+      this.unknownFields(raw[i + skipped] as JsonObject, KNOWN.breadcrumb, path);
+      if (breadcrumb.timestamp !== undefined) breadcrumb.timestamp = normalizeTimestamp(breadcrumb.timestamp);
+      this.capFields(breadcrumb, BREADCRUMB_STRINGS, this.config.max_string_length, path);
+    });
+    return kept;
+  }
+
+  private tags(tags: Record<string, string>): Record<string, string> {
+    const { max_tags, max_tag_key_length, max_tag_value_length } = this.config;
+    const kept: [string, string][] = [];
+    let dropped = 0;
+    for (const [key, value] of Object.entries(tags)) {
+      if (key === '' || key.length > max_tag_key_length) {
+        const shown = JSON.stringify(truncate(key, 40) + (key.length > 40 ? '…' : ''));
+        const why = key === '' ? 'is empty' : `is longer than ${max_tag_key_length} characters`;
+        this.note('invalid_tag', 'tags', `tag key ${shown} ${why}, tag discarded`);
+      } else if (kept.length === max_tags) {
+        dropped++;
+      } else {
+        kept.push([key, this.cap(value, max_tag_value_length, 'tags', key)]);
+      }
+    }
+    if (dropped > 0) this.note('tags_truncated', 'tags', `kept the first ${max_tags} tags, discarded ${dropped}`);
+    // fromEntries defines own properties, so even a tag named __proto__ survives.
+    return Object.fromEntries(kept);
+  }
+
+  private fingerprint(parts: string[]): string[] {
+    const max = this.config.max_fingerprint_parts;
+    if (parts.length > max) {
+      this.note('fingerprint_truncated', 'fingerprint', `kept the first ${max} of ${parts.length} parts`);
+      parts = parts.slice(0, max);
+    }
+    return this.capList(parts, this.config.max_string_length, 'fingerprint');
+  }
+}

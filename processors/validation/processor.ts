@@ -1,0 +1,30 @@
+import { reject, type Item } from '../../src/engine/item.js';
+import type { Processor } from '../../src/engine/component.js';
+import type { ErrorEvent } from '../../src/records/event.js';
+import type { ValidationConfig } from './config.js';
+import { parseRelease } from './release.js';
+import { validateEvent } from './validate.js';
+
+/** Turns raw ingest bodies into ErrorEvent records, or rejects them with field-level details. */
+export class EventValidationProcessor implements Processor {
+  constructor(private readonly config: ValidationConfig) {}
+
+  process(items: Item[]): void {
+    for (const item of items) {
+      const result = validateEvent(item.data, this.config);
+      if (!result.ok) {
+        reject(item, 'the event is invalid', result.errors);
+        continue;
+      }
+      const releaseInfo = parseRelease(result.event.release);
+      const event: ErrorEvent = {
+        ...result.event,
+        project_id: item.tenant.projectId,
+        received_at: new Date(item.receivedAt).toISOString(),
+        ...(releaseInfo && { release_info: releaseInfo }),
+        processing_errors: result.notes,
+      };
+      item.data = event;
+    }
+  }
+}

@@ -1,0 +1,30 @@
+import type { FieldError } from '../../src/engine/item.js';
+import type { ErrorEventInput, ProcessingError } from '../../src/records/event.js';
+import type { ValidationConfig } from './config.js';
+import { describeType, toFieldErrors } from './issues.js';
+import { normalizeEvent } from './normalize.js';
+import { errorEventInputSchema } from './schema.js';
+
+export { parseRelease } from './release.js';
+
+export type EventValidation =
+  | { ok: true; event: ErrorEventInput; notes: ProcessingError[] }
+  | { ok: false; errors: FieldError[] };
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Checks a parsed ingest body. Rejects with every problem found (path '' is the body itself);
+ * accepts with the normalized event, an id assigned when it had none, and notes on what was
+ * truncated or discarded.
+ */
+export function validateEvent(raw: unknown, config: ValidationConfig): EventValidation {
+  if (!isJsonObject(raw)) {
+    return { ok: false, errors: [{ path: '', message: `expected a JSON object, got ${describeType(raw)}` }] };
+  }
+  const parsed = errorEventInputSchema.safeParse(raw, { reportInput: true });
+  if (!parsed.success) return { ok: false, errors: toFieldErrors(parsed.error.issues) };
+  return { ok: true, ...normalizeEvent(parsed.data, raw, config) };
+}

@@ -1,0 +1,12 @@
+import type { ReceiverFactory } from '../../src/engine/component.js';
+import { httpApiConfigSchema, type HttpApiConfig } from './config.js';
+import { HttpApiReceiver } from './receiver.js';
+
+export const httpApiFactory: ReceiverFactory<HttpApiConfig> = {
+  kind: 'receiver',
+  type: 'http_api',
+  signals: ['events'],
+  description: 'The /v1 HTTP API: event ingest plus the read endpoints (events, issues, projects)',
+  configSchema: httpApiConfigSchema,
+  create: (settings) => new HttpApiReceiver(settings),
+};

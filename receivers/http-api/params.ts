@@ -1,0 +1,35 @@
+// Query-parameter parsing shared by the list endpoints: every bad value is a 400 invalid_parameter.
+import { errors } from '../../src/http/errors.js';
+
+export function parseLimit(query: URLSearchParams, fallback = 50, max = 1000): number {
+  const raw = query.get('limit');
+  if (raw === null) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max)
+    throw errors.invalidParameter('limit', `must be an integer from 1 to ${max}`);
+  return Number(raw);
+}
+
+export function parseTime(query: URLSearchParams, name: string): number | undefined {
+  const raw = query.get(name);
+  if (raw === null) return undefined;
+  const ms = /^\d{4}-\d{2}-\d{2}/.test(raw) ? Date.parse(raw) : NaN;
+  if (Number.isNaN(ms)) throw errors.invalidParameter(name, 'must be an ISO 8601 date or date-time, e.g. 2026-01-31T12:00:00Z');
+  return ms;
+}
+
+export function parseEnum<T extends string>(query: URLSearchParams, name: string, allowed: readonly T[]): T | undefined {
+  const raw = query.get(name);
+  if (raw === null) return undefined;
+  if (!(allowed as readonly string[]).includes(raw)) throw errors.invalidParameter(name, `must be one of ${allowed.join(', ')}`);
+  return raw as T;
+}
+
+export function optional(query: URLSearchParams, name: string): string | undefined {
+  const raw = query.get(name);
+  return raw === null || raw === '' ? undefined : raw;
+}
+
+export const LIST_QUERY_DOCS = [
+  { name: 'limit', description: 'Page size, 1-1000', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 50 } },
+  { name: 'cursor', description: 'The next_cursor of the previous page', schema: { type: 'string' } },
+];

@@ -1,0 +1,90 @@
+// GET /v1/projects: the projects a key reaches, with DSN, keys and telemetry status.
+import type { Host } from '../../../src/engine/host.js';
+import { errors } from '../../../src/http/errors.js';
+import { json, principalOf, type RouteDefinition } from '../../../src/http/host.js';
+import type { ApiKey, Project } from '../../../src/storage/catalog.js';
+import { LIST_QUERY_DOCS, optional, parseLimit } from '../params.js';
+import { reachableProjects } from '../scope.js';
+
+const DAY_MS = 24 * 3600 * 1000;
+
+interface SignalActivity {
+  last_received_at: string | null;
+  count_24h: number;
+}
+
+export function projectRoutes(host: Host): RouteDefinition[] {
+  const { catalog, storage, settings } = host;
+  return [
+    {
+      method: 'GET',
+      path: '/v1/projects',
+      summary: 'List the projects of the organization (a project key sees its own project)',
+      tag: 'projects',
+      auth: true,
+      query: LIST_QUERY_DOCS,
+      responses: { 200: '{data: [project], has_more, next_cursor}', 400: 'invalid_parameter', 401: 'unauthorized' },
+      handler: async (ctx) => {
+        const principal = principalOf(ctx);
+        const limit = parseLimit(ctx.query);
+        const cursor = optional(ctx.query, 'cursor');
+        const after = cursor === undefined ? undefined : decodeProjectCursor(cursor);
+        const projects = (await reachableProjects(catalog, principal)).filter((p) => after === undefined || p.id > after);
+        const page = projects.slice(0, limit);
+        const [keys, activity] = await Promise.all([catalog.listKeys(), storage.events.activity(principal.dataset)]);
+        const now = Date.now();
+        const data = page.map((project) => {
+          const errorsActivity = activity.get(project.id) ?? { last_received_at: null, count_24h: 0 };
+          const none: SignalActivity = { last_received_at: null, count_24h: 0 };
+          return {
+            id: project.id,
+            slug: project.slug,
+            name: project.name,
+            platform: project.platform,
+            created_at: project.created_at,
+            dsn: dsnOf(project, settings.app_url),
+            keys: keys.filter((k) => k.project_id === project.id).map(presentKey),
+            telemetry: {
+              status: statusOf([errorsActivity, none, none], now),
+              errors: errorsActivity,
+              traces: none,
+              replays: none,
+            },
+          };
+        });
+        const hasMore = projects.length > limit;
+        const next = hasMore ? Buffer.from(page[page.length - 1].id).toString('base64url') : null;
+        return json(ctx, 200, { data, has_more: hasMore, next_cursor: next });
+      },
+    },
+  ];
+}
+
+export function dsnOf(project: Project, appUrl: string): string {
+  const url = new URL(appUrl);
+  return `${url.protocol}//${project.public_key}@${url.host}/${project.id}`;
+}
+
+function presentKey(key: ApiKey) {
+  return {
+    id: key.id,
+    name: key.name,
+    environment: key.dataset,
+    prefix: key.display_prefix,
+    created_at: key.created_at,
+    revoked_at: key.revoked_at,
+  };
+}
+
+/** receiving: something arrived in the last 24 hours; stale: only earlier; no_data: never. */
+function statusOf(signals: SignalActivity[], now: number): 'receiving' | 'stale' | 'no_data' {
+  const latest = Math.max(...signals.map((s) => (s.last_received_at ? Date.parse(s.last_received_at) : -Infinity)));
+  if (latest === -Infinity) return 'no_data';
+  return now - latest <= DAY_MS ? 'receiving' : 'stale';
+}
+
+function decodeProjectCursor(cursor: string): string {
+  const id = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!id) throw errors.invalidParameter('cursor', 'the cursor is not one this service issued');
+  return id;
+}

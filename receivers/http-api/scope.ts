@@ -1,0 +1,36 @@
+// Which project a request is about, and whether its key may reach it. Project keys reach their
+// one project (naming another is 403); organization keys reach every project of their
+// organization and default to its default project. A project outside the key's organization is
+// 404, never 403, so ids of other tenants do not leak.
+import type { Principal } from '../../src/auth/authenticator.js';
+import type { Tenant } from '../../src/engine/item.js';
+import { errors } from '../../src/http/errors.js';
+import type { Catalog, Project } from '../../src/storage/catalog.js';
+
+export async function resolveProject(catalog: Catalog, principal: Principal, requested: string | undefined): Promise<Project> {
+  if (principal.projectId) {
+    if (requested !== undefined && requested !== principal.projectId)
+      throw errors.forbidden(`this key is for project ${principal.projectId} and cannot reach project ${requested}`);
+    const project = await catalog.project(principal.projectId);
+    if (!project) throw errors.notFound(`project ${principal.projectId} does not exist`);
+    return project;
+  }
+  const id = requested ?? (await catalog.organizations()).find((o) => o.id === principal.orgId)?.default_project_id ?? undefined;
+  if (!id) throw errors.invalidParameter('project_id', 'is required: the organization has no default project');
+  const project = await catalog.project(id);
+  if (!project || project.org_id !== principal.orgId) throw errors.notFound(`project ${id} does not exist`);
+  return project;
+}
+
+/** Every project the key reaches. */
+export async function reachableProjects(catalog: Catalog, principal: Principal): Promise<Project[]> {
+  if (principal.projectId) {
+    const project = await catalog.project(principal.projectId);
+    return project ? [project] : [];
+  }
+  return catalog.listProjects(principal.orgId);
+}
+
+export function tenantOf(principal: Principal, project: Project): Tenant {
+  return { orgId: project.org_id, projectId: project.id, dataset: principal.dataset };
+}

@@ -1,0 +1,61 @@
+// The CLI side: reach the running service over its admin socket, or, when none answers, open the
+// database directly.
+import { existsSync } from 'node:fs';
+import { request } from 'node:http';
+import { Catalog, CatalogError, type ApiKey, type CreatedKey, type Project } from '../storage/catalog.js';
+import { Database } from '../storage/database.js';
+import { socketPath, type AdminOperations, type CreateKeyInput, type CreateProjectInput } from './operations.js';
+
+export async function withAdmin<T>(dataDir: string, work: (ops: AdminOperations) => Promise<T>): Promise<T> {
+  const path = socketPath(dataDir);
+  if (existsSync(path) && (await answers(path))) return work(new SocketOperations(path));
+  const db = await Database.open(dataDir);
+  try {
+    return await work(new CatalogOperations(new Catalog(db)));
+  } finally {
+    await db.close();
+  }
+}
+
+class CatalogOperations implements AdminOperations {
+  constructor(private readonly catalog: Catalog) {}
+  createKey = (input: CreateKeyInput) => this.catalog.createKey(input);
+  listKeys = () => this.catalog.listKeys();
+  revokeKey = (id: string) => this.catalog.revokeKey(id);
+  createProject = (input: CreateProjectInput) => this.catalog.createProject(input);
+  listProjects = () => this.catalog.listProjects();
+}
+
+class SocketOperations implements AdminOperations {
+  constructor(private readonly path: string) {}
+  createKey = (input: CreateKeyInput) => call<CreatedKey>(this.path, 'POST', '/keys', input);
+  listKeys = () => call<ApiKey[]>(this.path, 'GET', '/keys');
+  revokeKey = (id: string) => call<ApiKey>(this.path, 'POST', `/keys/${encodeURIComponent(id)}/revoke`, {});
+  createProject = (input: CreateProjectInput) => call<Project>(this.path, 'POST', '/projects', input);
+  listProjects = () => call<Project[]>(this.path, 'GET', '/projects');
+}
+
+function call<T>(socketPath: string, method: string, path: string, body?: unknown): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath, method, path, headers: { 'content-type': 'application/json' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') as { error?: { code: string; message: string } } | T;
+        if (res.statusCode === 200) return resolve(parsed as T);
+        const error = (parsed as { error?: { code: string; message: string } }).error;
+        const code = error?.code === 'not_found' || error?.code === 'conflict' || error?.code === 'invalid' ? error.code : 'invalid';
+        reject(new CatalogError(code, error?.message ?? `admin request failed with ${res.statusCode}`));
+      });
+    });
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+function answers(path: string): Promise<boolean> {
+  return call(path, 'GET', '/projects').then(
+    () => true,
+    (error: NodeJS.ErrnoException) => !(error.code === 'ECONNREFUSED' || error.code === 'ENOENT'),
+  );
+}

@@ -1,0 +1,30 @@
+// What `faultline keys …` and `faultline projects …` do. The same operations run against the
+// catalog directly (service stopped) or over the service's admin socket (service running, since
+// DuckDB lets only one process write the file).
+import type { Dataset } from '../engine/item.js';
+import type { ApiKey, CreatedKey, Project } from '../storage/catalog.js';
+
+export interface CreateKeyInput {
+  dataset: Dataset;
+  /** Absent: an organization key. */
+  projectId?: string;
+  name?: string;
+}
+
+export interface CreateProjectInput {
+  id: string;
+  name: string;
+  platform?: string;
+}
+
+export interface AdminOperations {
+  createKey(input: CreateKeyInput): Promise<CreatedKey>;
+  listKeys(): Promise<ApiKey[]>;
+  revokeKey(id: string): Promise<ApiKey>;
+  createProject(input: CreateProjectInput): Promise<Project>;
+  listProjects(): Promise<Project[]>;
+}
+
+export function socketPath(dataDir: string): string {
+  return `${dataDir.replace(/\/+$/, '')}/faultline.sock`;
+}

@@ -1,0 +1,79 @@
+// `faultline keys …` and `faultline projects …`, through the admin socket or the database.
+import type { Command, Option } from 'commander';
+import { withAdmin } from '../admin/client.js';
+import { fail, loadConfig } from './config.js';
+
+function dataDir(options: { config?: string }): string {
+  return loadConfig(options.config).settings.data_dir;
+}
+
+function table(rows: Array<Record<string, unknown>>, columns: string[]): string {
+  const cells = rows.map((row) => columns.map((c) => (row[c] === null || row[c] === undefined ? '-' : String(row[c]))));
+  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i].length)));
+  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
+  return [line(columns), ...cells.map(line)].join('\n');
+}
+
+export function keysCommand(keys: Command, configOption: () => Option): void {
+  keys
+    .command('create')
+    .description('Create an API key; its secret is printed alone on the last line')
+    .option('--org', 'an organization key (reaches every project)')
+    .option('--project <id>', 'a project key (reaches one project)')
+    .option('--test', 'a sandbox key (fl_test_…) instead of a production one (fl_live_…)')
+    .option('--name <label>', 'a label to recognise the key by')
+    .addOption(configOption())
+    .action(async (options: { org?: boolean; project?: string; test?: boolean; name?: string; config?: string }) => {
+      if (Boolean(options.org) === Boolean(options.project)) fail('say either --org or --project ID');
+      const created = await withAdmin(dataDir(options), (ops) =>
+        ops.createKey({ dataset: options.test ? 'test' : 'live', projectId: options.project, name: options.name }),
+      ).catch(fail);
+      const scope = created.key.project_id ? `project ${created.key.project_id}` : `organization ${created.key.org_id}`;
+      process.stdout.write(`Created ${created.key.dataset} key ${created.key.id} for ${scope}. The secret is shown once:\n${created.secret}\n`);
+    });
+
+  keys
+    .command('list')
+    .description('List API keys (never their secrets)')
+    .addOption(configOption())
+    .action(async (options: { config?: string }) => {
+      const list = await withAdmin(dataDir(options), (ops) => ops.listKeys()).catch(fail);
+      const rows = list.map((k) => ({ ...k, scope: k.project_id ? `project:${k.project_id}` : `org:${k.org_id}` }));
+      process.stdout.write(`${table(rows, ['id', 'dataset', 'scope', 'name', 'display_prefix', 'created_at', 'revoked_at'])}\n`);
+    });
+
+  keys
+    .command('revoke')
+    .description('Revoke an API key; it stops working at once')
+    .argument('<key_id>')
+    .addOption(configOption())
+    .action(async (keyId: string, options: { config?: string }) => {
+      const key = await withAdmin(dataDir(options), (ops) => ops.revokeKey(keyId)).catch(fail);
+      process.stdout.write(`Revoked ${key.id} at ${key.revoked_at}\n`);
+    });
+}
+
+export function projectsCommand(projects: Command, configOption: () => Option): void {
+  projects
+    .command('create')
+    .description('Create a project')
+    .requiredOption('--id <id>', 'project id: a-z, 0-9, _ and -')
+    .requiredOption('--name <name>', 'display name')
+    .option('--platform <platform>', 'e.g. javascript, node, python')
+    .addOption(configOption())
+    .action(async (options: { id: string; name: string; platform?: string; config?: string }) => {
+      const project = await withAdmin(dataDir(options), (ops) =>
+        ops.createProject({ id: options.id, name: options.name, platform: options.platform }),
+      ).catch(fail);
+      process.stdout.write(`Created project ${project.id} (${project.name})\n`);
+    });
+
+  projects
+    .command('list')
+    .description('List projects')
+    .addOption(configOption())
+    .action(async (options: { config?: string }) => {
+      const list = await withAdmin(dataDir(options), (ops) => ops.listProjects()).catch(fail);
+      process.stdout.write(`${table(list as unknown as Array<Record<string, unknown>>, ['id', 'name', 'platform', 'org_id', 'created_at'])}\n`);
+    });
+}

@@ -1,0 +1,25 @@
+// `faultline`: start, validate, keys, projects.
+import { Command, Option } from 'commander';
+import { VERSION } from '../service.js';
+import { keysCommand, projectsCommand } from './admin-commands.js';
+import { startCommand } from './start.js';
+import { validateCommand } from './validate.js';
+
+const program = new Command('faultline')
+  .description('Self-hosted error monitoring: receivers -> processors -> exporters')
+  .version(VERSION);
+
+const configOption = () => new Option('-c, --config <file>', 'YAML configuration (default: the embedded config/default.yaml)');
+
+program.command('start').description('Run the service').addOption(configOption()).action(startCommand);
+
+program
+  .command('validate')
+  .description('Check a configuration; print every error with its YAML path')
+  .addOption(configOption())
+  .action(validateCommand);
+
+keysCommand(program.command('keys').description('Manage API keys (works while the service runs)'), configOption);
+projectsCommand(program.command('projects').description('Manage projects (works while the service runs)'), configOption);
+
+await program.parseAsync(process.argv);

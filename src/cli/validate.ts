@@ -1,0 +1,17 @@
+import { formatConfigError } from '../config/errors.js';
+import { readConfigFile } from '../config/load.js';
+import { resolveConfig } from '../config/resolve.js';
+import { defaultRegistry } from '../components.js';
+
+export function validateCommand(options: { config?: string }): void {
+  const source = readConfigFile(options.config);
+  const { config, errors } = resolveConfig(source, defaultRegistry(), process.env);
+  if (!config) {
+    process.stdout.write(`${source.name}: ${errors.length} error(s)\n${errors.map(formatConfigError).join('\n')}\n`);
+    process.exit(1);
+  }
+  const lines = config.pipelines.map(
+    (p) => `  ${p.id}: ${p.receivers.join(', ')} -> ${p.processors.length ? p.processors.join(' -> ') : '(no processors)'} -> ${p.exporters.join(', ')}`,
+  );
+  process.stdout.write(`${source.name}: valid, ${config.pipelines.length} pipeline(s)\n${lines.join('\n')}\n`);
+}

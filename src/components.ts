@@ -1,0 +1,11 @@
+// The components this build of Faultline ships, by kind. Adding one is a line here; the engine
+// finds it by its YAML type name.
+import { duckdbFactory } from '../exporters/duckdb/factory.js';
+import { groupingFactory } from '../processors/grouping/factory.js';
+import { validationFactory } from '../processors/validation/factory.js';
+import { httpApiFactory } from '../receivers/http-api/factory.js';
+import { Registry } from './engine/registry.js';
+
+export function defaultRegistry(): Registry {
+  return new Registry([httpApiFactory, validationFactory, groupingFactory, duckdbFactory]);
+}

@@ -1,0 +1,96 @@
+// The `service` section: a convict schema, so every key has a type, a default and, where useful,
+// an environment override (env beats the YAML file).
+import convict from 'convict';
+
+const MiB = 1024 * 1024;
+
+const schema = {
+  data_dir: { doc: 'Where the DuckDB database and the lake live', format: String, default: './data', env: 'FAULTLINE_DATA_DIR' },
+  app_url: {
+    doc: 'Public URL of this service, used in permalinks',
+    format: String,
+    default: 'http://localhost:8080',
+    env: 'FAULTLINE_APP_URL',
+  },
+  log_level: {
+    doc: 'Log level',
+    format: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    default: 'info',
+    env: 'FAULTLINE_LOG_LEVEL',
+  },
+  http: {
+    host: { doc: 'Address of the HTTP API', format: String, default: '127.0.0.1', env: 'FAULTLINE_HTTP_HOST' },
+    port: { doc: 'Port of the HTTP API (0 = any free port)', format: 'port', default: 8080, env: 'FAULTLINE_HTTP_PORT' },
+  },
+  otlp: {
+    host: { doc: 'Address of the OTLP/HTTP receiver', format: String, default: '127.0.0.1', env: 'FAULTLINE_OTLP_HOST' },
+    port: { doc: 'Port of the OTLP/HTTP receiver (0 = any free port)', format: 'port', default: 4318, env: 'FAULTLINE_OTLP_PORT' },
+  },
+  auth: {
+    bootstrap: {
+      doc: 'On a fresh data directory, create a default organization, project and one live and one test key',
+      format: Boolean,
+      default: true,
+    },
+  },
+  limits: {
+    event_body_bytes: { doc: 'Largest event body, after decompression', format: 'nat', default: 1 * MiB },
+    rate_limit: {
+      requests_per_second: { doc: 'Requests per second per API key; 0 turns rate limiting off', format: 'nat', default: 0 },
+      burst: { doc: 'Requests a key may send at once above the steady rate', format: 'nat', default: 0 },
+    },
+  },
+  retention: {
+    events_days: { doc: 'Days events are kept', format: 'nat', default: 90 },
+    traces_days: { doc: 'Days spans are kept', format: 'nat', default: 30 },
+    replays_days: { doc: 'Days replay chunks are kept', format: 'nat', default: 30 },
+  },
+  shutdown_timeout_ms: { doc: 'How long a graceful shutdown may take', format: 'nat', default: 30_000 },
+  pipelines: { doc: 'The pipelines: signal[/name] -> receivers, processors, exporters', format: Object, default: {} },
+};
+
+export type ServiceSettings = {
+  data_dir: string;
+  app_url: string;
+  log_level: string;
+  http: { host: string; port: number };
+  otlp: { host: string; port: number };
+  auth: { bootstrap: boolean };
+  limits: { event_body_bytes: number; rate_limit: { requests_per_second: number; burst: number } };
+  retention: { events_days: number; traces_days: number; replays_days: number };
+  shutdown_timeout_ms: number;
+  pipelines: Record<string, unknown>;
+};
+
+export interface ServiceSectionResult {
+  settings?: ServiceSettings;
+  errors: Array<{ path: string; message: string }>;
+}
+
+export function loadServiceSection(section: Record<string, unknown>, env: NodeJS.ProcessEnv): ServiceSectionResult {
+  const config = convict(schema, { env, args: [] });
+  try {
+    config.load(section);
+    config.validate({ allowed: 'strict' });
+  } catch (error) {
+    return { errors: parseConvictErrors(error) };
+  }
+  return { settings: config.getProperties() as unknown as ServiceSettings, errors: [] };
+}
+
+/** convict reports all problems in one message, a line each: `key: message`. */
+function parseConvictErrors(error: unknown): Array<{ path: string; message: string }> {
+  const text = error instanceof Error ? error.message : String(error);
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .map((line) => {
+      const unknownKey = /^configuration param '([^']+)' not declared in the schema$/.exec(line);
+      if (unknownKey) return { path: `service.${unknownKey[1]}`, message: 'unknown key' };
+      const colon = line.indexOf(': ');
+      return colon > 0
+        ? { path: `service.${line.slice(0, colon)}`, message: line.slice(colon + 2) }
+        : { path: 'service', message: line };
+    });
+}

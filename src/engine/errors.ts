@@ -1,0 +1,31 @@
+// Errors the engine raises towards receivers, which translate them into their protocol's refusal.
+
+/** The pipeline is past its in-flight budget: the sender should retry later. */
+export class OverloadedError extends Error {
+  constructor(
+    readonly pipeline: string,
+    readonly retryAfterSeconds = 1,
+  ) {
+    super(`pipeline ${pipeline} is over its in-flight budget`);
+    this.name = 'OverloadedError';
+  }
+}
+
+/** An exporter could not make the items durable; nothing was acknowledged. */
+export class ExportError extends Error {
+  constructor(
+    readonly exporter: string,
+    cause: unknown,
+  ) {
+    super(`exporter ${exporter} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'ExportError';
+  }
+}
+
+/** The service is shutting down and takes nothing new. */
+export class ShuttingDownError extends Error {
+  constructor() {
+    super('the service is shutting down');
+    this.name = 'ShuttingDownError';
+  }
+}

@@ -1,0 +1,25 @@
+// What the service offers the components it creates. Components take what they need from it;
+// the engine itself only passes it along.
+import type { Logger } from 'pino';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { ServiceSettings } from '../config/service-schema.js';
+import type { HttpHost } from '../http/host.js';
+import type { Catalog } from '../storage/catalog.js';
+import type { Database } from '../storage/database.js';
+import type { Storage } from '../storage/storage.js';
+import type { Metrics } from '../telemetry/metrics.js';
+
+export interface Host {
+  logger: Logger;
+  metrics: Metrics;
+  settings: ServiceSettings;
+  /** The service's DuckDB database: catalog, and the tables of the duckdb exporter. */
+  database: Database;
+  /** The read side behind every read endpoint. */
+  storage: Storage;
+  /** Organizations, projects and API keys. */
+  catalog: Catalog;
+  auth: Authenticator;
+  /** The service's HTTP server, on which receivers mount routes. */
+  http: HttpHost;
+}

@@ -1,0 +1,93 @@
+// One pipeline: an ordered chain of processors over batches, fanning out to every exporter.
+import type { Exporter, Processor } from './component.js';
+import { InFlightBudget, type BudgetLimits } from './budget.js';
+import { ExportError, ShuttingDownError } from './errors.js';
+import { isLive, type Item, type Signal } from './item.js';
+import type { Metrics } from '../telemetry/metrics.js';
+
+export interface NamedProcessor {
+  id: string;
+  processor: Processor;
+}
+
+export interface NamedExporter {
+  id: string;
+  exporter: Exporter;
+}
+
+export class Pipeline {
+  readonly budget: InFlightBudget;
+  private draining = false;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(
+    readonly id: string,
+    readonly signal: Signal,
+    private readonly processors: NamedProcessor[],
+    private readonly exporters: NamedExporter[],
+    limits: BudgetLimits,
+    private readonly metrics: Metrics,
+  ) {
+    this.budget = new InFlightBudget(id, limits);
+  }
+
+  /** Reserves room for a batch; throws OverloadedError past the budget, ShuttingDownError while draining. */
+  admit(count: number, bytes: number): void {
+    if (this.draining) throw new ShuttingDownError();
+    this.budget.acquire(count, bytes);
+    this.updateGauges();
+  }
+
+  release(count: number, bytes: number): void {
+    this.budget.release(count, bytes);
+    this.updateGauges();
+    if (this.budget.items === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+  }
+
+  /** Runs admitted items through the processors and exporters. Items end with their outcome set, or unset if accepted. */
+  async run(items: Item[]): Promise<void> {
+    let live = items.filter(isLive);
+    for (const { id, processor } of this.processors) {
+      if (live.length === 0) return;
+      await processor.process(live);
+      live = this.settle(id, live);
+    }
+    if (live.length === 0) return;
+    await Promise.all(
+      this.exporters.map(async ({ id, exporter }) => {
+        try {
+          await exporter.export(this.signal, live);
+          this.metrics.exporterSent.inc({ exporter: id, signal: this.signal }, live.length);
+        } catch (error) {
+          this.metrics.exporterFailed.inc({ exporter: id, signal: this.signal }, live.length);
+          throw new ExportError(id, error);
+        }
+      }),
+    );
+  }
+
+  /** Stops admitting and waits until every admitted batch is settled. */
+  async drain(): Promise<void> {
+    this.draining = true;
+    if (this.budget.items === 0) return;
+    await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Counts what a processor dropped or rejected and returns the items still live. */
+  private settle(processorId: string, items: Item[]): Item[] {
+    const live: Item[] = [];
+    for (const item of items) {
+      const outcome = item.outcome;
+      if (!outcome) live.push(item);
+      else if (outcome.kind === 'dropped')
+        this.metrics.processorDropped.inc({ processor: processorId, pipeline: this.id, signal: this.signal, reason: outcome.reason });
+      else this.metrics.processorRejected.inc({ processor: processorId, pipeline: this.id, signal: this.signal });
+    }
+    return live;
+  }
+
+  private updateGauges(): void {
+    this.metrics.pipelineInFlightItems.set({ pipeline: this.id }, this.budget.items);
+    this.metrics.pipelineInFlightBytes.set({ pipeline: this.id }, this.budget.bytes);
+  }
+}

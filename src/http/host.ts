@@ -1,0 +1,189 @@
+// The service's HTTP server (h3 on srvx). It gives every request an id, authenticates and
+// rate-limits the routes that need a key, turns every failure into the one error body, records
+// latency, and keeps the OpenAPI description of every route it serves.
+import { H3, HTTPError, type H3Event } from 'h3';
+import { serve, type Server } from 'srvx';
+import type { Logger } from 'pino';
+import { randomBase62 } from '../auth/keys.js';
+import type { Authenticator, Principal } from '../auth/authenticator.js';
+import { ExportError, OverloadedError, ShuttingDownError } from '../engine/errors.js';
+import type { Metrics } from '../telemetry/metrics.js';
+import { ApiError, errorBody, errors } from './errors.js';
+import { buildOpenApi, type RouteDoc } from './openapi.js';
+import { RateLimiter } from './rate-limit.js';
+
+export interface RequestContext {
+  event: H3Event;
+  requestId: string;
+  /** Set on routes with `auth: true`. */
+  principal?: Principal;
+  params: Record<string, string>;
+  query: URLSearchParams;
+}
+
+export interface RouteDefinition extends RouteDoc {
+  handler: (ctx: RequestContext) => Promise<Response> | Response;
+}
+
+export interface HttpHostOptions {
+  host: string;
+  port: number;
+  auth: Authenticator;
+  metrics: Metrics;
+  logger: Logger;
+  rateLimit: { requests_per_second: number; burst: number };
+  version: string;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export class HttpHost {
+  private readonly app: H3;
+  private readonly docs: RouteDoc[] = [];
+  private readonly methodsByPath = new Map<string, string[]>();
+  private readonly rateLimiter: RateLimiter;
+  private server?: Server;
+  private boundPort?: number;
+  /** False until the service has started and again once it begins to shut down. */
+  ready = false;
+
+  constructor(private readonly options: HttpHostOptions) {
+    this.rateLimiter = new RateLimiter(options.rateLimit.requests_per_second, options.rateLimit.burst);
+    this.app = new H3({
+      onRequest: (event) => {
+        const incoming = event.req.headers.get('x-request-id');
+        event.context.requestId = incoming && REQUEST_ID.test(incoming) ? incoming : `req_${randomBase62(20)}`;
+        event.context.startedAt = performance.now();
+      },
+      onResponse: (response, event) => {
+        const route = event.context.matchedRoute?.route ?? 'unmatched';
+        const seconds = (performance.now() - Number(event.context.startedAt)) / 1000;
+        this.options.metrics.httpRequestDuration.observe({ method: event.req.method, route, status: response.status }, seconds);
+      },
+      // Unmatched routes and anything h3 itself refuses: still the one error body.
+      onError: (error, event) => {
+        const id = requestIdOf(event);
+        const apiError =
+          error.status === 404 ? errors.notFound(`no route for ${event.req.method} ${event.url.pathname}`) : this.toApiError(error.cause ?? error);
+        return errorResponse(apiError, id);
+      },
+    });
+  }
+
+  get port(): number {
+    if (this.boundPort === undefined) throw new Error('the HTTP host is not listening');
+    return this.boundPort;
+  }
+
+  route(definition: RouteDefinition): void {
+    const { handler, ...doc } = definition;
+    this.docs.push(doc);
+    const methods = this.methodsByPath.get(doc.path);
+    if (methods) methods.push(doc.method);
+    else {
+      this.methodsByPath.set(doc.path, [doc.method]);
+      // Registered once per path, after the method routes: any other method gets a 405.
+      queueMicrotask(() =>
+        this.app.all(doc.path, (event) => errorResponse(errors.methodNotAllowed(this.methodsByPath.get(doc.path) ?? []), requestIdOf(event))),
+      );
+    }
+    this.app.on(doc.method, doc.path, async (event) => {
+      const requestId = requestIdOf(event);
+      try {
+        const ctx: RequestContext = {
+          event,
+          requestId,
+          params: decodeParams(event.context.params),
+          query: event.url.searchParams,
+        };
+        if (doc.auth) {
+          ctx.principal = await this.options.auth.authenticate(event.req.headers.get('authorization'));
+          if (!ctx.principal) throw errors.unauthorized();
+          const wait = this.rateLimiter.take(ctx.principal.keyId);
+          if (wait > 0) throw errors.rateLimited(wait);
+        }
+        return await handler(ctx);
+      } catch (error) {
+        return errorResponse(this.toApiError(error), requestId);
+      }
+    });
+  }
+
+  routes(): readonly RouteDoc[] {
+    return this.docs;
+  }
+
+  openApi(serverUrl: string): Record<string, unknown> {
+    return buildOpenApi(this.docs, serverUrl, this.options.version);
+  }
+
+  async listen(): Promise<number> {
+    await new Promise((resolve) => queueMicrotask(() => resolve(undefined))); // let the 405 fallbacks register
+    this.server = serve({
+      fetch: (request) => this.app.fetch(request),
+      port: this.options.port,
+      hostname: this.options.host,
+      silent: true,
+      gracefulShutdown: false,
+    });
+    await this.server.ready();
+    const address = this.server.node?.server?.address();
+    this.boundPort = typeof address === 'object' && address ? address.port : this.options.port;
+    return this.boundPort;
+  }
+
+  /** Stops accepting connections and waits for the requests in flight to finish. */
+  async close(): Promise<void> {
+    this.ready = false;
+    await this.server?.close();
+  }
+
+  private toApiError(error: unknown): ApiError {
+    if (error instanceof ApiError) return error;
+    if (error instanceof OverloadedError) return errors.overloaded(error.retryAfterSeconds);
+    if (error instanceof ShuttingDownError) return errors.unavailable('the service is shutting down; retry against another instance');
+    if (error instanceof ExportError) {
+      this.options.logger.error({ err: error }, 'export failed');
+      return errors.unavailable('storage is unavailable; nothing was stored, retry later');
+    }
+    if (HTTPError.isError(error) && error.status < 500) return new ApiError(error.status, 'invalid_parameter', error.message);
+    this.options.logger.error({ err: error }, 'unhandled error');
+    return new ApiError(500, 'internal', 'internal error');
+  }
+}
+
+export function requestIdOf(event: H3Event): string {
+  return String(event.context.requestId ?? 'unknown');
+}
+
+export function errorResponse(error: ApiError, requestId: string): Response {
+  return new Response(errorBody(error, requestId), {
+    status: error.status,
+    headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...error.headers },
+  });
+}
+
+/** A JSON response; `body` may be a ready JSON string (read paths build pages from stored JSON). */
+export function json(ctx: RequestContext, status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(typeof body === 'string' ? body : JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', 'x-request-id': ctx.requestId, ...headers },
+  });
+}
+
+export function principalOf(ctx: RequestContext): Principal {
+  if (!ctx.principal) throw errors.unauthorized();
+  return ctx.principal;
+}
+
+function decodeParams(params: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(params ?? {})) {
+    try {
+      out[key] = decodeURIComponent(value);
+    } catch {
+      out[key] = value;
+    }
+  }
+  return out;
+}

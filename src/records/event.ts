@@ -1,0 +1,112 @@
+// The canonical error-event record: what the validation processor produces, what the grouping
+// processor enriches, what exporters persist and what the read endpoints return.
+
+export type Level = 'fatal' | 'error' | 'warning' | 'info' | 'debug';
+export const LEVELS: readonly Level[] = ['fatal', 'error', 'warning', 'info', 'debug'];
+
+export interface StackFrame {
+  filename?: string;
+  abs_path?: string;
+  module?: string;
+  function?: string;
+  lineno?: number;
+  colno?: number;
+  in_app?: boolean;
+  platform?: string;
+  context_line?: string;
+  pre_context?: string[];
+  post_context?: string[];
+}
+
+export interface ExceptionInfo {
+  type: string;
+  value: string;
+  module?: string;
+  /** Frames ordered oldest call first, the crashing frame last (Sentry's convention). */
+  stacktrace?: StackFrame[];
+}
+
+export interface EventUser {
+  id?: string;
+  email?: string;
+  username?: string;
+  ip_address?: string;
+}
+
+export interface Breadcrumb {
+  timestamp?: string;
+  type?: string;
+  category?: string;
+  message?: string;
+  level?: Level;
+  data?: Record<string, unknown>;
+}
+
+export interface EventRequest {
+  url?: string;
+  method?: string;
+  headers?: Record<string, string>;
+  query_string?: string;
+  data?: unknown;
+}
+
+export interface EventSdk {
+  name?: string;
+  version?: string;
+}
+
+/** A note the pipeline attaches to an event it accepted but had to change or could not fully process. */
+export interface ProcessingError {
+  type: string;
+  path?: string;
+  message: string;
+}
+
+export interface RootCause {
+  type: string;
+  value: string;
+  frame: StackFrame | null;
+  summary: string;
+}
+
+/** What a sender may put in an event (after validation and normalization). */
+export interface ErrorEventInput {
+  id: string;
+  /** ISO 8601, normalized to UTC with millisecond precision. */
+  timestamp: string;
+  environment: string;
+  release: string;
+  level: Level;
+  message?: string;
+  platform?: string;
+  exception: ExceptionInfo;
+  user?: EventUser;
+  tags?: Record<string, string>;
+  trace_id?: string;
+  replay_id?: string;
+  breadcrumbs?: Breadcrumb[];
+  contexts?: Record<string, unknown>;
+  request?: EventRequest;
+  fingerprint?: string[];
+  sdk?: EventSdk;
+}
+
+/** The stored event: the input plus what the pipeline derived. */
+export interface ErrorEvent extends ErrorEventInput {
+  project_id: string;
+  /** ISO 8601 time at which a receiver took the event in. */
+  received_at: string;
+  /** Parsed from `release` when it has the shape `<app>@<version>`. */
+  release_info?: { app: string; version: string };
+  issue_id?: string;
+  /** The grouping hash (hex) the issue id was derived from. */
+  grouping_hash?: string;
+  /** Title of the issue this event belongs to, e.g. `TypeError: x is undefined`. */
+  title?: string;
+  /** Where it happened, e.g. `handleClick (src/app.js)`. */
+  culprit?: string;
+  root_cause?: RootCause;
+  /** The frames as received, before symbolication. */
+  raw_stacktrace?: StackFrame[];
+  processing_errors: ProcessingError[];
+}

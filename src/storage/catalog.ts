@@ -1,0 +1,219 @@
+// Control-plane records: organizations, projects and API keys, in catalog tables of the service's
+// DuckDB file. Projects are few and read on every request, so they are cached in memory.
+import { randomBytes } from 'node:crypto';
+import { datasetOf, displayPrefix, hashSecret, newSecret, randomBase62 } from '../auth/keys.js';
+import type { Dataset } from '../engine/item.js';
+import type { Database } from './database.js';
+import { rows } from './rows.js';
+
+export interface Organization {
+  id: string;
+  name: string;
+  default_project_id: string | null;
+  created_at: string;
+}
+
+export interface Project {
+  id: string;
+  org_id: string;
+  slug: string;
+  name: string;
+  platform: string | null;
+  public_key: string;
+  created_at: string;
+}
+
+export interface ApiKey {
+  id: string;
+  org_id: string;
+  /** null for organization keys. */
+  project_id: string | null;
+  dataset: Dataset;
+  name: string | null;
+  display_prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface CreatedKey {
+  key: ApiKey;
+  /** Shown once; only its hash is stored. */
+  secret: string;
+}
+
+export class CatalogError extends Error {
+  constructor(
+    readonly code: 'not_found' | 'conflict' | 'invalid',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CatalogError';
+  }
+}
+
+export const PROJECT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+export class Catalog {
+  private projects?: Map<string, Project>;
+  private readonly keyListeners: Array<() => void> = [];
+
+  constructor(private readonly db: Database) {}
+
+  /** Called whenever a key is created or revoked, so caches of credentials can be dropped. */
+  onKeysChanged(listener: () => void): void {
+    this.keyListeners.push(listener);
+  }
+
+  /** On a database with no organization: the default organization, project and a live and a test key. */
+  async bootstrap(): Promise<{ organization: Organization; project: Project; live: CreatedKey; test: CreatedKey } | undefined> {
+    const existing = await this.organizations();
+    if (existing.length) return undefined;
+    const now = new Date().toISOString();
+    const organization: Organization = { id: 'default', name: 'Default organization', default_project_id: 'default', created_at: now };
+    await this.db.write(async (c) => {
+      await c.run('INSERT INTO organizations VALUES (?, ?, ?, ?)', [organization.id, organization.name, organization.default_project_id, now]);
+    });
+    const project = await this.createProject({ id: 'default', name: 'Default project', platform: 'javascript' });
+    const live = await this.createKey({ dataset: 'live', name: 'default live key' });
+    const test = await this.createKey({ dataset: 'test', name: 'default test key' });
+    return { organization, project, live, test };
+  }
+
+  async organizations(): Promise<Organization[]> {
+    const result = await this.db.reader().runAndReadAll('SELECT * FROM organizations ORDER BY created_at, id');
+    return rows<Organization>(result);
+  }
+
+  async defaultOrganization(): Promise<Organization> {
+    const [organization] = await this.organizations();
+    if (!organization) throw new CatalogError('not_found', 'no organization exists yet; start the service once to create one');
+    return organization;
+  }
+
+  async project(id: string): Promise<Project | undefined> {
+    return (await this.projectMap()).get(id);
+  }
+
+  async listProjects(orgId?: string): Promise<Project[]> {
+    const all = [...(await this.projectMap()).values()];
+    return all.filter((p) => orgId === undefined || p.org_id === orgId).sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  async createProject(input: { id: string; name: string; platform?: string; orgId?: string }): Promise<Project> {
+    if (!PROJECT_ID_PATTERN.test(input.id))
+      throw new CatalogError('invalid', 'a project id is 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit');
+    if (!input.name.trim()) throw new CatalogError('invalid', 'a project needs a name');
+    const orgId = input.orgId ?? (await this.defaultOrganization()).id;
+    if (await this.project(input.id)) throw new CatalogError('conflict', `project ${input.id} exists already`);
+    const project: Project = {
+      id: input.id,
+      org_id: orgId,
+      slug: input.id,
+      name: input.name.trim(),
+      platform: input.platform ?? null,
+      public_key: randomBytes(16).toString('hex'),
+      created_at: new Date().toISOString(),
+    };
+    await this.db.write(async (c) => {
+      await c.run('INSERT INTO projects VALUES (?, ?, ?, ?, ?, ?, ?)', [
+        project.id,
+        project.org_id,
+        project.slug,
+        project.name,
+        project.platform,
+        project.public_key,
+        project.created_at,
+      ]);
+    });
+    this.projects = undefined;
+    return project;
+  }
+
+  async createKey(input: { dataset: Dataset; projectId?: string; orgId?: string; name?: string }): Promise<CreatedKey> {
+    let orgId = input.orgId;
+    if (input.projectId) {
+      const project = await this.project(input.projectId);
+      if (!project) throw new CatalogError('not_found', `no project ${input.projectId}`);
+      orgId = project.org_id;
+    }
+    orgId ??= (await this.defaultOrganization()).id;
+    const secret = newSecret(input.dataset);
+    const key: ApiKey = {
+      id: `key_${randomBase62(12)}`,
+      org_id: orgId,
+      project_id: input.projectId ?? null,
+      dataset: input.dataset,
+      name: input.name ?? null,
+      display_prefix: displayPrefix(secret),
+      created_at: new Date().toISOString(),
+      revoked_at: null,
+    };
+    await this.db.write(async (c) => {
+      await c.run('INSERT INTO api_keys VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)', [
+        key.id,
+        key.org_id,
+        key.project_id,
+        key.dataset,
+        key.name,
+        key.display_prefix,
+        hashSecret(secret),
+        key.created_at,
+      ]);
+    });
+    this.keysChanged();
+    return { key, secret };
+  }
+
+  async listKeys(filter: { projectId?: string } = {}): Promise<ApiKey[]> {
+    const result = await this.db
+      .reader()
+      .runAndReadAll(
+        `SELECT id, org_id, project_id, dataset, name, display_prefix, created_at, revoked_at FROM api_keys
+         WHERE $project IS NULL OR project_id = $project ORDER BY created_at, id`,
+        { project: filter.projectId ?? null },
+      );
+    return rows<ApiKey>(result);
+  }
+
+  async revokeKey(id: string): Promise<ApiKey> {
+    const revoked = await this.db.write(async (c) => {
+      const result = await c.runAndReadAll(
+        `UPDATE api_keys SET revoked_at = now() WHERE id = ? AND revoked_at IS NULL
+         RETURNING id, org_id, project_id, dataset, name, display_prefix, created_at, revoked_at`,
+        [id],
+      );
+      return rows<ApiKey>(result)[0];
+    });
+    if (!revoked) {
+      const known = (await this.listKeys()).some((k) => k.id === id);
+      throw new CatalogError(known ? 'conflict' : 'not_found', known ? `key ${id} is revoked already` : `no key ${id}`);
+    }
+    this.keysChanged();
+    return revoked;
+  }
+
+  /** The key a secret belongs to, if it exists and is not revoked. */
+  async keyForSecret(secret: string): Promise<ApiKey | undefined> {
+    if (!datasetOf(secret)) return undefined;
+    const result = await this.db
+      .reader()
+      .runAndReadAll(
+        `SELECT id, org_id, project_id, dataset, name, display_prefix, created_at, revoked_at FROM api_keys
+         WHERE secret_hash = ? AND revoked_at IS NULL`,
+        [hashSecret(secret)],
+      );
+    return rows<ApiKey>(result)[0];
+  }
+
+  private async projectMap(): Promise<Map<string, Project>> {
+    if (!this.projects) {
+      const result = await this.db.reader().runAndReadAll('SELECT * FROM projects');
+      this.projects = new Map(rows<Project>(result).map((p) => [p.id, p]));
+    }
+    return this.projects;
+  }
+
+  private keysChanged(): void {
+    for (const listener of this.keyListeners) listener();
+  }
+}

@@ -1,0 +1,75 @@
+// The service's DuckDB database file. DuckDB takes one writing process per file and, inside it,
+// conflicting writes from two connections fail; so every write in the process goes through one
+// queue on one connection, while reads use their own connections.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { migrate } from './migrations.js';
+
+export class DatabaseLockedError extends Error {
+  constructor(path: string, cause: unknown) {
+    super(`${path} is in use by another process (is the service running?)`, { cause });
+    this.name = 'DatabaseLockedError';
+  }
+}
+
+export class Database {
+  private tail: Promise<unknown> = Promise.resolve();
+  private readonly readers: DuckDBConnection[] = [];
+  private nextReader = 0;
+
+  private constructor(
+    readonly path: string,
+    private readonly instance: DuckDBInstance,
+    private readonly writer: DuckDBConnection,
+  ) {}
+
+  static async open(dataDir: string, readers = 2): Promise<Database> {
+    mkdirSync(dataDir, { recursive: true });
+    const path = join(dataDir, 'faultline.duckdb');
+    let instance: DuckDBInstance;
+    try {
+      instance = await DuckDBInstance.create(path);
+    } catch (error) {
+      if (/lock/i.test(String((error as Error).message))) throw new DatabaseLockedError(path, error);
+      throw error;
+    }
+    const writer = await instance.connect();
+    await migrate(writer);
+    const db = new Database(path, instance, writer);
+    for (let i = 0; i < readers; i++) db.readers.push(await instance.connect());
+    return db;
+  }
+
+  /** Runs `work` alone on the writer connection, inside a transaction that commits when it returns. */
+  write<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    const run = async () => {
+      await this.writer.run('BEGIN TRANSACTION');
+      try {
+        const result = await work(this.writer);
+        await this.writer.run('COMMIT');
+        return result;
+      } catch (error) {
+        await this.writer.run('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    };
+    const result = this.tail.then(run, run);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
+  /** A connection for reads, round-robin over a small pool. */
+  reader(): DuckDBConnection {
+    const connection = this.readers[this.nextReader];
+    this.nextReader = (this.nextReader + 1) % this.readers.length;
+    return connection;
+  }
+
+  async close(): Promise<void> {
+    await this.tail;
+    await this.writer.run('CHECKPOINT').catch(() => undefined);
+    for (const connection of [...this.readers, this.writer]) connection.closeSync();
+    this.instance.closeSync();
+  }
+}

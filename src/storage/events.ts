@@ -1,0 +1,119 @@
+// Event reads from the DuckDB `events` table: filtered, newest first (timestamp desc, then id
+// desc), keyset-paginated with an opaque cursor. Pages are assembled from the stored JSON
+// documents without parsing them.
+import type { DuckDBValue } from '@duckdb/node-api';
+import type { Dataset } from '../engine/item.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import type { Database } from './database.js';
+
+export interface EventFilter {
+  dataset: Dataset;
+  projectId: string;
+  environment?: string;
+  release?: string;
+  issueId?: string;
+  level?: string;
+  /** Inclusive lower bound, epoch ms. */
+  start?: number;
+  /** Exclusive upper bound, epoch ms. */
+  end?: number;
+  userId?: string;
+  userEmail?: string;
+  traceId?: string;
+  tags?: Array<[key: string, value: string]>;
+  /** Free-text terms, each matched (case-insensitively, as a substring) against type, value or message. */
+  text?: string[];
+}
+
+export interface Page {
+  /** JSON documents, newest first. */
+  docs: string[];
+  nextCursor: string | null;
+}
+
+export class EventStore {
+  constructor(private readonly db: Database) {}
+
+  async list(filter: EventFilter, limit: number, cursor?: string): Promise<Page> {
+    const where: string[] = ['dataset = $dataset', 'project_id = $project'];
+    const params: Record<string, DuckDBValue> = { dataset: filter.dataset, project: filter.projectId };
+    const eq = (column: string, name: string, value: string | undefined) => {
+      if (value === undefined) return;
+      where.push(`${column} = $${name}`);
+      params[name] = value;
+    };
+    eq('environment', 'environment', filter.environment);
+    eq('release', 'release', filter.release);
+    eq('issue_id', 'issue', filter.issueId);
+    eq('level', 'level', filter.level);
+    eq('user_id', 'user_id', filter.userId);
+    eq('user_email', 'user_email', filter.userEmail);
+    eq('trace_id', 'trace_id', filter.traceId);
+    if (filter.start !== undefined) {
+      where.push('timestamp >= make_timestamp($start::BIGINT)');
+      params.start = BigInt(filter.start) * 1000n;
+    }
+    if (filter.end !== undefined) {
+      where.push('timestamp < make_timestamp($end::BIGINT)');
+      params.end = BigInt(filter.end) * 1000n;
+    }
+    filter.tags?.forEach(([key, value], i) => {
+      where.push(`json_extract_string(tags, $tag_path${i}) = $tag_value${i}`);
+      params[`tag_path${i}`] = `$."${key.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+      params[`tag_value${i}`] = value;
+    });
+    filter.text?.forEach((term, i) => {
+      where.push(`(exception_type ILIKE $text${i} ESCAPE '\\' OR exception_value ILIKE $text${i} ESCAPE '\\' OR message ILIKE $text${i} ESCAPE '\\')`);
+      params[`text${i}`] = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    });
+    if (cursor !== undefined) {
+      const after = decodeCursor(cursor);
+      where.push('(timestamp < make_timestamp($cursor_ts::BIGINT) OR (timestamp = make_timestamp($cursor_ts::BIGINT) AND id < $cursor_id))');
+      params.cursor_ts = after.micros;
+      params.cursor_id = after.id;
+    }
+    params.limit = limit + 1;
+    const result = await this.db.reader().runAndReadAll(
+      `SELECT doc, epoch_us(timestamp) AS micros, id FROM events WHERE ${where.join(' AND ')}
+       ORDER BY timestamp DESC, id DESC LIMIT $limit`,
+      params,
+    );
+    const rows = result.getRows();
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      docs: page.map((row) => String(row[0])),
+      nextCursor: rows.length > limit && last ? encodeCursor({ micros: last[1] as bigint, id: String(last[2]) }) : null,
+    };
+  }
+
+  /** The stored document of one event among `projectIds`, if any. */
+  async get(dataset: Dataset, projectIds: string[], id: string): Promise<string | undefined> {
+    if (projectIds.length === 0) return undefined;
+    const placeholders = projectIds.map((_, i) => `$p${i}`).join(', ');
+    const params: Record<string, DuckDBValue> = { dataset, id };
+    projectIds.forEach((p, i) => (params[`p${i}`] = p));
+    const result = await this.db
+      .reader()
+      .runAndReadAll(
+        `SELECT doc FROM events WHERE dataset = $dataset AND id = $id AND project_id IN (${placeholders}) ORDER BY received_at LIMIT 1`,
+        params,
+      );
+    const row = result.getRows()[0];
+    return row ? String(row[0]) : undefined;
+  }
+
+  /** Per project: when an event last arrived and how many arrived in the last 24 hours. */
+  async activity(dataset: Dataset, now = Date.now()): Promise<Map<string, { last_received_at: string; count_24h: number }>> {
+    const result = await this.db.reader().runAndReadAll(
+      `SELECT project_id, max(received_at) AS last, count(*) FILTER (WHERE received_at >= make_timestamp($since::BIGINT)) AS recent
+       FROM events WHERE dataset = $dataset GROUP BY project_id`,
+      { dataset, since: BigInt(now - 24 * 3600 * 1000) * 1000n },
+    );
+    const out = new Map<string, { last_received_at: string; count_24h: number }>();
+    for (const row of result.getRowObjectsJS()) {
+      out.set(String(row.project_id), { last_received_at: (row.last as Date).toISOString(), count_24h: Number(row.recent) });
+    }
+    return out;
+  }
+}

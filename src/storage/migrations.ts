@@ -1,0 +1,104 @@
+// Versioned schema migrations: each runs once, in order, recorded in schema_migrations.
+import type { DuckDBConnection } from '@duckdb/node-api';
+
+interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'catalog, events and issues',
+    sql: `
+      CREATE TABLE organizations (
+        id VARCHAR PRIMARY KEY,
+        name VARCHAR NOT NULL,
+        default_project_id VARCHAR,
+        created_at TIMESTAMP NOT NULL
+      );
+      CREATE TABLE projects (
+        id VARCHAR PRIMARY KEY,
+        org_id VARCHAR NOT NULL,
+        slug VARCHAR NOT NULL,
+        name VARCHAR NOT NULL,
+        platform VARCHAR,
+        public_key VARCHAR NOT NULL,
+        created_at TIMESTAMP NOT NULL
+      );
+      CREATE TABLE api_keys (
+        id VARCHAR PRIMARY KEY,
+        org_id VARCHAR NOT NULL,
+        project_id VARCHAR,
+        dataset VARCHAR NOT NULL,
+        name VARCHAR,
+        display_prefix VARCHAR NOT NULL,
+        secret_hash VARCHAR NOT NULL UNIQUE,
+        created_at TIMESTAMP NOT NULL,
+        revoked_at TIMESTAMP
+      );
+      CREATE TABLE events (
+        dataset VARCHAR NOT NULL,
+        project_id VARCHAR NOT NULL,
+        id VARCHAR NOT NULL,
+        timestamp TIMESTAMP NOT NULL,
+        received_at TIMESTAMP NOT NULL,
+        issue_id VARCHAR NOT NULL,
+        environment VARCHAR NOT NULL,
+        release VARCHAR NOT NULL,
+        level VARCHAR NOT NULL,
+        exception_type VARCHAR NOT NULL,
+        exception_value VARCHAR NOT NULL,
+        message VARCHAR,
+        user_id VARCHAR,
+        user_email VARCHAR,
+        trace_id VARCHAR,
+        replay_id VARCHAR,
+        tags VARCHAR,
+        doc VARCHAR NOT NULL,
+        PRIMARY KEY (dataset, project_id, id)
+      );
+      CREATE TABLE issues (
+        id VARCHAR PRIMARY KEY,
+        dataset VARCHAR NOT NULL,
+        project_id VARCHAR NOT NULL,
+        grouping_hash VARCHAR NOT NULL,
+        title VARCHAR NOT NULL,
+        culprit VARCHAR NOT NULL,
+        type VARCHAR NOT NULL,
+        value VARCHAR NOT NULL,
+        level VARCHAR NOT NULL,
+        status VARCHAR NOT NULL,
+        first_seen TIMESTAMP NOT NULL,
+        last_seen TIMESTAMP NOT NULL,
+        count BIGINT NOT NULL,
+        first_release VARCHAR NOT NULL,
+        last_release VARCHAR NOT NULL,
+        status_changed_at TIMESTAMP
+      );
+    `,
+  },
+];
+
+export async function migrate(connection: DuckDBConnection): Promise<void> {
+  await connection.run(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)',
+  );
+  const applied = await connection.runAndReadAll('SELECT version FROM schema_migrations');
+  const done = new Set(applied.getRowObjectsJS().map((row) => Number(row.version)));
+  for (const migration of MIGRATIONS) {
+    if (done.has(migration.version)) continue;
+    await connection.run('BEGIN TRANSACTION');
+    try {
+      await connection.run(migration.sql);
+      await connection.run('INSERT INTO schema_migrations VALUES (?, ?, now())', [migration.version, migration.name]);
+      await connection.run('COMMIT');
+    } catch (error) {
+      await connection.run('ROLLBACK').catch(() => undefined);
+      throw new Error(`migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`, { cause: error });
+    }
+  }
+}
+
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -1,0 +1,15 @@
+// The read side behind every read endpoint. Today it reads the DuckDB tables; the Parquet lake
+// plugs in here as another source of the same interfaces.
+import type { Database } from './database.js';
+import { EventStore } from './events.js';
+import { IssueStore } from './issues.js';
+
+export class Storage {
+  readonly events: EventStore;
+  readonly issues: IssueStore;
+
+  constructor(db: Database) {
+    this.events = new EventStore(db);
+    this.issues = new IssueStore(db);
+  }
+}
