@@ -34,6 +34,7 @@ export interface StartedService {
 export class Service {
   private graph?: PipelineGraph;
   private admin?: AdminServer;
+  private starting?: Promise<StartedService>;
   private stopping?: Promise<void>;
 
   private constructor(
@@ -60,7 +61,12 @@ export class Service {
     return new Service({ ...config, settings }, host);
   }
 
-  async start(): Promise<StartedService> {
+  start(): Promise<StartedService> {
+    this.starting ??= this.startUp();
+    return this.starting;
+  }
+
+  private async startUp(): Promise<StartedService> {
     const { host } = this;
     const bootstrap = host.settings.auth.bootstrap ? await host.catalog.bootstrap() : undefined;
     this.mountOperationalRoutes();
@@ -90,6 +96,7 @@ export class Service {
 
   private async shutdown(): Promise<void> {
     const { host } = this;
+    await this.starting?.catch(() => undefined); // a signal during start-up stops once started
     host.http.ready = false;
     const timeout = new Promise<void>((resolveTimeout) => {
       const timer = setTimeout(() => {

@@ -8,19 +8,6 @@ export async function startCommand(options: { config?: string }): Promise<void> 
   } catch (error) {
     fail(error);
   }
-  const started = await service.start().catch(fail);
-  const { settings } = service.host;
-  const lines = [`Faultline ${settings.app_url} (HTTP on ${settings.http.host}:${started.httpPort}, data in ${settings.data_dir})`];
-  if (started.bootstrap) {
-    const { bootstrap } = started;
-    lines.push(
-      `Created organization "${bootstrap.organizationId}" and project "${bootstrap.projectId}". These keys are shown once:`,
-      `  live key: ${bootstrap.live.secret}`,
-      `  test key: ${bootstrap.test.secret}`,
-    );
-  }
-  process.stdout.write(`${lines.join('\n')}\n`);
-
   let signals = 0;
   const stop = (signal: string) => {
     if (++signals > 1) process.exit(1); // a second signal: stop now
@@ -35,4 +22,17 @@ export async function startCommand(options: { config?: string }): Promise<void> 
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+
+  const started = await service.start().catch(fail);
+  const { settings } = service.host;
+  const lines = [`Faultline ${settings.app_url} (HTTP on ${settings.http.host}:${started.httpPort}, data in ${settings.data_dir})`];
+  if (started.bootstrap) {
+    const { bootstrap } = started;
+    lines.push(
+      `Created organization "${bootstrap.organizationId}" and project "${bootstrap.projectId}". These keys are shown once:`,
+      `  live key: ${bootstrap.live.secret}`,
+      `  test key: ${bootstrap.test.secret}`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -33,7 +33,7 @@ export function parseConfigText(text: string, name: string): ConfigSource {
   const errors: ConfigError[] = doc.errors.map((e) => ({
     path: '',
     message: e.message.split('\n')[0],
-    line: e.linePos?.[0]?.line,
+    line: lineCounter.linePos(e.pos[0]).line,
   }));
   const raw: unknown = errors.length ? {} : (doc.toJS() ?? {});
   return { name, raw, lineOf: (path) => lineOfPath(doc, lineCounter, path), errors };

@@ -135,7 +135,17 @@ export class HttpHost {
   /** Stops accepting connections and waits for the requests in flight to finish. */
   async close(): Promise<void> {
     this.ready = false;
-    await this.server?.close();
+    if (!this.server) return;
+    const closing = this.server.close();
+    // Keep-alive connections go idle as their last response is written; close them as they do,
+    // so a drain takes as long as the slowest request, not the keep-alive timeout.
+    const node = this.server.node?.server;
+    const sweep = setInterval(() => node && 'closeIdleConnections' in node && node.closeIdleConnections(), 50);
+    try {
+      await closing;
+    } finally {
+      clearInterval(sweep);
+    }
   }
 
   private toApiError(error: unknown): ApiError {

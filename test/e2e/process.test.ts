@@ -1,0 +1,162 @@
+// The service as a user runs it: the built `faultline` command in its own process.
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fullEvent, tempDir } from '../support/service.js';
+import { childEnv, lastLine, runCli, startProcess, type RunningProcess } from '../support/process.js';
+
+const dirs: string[] = [];
+function freshDir(): string {
+  const dir = tempDir('faultline-proc-');
+  dirs.push(dir);
+  return dir;
+}
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+async function post(proc: RunningProcess, key: string, body: unknown, path = '/v1/events'): Promise<Response> {
+  return fetch(proc.baseUrl + path, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+async function getEvent(proc: RunningProcess, key: string, id: string): Promise<Response> {
+  return fetch(`${proc.baseUrl}/v1/events/${id}`, { headers: { authorization: `Bearer ${key}` } });
+}
+
+describe('faultline start', () => {
+  it('prints the bootstrap keys once, on the first start only', async () => {
+    const dir = freshDir();
+    const first = await startProcess(dir);
+    expect(first.liveKey).toMatch(/^fl_live_[0-9A-Za-z]{32}$/);
+    expect(first.testKey).toMatch(/^fl_test_[0-9A-Za-z]{32}$/);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    const second = await startProcess(dir);
+    expect(second.liveKey).toBeUndefined();
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+
+  it('keeps every acknowledged event through kill -9 and a restart', async () => {
+    const dir = freshDir();
+    const proc = await startProcess(dir);
+    const key = proc.liveKey as string;
+    const responses = await Promise.all(Array.from({ length: 60 }, () => post(proc, key, fullEvent())));
+    const acked = await Promise.all(responses.filter((r) => r.status === 202).map((r) => r.json() as Promise<{ id: string }>));
+    expect(acked.length).toBe(60);
+    proc.child.kill('SIGKILL');
+    expect(await proc.exited).toBe('SIGKILL');
+
+    const again = await startProcess(dir);
+    for (const { id } of acked) expect((await getEvent(again, key, id)).status).toBe(200);
+    const list = (await (await fetch(`${again.baseUrl}/v1/events?limit=1000`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+      data: unknown[];
+    };
+    expect(list.data.length).toBe(60);
+    again.child.kill('SIGKILL');
+    await again.exited;
+  });
+
+  it('drains on SIGTERM: requests in flight finish, the process exits 0, and what was acknowledged is stored', async () => {
+    const dir = freshDir();
+    const proc = await startProcess(dir);
+    const key = proc.liveKey as string;
+    const inFlight = Array.from({ length: 40 }, () => post(proc, key, fullEvent()).catch(() => undefined));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    proc.child.kill('SIGTERM');
+    const responses = await Promise.all(inFlight);
+    expect(await proc.exited).toBe(0);
+    const statuses = responses.map((r) => r?.status);
+    expect(statuses.every((s) => s === undefined || s === 202 || s === 503)).toBe(true);
+    const acked = await Promise.all(responses.filter((r) => r?.status === 202).map((r) => (r as Response).json() as Promise<{ id: string }>));
+    expect(acked.length).toBeGreaterThan(0);
+
+    const again = await startProcess(dir);
+    for (const { id } of acked) expect((await getEvent(again, key, id)).status).toBe(200);
+    again.child.kill('SIGTERM');
+    expect(await again.exited).toBe(0);
+  });
+});
+
+describe('faultline keys and projects', () => {
+  it('work while the service runs: create a project and a project key, use it, revoke it', async () => {
+    const dir = freshDir();
+    const proc = await startProcess(dir);
+    const env = childEnv(dir);
+
+    const project = await runCli(['projects', 'create', '--id', 'shop', '--name', 'Shop', '--platform', 'node'], env);
+    expect(project).toMatchObject({ code: 0 });
+    const created = await runCli(['keys', 'create', '--project', 'shop', '--name', 'ci'], env);
+    expect(created.code).toBe(0);
+    const secret = lastLine(created.stdout);
+    expect(secret).toMatch(/^fl_live_[0-9A-Za-z]{32}$/);
+
+    const ack = await post(proc, secret, fullEvent());
+    expect(ack.status).toBe(202);
+    const { id } = (await ack.json()) as { id: string };
+    const event = (await (await getEvent(proc, secret, id)).json()) as { project_id: string };
+    expect(event.project_id).toBe('shop');
+
+    const listed = await runCli(['keys', 'list'], env);
+    const row = listed.stdout.split('\n').find((line) => line.includes('project:shop'));
+    expect(row).toBeDefined();
+    expect(listed.stdout).not.toContain(secret);
+    const keyId = (row as string).split(/\s+/)[0];
+    expect((await runCli(['keys', 'revoke', keyId], env)).code).toBe(0);
+    expect((await post(proc, secret, fullEvent())).status).toBe(401);
+    expect((await runCli(['keys', 'revoke', keyId], env)).code).toBe(1);
+
+    const projects = await runCli(['projects', 'list'], env);
+    expect(projects.stdout).toMatch(/^shop\s+Shop\s+node/m);
+    proc.child.kill('SIGTERM');
+    expect(await proc.exited).toBe(0);
+  });
+
+  it('work while the service is stopped, and the service honours them at its next start', async () => {
+    const dir = freshDir();
+    const first = await startProcess(dir);
+    first.child.kill('SIGTERM');
+    await first.exited;
+
+    const env = childEnv(dir);
+    const created = await runCli(['keys', 'create', '--org', '--test'], env);
+    expect(created.code).toBe(0);
+    const secret = lastLine(created.stdout);
+    expect(secret).toMatch(/^fl_test_/);
+    expect((await runCli(['keys', 'create', '--project', 'nope'], env)).code).toBe(1);
+    expect((await runCli(['keys', 'create'], env)).stderr).toMatch(/--org or --project/);
+
+    const proc = await startProcess(dir);
+    expect((await post(proc, secret, fullEvent())).status).toBe(202);
+    proc.child.kill('SIGTERM');
+    expect(await proc.exited).toBe(0);
+  });
+});
+
+describe('faultline validate', () => {
+  it('exits 0 with a summary of the pipelines for a valid file', async () => {
+    const result = await runCli(['validate'], process.env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/valid, 1 pipeline/);
+    expect(result.stdout).toMatch(/events: http_api -> validation -> grouping -> duckdb/);
+  });
+
+  it('exits 1 and prints every error with its YAML path', async () => {
+    const file = join(freshDir(), 'bad.yaml');
+    writeFileSync(
+      file,
+      `receivers: { http_api: {} }
+exporters: { duckdb: { max_batch_items: 0 } }
+service:
+  pipelines:
+    events: { receivers: [http_api], processors: [nope], exporters: [duckdb] }
+`,
+    );
+    const result = await runCli(['validate', '--config', file], process.env);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/exporters\.duckdb\.max_batch_items/);
+    expect(result.stdout).toMatch(/line 5: service\.pipelines\.events\.processors\[0\]: no processor "nope"/);
+  });
+});

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfigText, readConfigFile } from '../../src/config/load.js';
+import { resolveConfig } from '../../src/config/resolve.js';
+import { defaultRegistry } from '../../src/components.js';
+
+const resolve = (yaml: string, env: Record<string, string> = {}) => resolveConfig(parseConfigText(yaml, 'x.yaml'), defaultRegistry(), env);
+
+describe('configuration', () => {
+  it('the embedded default is valid and runs one events pipeline', () => {
+    const { config, errors } = resolveConfig(readConfigFile(undefined), defaultRegistry(), {});
+    expect(errors).toEqual([]);
+    expect(config?.pipelines).toEqual([
+      expect.objectContaining({ id: 'events', signal: 'events', receivers: ['http_api'], processors: ['validation', 'grouping'], exporters: ['duckdb'] }),
+    ]);
+    expect(config?.settings.http.port).toBe(8080);
+    expect(config?.settings.data_dir).toBe('./data');
+  });
+
+  it('lists every error with its YAML path and line', () => {
+    const { config, errors } = resolve(`receivers:
+  http_api: { max_event_bytes: -1 }
+  carrier_pigeon: {}
+processors:
+  validation: { max_frames: "many" }
+exporters:
+  duckdb: {}
+service:
+  http: { port: 99999 }
+  colour: blue
+  pipelines:
+    events:
+      receivers: [http_api]
+      processors: [grouping]
+      exporters: [duckdb, parquet]
+    metrics:
+      receivers: [http_api]
+      exporters: [duckdb]
+`);
+    expect(config).toBeUndefined();
+    const byPath = Object.fromEntries(errors.map((e) => [e.path, e]));
+    expect(byPath['receivers.http_api.max_event_bytes']).toMatchObject({ line: 2 });
+    expect(byPath['receivers.carrier_pigeon'].message).toMatch(/unknown receiver type "carrier_pigeon"/);
+    expect(byPath['processors.validation.max_frames']).toMatchObject({ line: 5 });
+    expect(byPath['service.http.port'].message).toMatch(/port/);
+    expect(byPath['service.colour'].message).toBe('unknown key');
+    expect(byPath['service.pipelines.events.processors[0]'].message).toMatch(/no processor "grouping"/);
+    expect(byPath['service.pipelines.events.exporters[1]']).toMatchObject({ line: 15 });
+    expect(byPath['service.pipelines.metrics'].message).toMatch(/signal one of events, traces, replays/);
+  });
+
+  it('expands ${env:NAME} and ${env:NAME:-default}, typed when the value is only the placeholder', () => {
+    const { config, errors } = resolve(
+      `receivers: { http_api: { max_event_bytes: "\${env:MAX_BYTES:-2048}" } }
+exporters: { duckdb: {} }
+service:
+  app_url: "https://\${env:HOST_NAME}/x"
+  pipelines: { events: { receivers: [http_api], exporters: [duckdb] } }
+`,
+      { HOST_NAME: 'errors.example.com' },
+    );
+    expect(errors).toEqual([]);
+    expect(config?.components.receiver.get('http_api')?.config).toEqual({ max_event_bytes: 2048 });
+    expect(config?.settings.app_url).toBe('https://errors.example.com/x');
+  });
+
+  it('reports an unset variable without a default', () => {
+    const { errors } = resolve(`exporters: { duckdb: {} }
+receivers: { http_api: {} }
+service:
+  app_url: \${env:NOPE}
+  pipelines: { events: { receivers: [http_api], exporters: [duckdb] } }
+`);
+    expect(errors).toEqual([expect.objectContaining({ path: 'service.app_url', message: expect.stringMatching(/NOPE is not set/) })]);
+  });
+
+  it('environment variables override the service section', () => {
+    const { config } = resolveConfig(readConfigFile(undefined), defaultRegistry(), {
+      FAULTLINE_DATA_DIR: '/var/lib/faultline',
+      FAULTLINE_HTTP_PORT: '9090',
+      FAULTLINE_OTLP_PORT: '14318',
+      FAULTLINE_APP_URL: 'https://errors.example.com',
+    });
+    expect(config?.settings).toMatchObject({
+      data_dir: '/var/lib/faultline',
+      http: { port: 9090 },
+      otlp: { port: 14318 },
+      app_url: 'https://errors.example.com',
+    });
+  });
+
+  it('a YAML syntax error is reported with its line', () => {
+    const { errors } = resolve('receivers:\n  http_api: {\n');
+    expect(errors[0]).toMatchObject({ line: expect.any(Number) });
+  });
+});
