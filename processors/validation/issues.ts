@@ -1,10 +1,9 @@
 // Zod issues as the API reports them: `{ path: 'exception.stacktrace[3].lineno', message }`.
-// Messages for type errors are written here (zod's default wording is not the API's); messages of
-// format checks come from the schema.
+// apiErrorMap words type errors the API's way ("expected a string, got number"); messages set on
+// a schema or check win over it, as zod gives them precedence over a per-parse error map.
 import type { z } from 'zod';
 import type { FieldError } from '../../src/engine/item.js';
 
-type Issue = z.core.$ZodIssue;
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -38,39 +37,37 @@ export function describeType(value: unknown): string {
   return typeof value;
 }
 
+/** A string is shown (shortened), anything else by its type. */
 function describeInput(value: unknown): string {
-  if (typeof value === 'number') return String(value);
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   return describeType(value);
 }
 
-function messageOf(issue: Issue): string {
+/** For `safeParse(data, { error: apiErrorMap })`. Undefined leaves an issue to zod's wording. */
+export const apiErrorMap: z.core.$ZodErrorMap = (issue) => {
   switch (issue.code) {
     case 'invalid_type': {
       if (issue.input === undefined) return 'is required';
-      const got = issue.expected === 'int' ? describeInput(issue.input) : describeType(issue.input);
-      return `expected ${EXPECTED[issue.expected] ?? issue.expected}, got ${got}`;
+      return `expected ${EXPECTED[issue.expected] ?? issue.expected}, got ${describeType(issue.input)}`;
     }
     case 'invalid_union': {
       // A union of plain types (user.id, tag values): list what each branch expected.
       const expected = issue.errors.map((branch) =>
         branch.length === 1 && branch[0].code === 'invalid_type' ? EXPECTED[branch[0].expected] : undefined,
       );
-      if (expected.includes(undefined)) return issue.message;
+      if (expected.includes(undefined)) return undefined;
       const list = `${expected.slice(0, -1).join(', ')} or ${expected[expected.length - 1]}`;
       return `expected ${list}, got ${describeType(issue.input)}`;
     }
     case 'invalid_value': {
       const allowed = issue.values.map((value) => JSON.stringify(value)).join(', ');
-      const got = typeof issue.input === 'string' ? describeInput(issue.input) : describeType(issue.input);
-      return `expected one of ${allowed}, got ${got}`;
+      return `expected one of ${allowed}, got ${describeInput(issue.input)}`;
     }
     default:
-      return issue.message;
+      return undefined;
   }
-}
+};
 
-/** Needs issues parsed with `{ reportInput: true }`, so that each carries its input. */
-export function toFieldErrors(issues: readonly Issue[]): FieldError[] {
-  return issues.map((issue) => ({ path: formatPath(issue.path), message: messageOf(issue) }));
+export function toFieldErrors(issues: readonly z.core.$ZodIssue[]): FieldError[] {
+  return issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message }));
 }

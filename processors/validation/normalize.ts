@@ -195,7 +195,6 @@ class PostPass {
       }
     }
     if (dropped > 0) this.note('tags_truncated', 'tags', `kept the first ${max_tags} tags, discarded ${dropped}`);
-    // fromEntries defines own properties, so even a tag named __proto__ survives.
     return Object.fromEntries(kept);
   }
 

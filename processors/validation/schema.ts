@@ -3,11 +3,19 @@
 // stringifying, so that z.toJSONSchema(errorEventInputSchema, { io: 'input' }) describes the body.
 import { z } from 'zod';
 import { LEVELS } from '../../src/records/event.js';
+import { describeType } from './issues.js';
 import { isTimestamp } from './timestamp.js';
 
 const text = () => z.string().optional();
 const nonEmpty = () => z.string().min(1, 'must not be empty');
-const position = () => z.int().min(0, 'must be 0 or greater').optional();
+// Zod reports a string here as "expected number"; a non-integer number is worth showing.
+const notAnInteger = (input: unknown) =>
+  `expected an integer, got ${typeof input === 'number' ? input : describeType(input)}`;
+const position = () =>
+  z
+    .int({ error: (issue) => (issue.code === 'invalid_type' ? notAnInteger(issue.input) : undefined) })
+    .min(0, 'must be 0 or greater')
+    .optional();
 
 /** Any JSON object, kept as sent (cheaper than z.record(z.string(), z.unknown())). */
 const jsonObject = () => z.looseObject({});

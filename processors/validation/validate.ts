@@ -1,7 +1,7 @@
 import type { FieldError } from '../../src/engine/item.js';
 import type { ErrorEventInput, ProcessingError } from '../../src/records/event.js';
 import type { ValidationConfig } from './config.js';
-import { describeType, toFieldErrors } from './issues.js';
+import { apiErrorMap, describeType, toFieldErrors } from './issues.js';
 import { normalizeEvent } from './normalize.js';
 import { errorEventInputSchema } from './schema.js';
 
@@ -24,7 +24,7 @@ export function validateEvent(raw: unknown, config: ValidationConfig): EventVali
   if (!isJsonObject(raw)) {
     return { ok: false, errors: [{ path: '', message: `expected a JSON object, got ${describeType(raw)}` }] };
   }
-  const parsed = errorEventInputSchema.safeParse(raw, { reportInput: true });
+  const parsed = errorEventInputSchema.safeParse(raw, { error: apiErrorMap });
   if (!parsed.success) return { ok: false, errors: toFieldErrors(parsed.error.issues) };
   return { ok: true, ...normalizeEvent(parsed.data, raw, config) };
 }

@@ -1,32 +1,535 @@
-import { describe, it } from 'vitest';
-import { validateEvent } from '../../processors/validation/validate.js';
+import { describe, expect, it } from 'vitest';
+import { validate as isUuid, version as uuidVersion } from 'uuid';
+import { z } from 'zod';
+import type { Item } from '../../src/engine/item.js';
+import type { ErrorEvent } from '../../src/records/event.js';
+import { validationConfigSchema, type ValidationConfig } from '../../processors/validation/config.js';
+import { validationFactory } from '../../processors/validation/factory.js';
 import { errorEventInputSchema } from '../../processors/validation/schema.js';
-import { validationConfigSchema } from '../../processors/validation/config.js';
+import { parseRelease, validateEvent } from '../../processors/validation/validate.js';
 
-describe('bench', () => {
-  it('runs', () => {
-    const c = validationConfigSchema.parse({});
-    const body = JSON.stringify({ id: '0190F5A27C1E7B3A9D4E2F6A8B1C3D5E', timestamp: '2024-02-03T01:02:03.456+02:00', environment: 'production', release: 'web@1.2.3', platform: 'javascript', message: 'boom',
-      exception: { type: 'TypeError', value: 'x is undefined', stacktrace: Array.from({ length: 20 }, (_, i) => ({ filename: `src/file${i}.js`, abs_path: `https://example.com/static/js/file${i}.js`, function: `fn${i}`, lineno: i * 10, colno: 5, in_app: i % 2 === 0, module: 'mod' })) },
-      breadcrumbs: Array.from({ length: 20 }, (_, i) => ({ timestamp: '2024-02-03T01:02:03.456Z', type: 'http', category: 'xhr', message: `GET /api/${i}`, level: 'info', data: { url: '/x', status_code: 200 } })),
-      tags: { browser: 'Chrome', os: 'Linux', n: 3 }, user: { id: 42, email: 'a@b.c' }, request: { url: 'https://x/y', method: 'GET', headers: { 'user-agent': 'Mozilla/5.0' } }, contexts: { browser: { name: 'Chrome', version: '120' } }, sdk: { name: 'sentry.javascript.browser', version: '8.0.0' }, trace_id: 'ABCDEF0123456789ABCDEF0123456789' });
-    const raw = JSON.parse(body);
-    const bench = (name: string, f: () => unknown) => { for (let i = 0; i < 5000; i++) f(); const n = 50000; const t0 = performance.now(); for (let i = 0; i < n; i++) f(); const us = (performance.now() - t0) * 1000 / n; console.log(name, us.toFixed(1), 'us', Math.round(1e6 / us), '/s'); };
-    bench('JSON.parse', () => JSON.parse(body));
-    bench('zod', () => errorEventInputSchema.safeParse(raw, { reportInput: true }));
-    bench('validateEvent', () => validateEvent(raw, c));
+const defaults = validationConfigSchema.parse({});
+
+function processor(config: Partial<ValidationConfig> = {}) {
+  return validationFactory.create({
+    id: { type: 'validation', text: 'validation' },
+    config: validationConfigSchema.parse(config),
+    host: undefined as never,
+    signal: 'events',
+    pipeline: 'events',
+  });
+}
+
+function itemOf(data: unknown): Item {
+  return {
+    data,
+    tenant: { orgId: 'org1', projectId: 'proj1', dataset: 'live' },
+    receivedAt: Date.parse('2024-05-01T12:00:05.000Z'),
+    size: 1000,
+  };
+}
+
+async function run(data: unknown, config: Partial<ValidationConfig> = {}): Promise<Item> {
+  const item = itemOf(data);
+  await processor(config).process([item]);
+  return item;
+}
+
+/** The smallest valid body, plus a frame and a user so that the tables can reach into them. */
+function minimal(): Record<string, any> {
+  return {
+    timestamp: '2024-05-01T12:00:00Z',
+    environment: 'production',
+    release: 'web@1.0.0',
+    exception: { type: 'TypeError', value: 'x is undefined', stacktrace: [{ filename: 'app.js' }] },
+    user: { id: 'u1' },
+    tags: { browser: 'Firefox' },
+  };
+}
+
+/** Sets `value` at a path such as `exception.stacktrace[0].lineno`; undefined deletes. */
+function setAt(target: Record<string, any>, path: string, value: unknown): Record<string, any> {
+  const keys = path.split(/[.[\]]+/).filter(Boolean);
+  let node = target;
+  for (const key of keys.slice(0, -1)) node = node[key];
+  const last = keys[keys.length - 1];
+  if (value === undefined) delete node[last];
+  else node[last] = value;
+  return target;
+}
+
+function errorsOf(raw: unknown, config = defaults) {
+  const result = validateEvent(raw, config);
+  if (result.ok) throw new Error('expected the event to be rejected');
+  return result.errors;
+}
+
+function accepted(raw: unknown, config: ValidationConfig = defaults) {
+  const result = validateEvent(raw, config);
+  if (!result.ok) throw new Error(`expected the event to be accepted: ${JSON.stringify(result.errors)}`);
+  return result;
+}
+
+describe('validation processor', () => {
+  it('round-trips every field of a full event, normalized', async () => {
+    const body = {
+      id: '0190F5A2-7C1E-7B3A-9D4E-2F6A8B1C3D5E',
+      timestamp: '2024-05-01T14:00:00.123456+02:00',
+      environment: 'production',
+      release: 'web@1.4.2',
+      level: 'warning',
+      message: 'checkout failed',
+      platform: 'javascript',
+      exception: {
+        type: 'TypeError',
+        value: "Cannot read properties of undefined (reading 'id')",
+        module: 'app/cart',
+        stacktrace: [
+          {
+            filename: 'src/main.js',
+            abs_path: 'https://shop.example.com/static/main.js',
+            module: 'main',
+            function: 'boot',
+            platform: 'javascript',
+            lineno: 10,
+            colno: 0,
+            in_app: true,
+            context_line: 'boot();',
+            pre_context: ['// start'],
+            post_context: ['// end'],
+          },
+          { filename: 'src/cart.js', function: 'checkout', lineno: 42, colno: 7, in_app: true },
+        ],
+      },
+      user: { id: 'u-1', email: 'ada@example.com', username: 'ada', ip_address: '203.0.113.7' },
+      tags: { browser: 'Firefox', region: 'eu' },
+      trace_id: '4BF92F3577B34DA6A3CE929D0E0E4736',
+      replay_id: 'rpl_abc123',
+      breadcrumbs: [
+        {
+          timestamp: '2024-05-01T13:59:58+02:00',
+          type: 'http',
+          category: 'fetch',
+          message: 'GET /api/cart',
+          level: 'info',
+          data: { status_code: 500 },
+        },
+      ],
+      contexts: { browser: { name: 'Firefox', version: '126' } },
+      request: {
+        url: 'https://shop.example.com/cart',
+        method: 'POST',
+        headers: { 'User-Agent': 'Mozilla/5.0' },
+        query_string: 'a=1',
+        data: { items: [1, 2] },
+      },
+      fingerprint: ['{{ default }}', 'checkout'],
+      sdk: { name: 'sentry.javascript.browser', version: '8.1.0' },
+    };
+
+    const item = await run(structuredClone(body));
+
+    expect(item.outcome).toBeUndefined();
+    const expected: ErrorEvent = {
+      ...body,
+      level: 'warning',
+      id: '0190f5a2-7c1e-7b3a-9d4e-2f6a8b1c3d5e',
+      timestamp: '2024-05-01T12:00:00.123Z',
+      trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
+      breadcrumbs: [{ ...body.breadcrumbs[0], level: 'info', timestamp: '2024-05-01T11:59:58.000Z' }],
+      project_id: 'proj1',
+      received_at: '2024-05-01T12:00:05.000Z',
+      release_info: { app: 'web', version: '1.4.2' },
+      processing_errors: [],
+    };
+    expect(item.data).toEqual(expected);
+    const event = item.data as ErrorEvent;
+    for (const derived of ['issue_id', 'title', 'culprit', 'root_cause'] as const) expect(event[derived]).toBeUndefined();
+  });
+
+  it('defaults level to error and leaves optional fields out', () => {
+    const { event, notes } = accepted({
+      timestamp: '2024-05-01T12:00:00.000Z',
+      environment: 'dev',
+      release: 'r1',
+      exception: { type: 'Error', value: '' },
+    });
+    expect(event.level).toBe('error');
+    expect(Object.keys(event).sort()).toEqual(['environment', 'exception', 'id', 'level', 'release', 'timestamp']);
+    expect(notes).toEqual([]);
+  });
+
+  it('assigns a UUIDv7 when the id is omitted', async () => {
+    const item = await run(minimal());
+    const { id } = item.data as ErrorEvent;
+    expect(isUuid(id)).toBe(true);
+    expect(uuidVersion(id)).toBe(7);
+  });
+
+  it('rejects an invalid event with field-level details', async () => {
+    const item = await run(setAt(minimal(), 'release', undefined));
+    expect(item.outcome).toEqual({
+      kind: 'rejected',
+      code: 'validation_failed',
+      message: 'the event is invalid',
+      details: [{ path: 'release', message: 'is required' }],
+    });
+  });
+
+  it('omits release_info when the release has no <app>@<version> shape', async () => {
+    const item = await run(setAt(minimal(), 'release', 'nover'));
+    expect(item.data).not.toHaveProperty('release_info');
+  });
+
+  it('processes every item of a batch', async () => {
+    const items = [itemOf(minimal()), itemOf('nope'), itemOf(minimal())];
+    await processor().process(items);
+    expect(items.map((item) => item.outcome?.kind)).toEqual([undefined, 'rejected', undefined]);
+  });
+
+  it('handles the events signal only, for now', () => {
+    expect(validationFactory.type).toBe('validation');
+    expect(validationFactory.signals).toEqual(['events']);
+    expect(() =>
+      validationFactory.create({
+        id: { type: 'validation', text: 'validation' },
+        config: defaults,
+        host: undefined as never,
+        signal: 'traces',
+        pipeline: 'traces',
+      }),
+    ).toThrow(/traces/);
   });
 });
-import { normalizeEvent } from '../../processors/validation/normalize.js';
-describe('post', () => { it('p', () => {
-    const c = validationConfigSchema.parse({});
-    const body = JSON.stringify({ id: '0190F5A27C1E7B3A9D4E2F6A8B1C3D5E', timestamp: '2024-02-03T01:02:03.456+02:00', environment: 'production', release: 'web@1.2.3', platform: 'javascript', message: 'boom',
-      exception: { type: 'TypeError', value: 'x is undefined', stacktrace: Array.from({ length: 20 }, (_, i) => ({ filename: `src/file${i}.js`, abs_path: `https://example.com/static/js/file${i}.js`, function: `fn${i}`, lineno: i * 10, colno: 5, in_app: i % 2 === 0, module: 'mod' })) },
-      breadcrumbs: Array.from({ length: 20 }, (_, i) => ({ timestamp: '2024-02-03T01:02:03.456Z', type: 'http', category: 'xhr', message: `GET /api/${i}`, level: 'info', data: { url: '/x', status_code: 200 } })),
-      tags: { browser: 'Chrome', os: 'Linux', n: 3 }, user: { id: 42, email: 'a@b.c' }, request: { url: 'https://x/y', method: 'GET', headers: { 'user-agent': 'Mozilla/5.0' } }, contexts: { browser: { name: 'Chrome', version: '120' } }, sdk: { name: 'sentry.javascript.browser', version: '8.0.0' }, trace_id: 'ABCDEF0123456789ABCDEF0123456789' });
-    const raw = JSON.parse(body);
-    const parsed = errorEventInputSchema.parse(raw);
-    const bench = (name: string, f: () => unknown) => { for (let i = 0; i < 5000; i++) f(); const n = 100000; const t0 = performance.now(); for (let i = 0; i < n; i++) f(); const us = (performance.now() - t0) * 1000 / n; console.log(name, us.toFixed(2), 'us'); };
-    bench('normalize', () => normalizeEvent(parsed, raw, c));
-    bench('keys', () => { let k = 0; for (const f of raw.exception.stacktrace) k += Object.keys(f).length; for (const f of raw.breadcrumbs) k += Object.keys(f).length; return k; });
-}); });
+
+describe('config', () => {
+  it('fills every default from an empty section', () => {
+    expect(validationConfigSchema.parse({})).toEqual({
+      max_message_length: 8192,
+      max_exception_value_length: 8192,
+      max_string_length: 1024,
+      max_tag_key_length: 200,
+      max_tag_value_length: 200,
+      max_tags: 100,
+      max_frames: 250,
+      max_breadcrumbs: 100,
+      max_fingerprint_parts: 50,
+    });
+  });
+
+  it('rejects unknown keys and caps below 1', () => {
+    expect(validationConfigSchema.safeParse({ max_frame: 10 }).success).toBe(false);
+    expect(validationConfigSchema.safeParse({ max_frames: 0 }).success).toBe(false);
+    expect(validationConfigSchema.parse({ max_frames: 100 }).max_frames).toBe(100);
+  });
+});
+
+describe('validateEvent: errors', () => {
+  it.each(['timestamp', 'environment', 'release', 'exception', 'exception.type', 'exception.value'])(
+    'requires %s',
+    (path) => {
+      expect(errorsOf(setAt(minimal(), path, undefined))).toEqual([{ path, message: 'is required' }]);
+    },
+  );
+
+  it.each([
+    // Error event
+    ['id', 42, 'expected a string, got number'],
+    ['timestamp', 1714564800, 'expected a string, got number'],
+    ['environment', 5, 'expected a string, got number'],
+    ['environment', '', 'must not be empty'],
+    ['release', true, 'expected a string, got boolean'],
+    ['release', '', 'must not be empty'],
+    ['exception', 'boom', 'expected an object, got string'],
+    ['user', ['u1'], 'expected an object, got array'],
+    ['tags', 'a=b', 'expected an object, got string'],
+    ['tags.browser', null, 'expected a string, a number or a boolean, got null'],
+    ['tags.browser', { name: 'x' }, 'expected a string, a number or a boolean, got object'],
+    ['trace_id', 123, 'expected a string, got number'],
+    ['trace_id', 'not hex!', 'must be 1-64 characters of [0-9A-Za-z_-]'],
+    ['trace_id', 'a'.repeat(65), 'must be 1-64 characters of [0-9A-Za-z_-]'],
+    ['replay_id', false, 'expected a string, got boolean'],
+    ['replay_id', 'abc123', 'must be shaped rpl_<id>, <id> being 1-64 characters of [0-9A-Za-z_-]'],
+    // Exception
+    ['exception.type', 1, 'expected a string, got number'],
+    ['exception.type', '', 'must not be empty'],
+    ['exception.value', null, 'expected a string, got null'],
+    ['exception.module', 1, 'expected a string, got number'],
+    ['exception.stacktrace', { frames: [] }, 'expected an array, got object'],
+    ['exception.stacktrace[0]', 'app.js:1', 'expected an object, got string'],
+    // Stack frame
+    ['exception.stacktrace[0].filename', 1, 'expected a string, got number'],
+    ['exception.stacktrace[0].abs_path', [], 'expected a string, got array'],
+    ['exception.stacktrace[0].function', false, 'expected a string, got boolean'],
+    ['exception.stacktrace[0].lineno', '12', 'expected an integer, got string'],
+    ['exception.stacktrace[0].lineno', 1.5, 'expected an integer, got 1.5'],
+    ['exception.stacktrace[0].lineno', -1, 'must be 0 or greater'],
+    ['exception.stacktrace[0].colno', '7', 'expected an integer, got string'],
+    ['exception.stacktrace[0].in_app', 'true', 'expected a boolean, got string'],
+    ['exception.stacktrace[0].pre_context', 'x', 'expected an array, got string'],
+    ['exception.stacktrace[0].context_line', 3, 'expected a string, got number'],
+    // User
+    ['user.id', true, 'expected a string or a number, got boolean'],
+    ['user.email', 5, 'expected a string, got number'],
+    ['user.username', {}, 'expected a string, got object'],
+    ['user.ip_address', 127001, 'expected a string, got number'],
+    // Extras of DESIGN.md
+    ['level', 'critical', 'expected one of "fatal", "error", "warning", "info", "debug", got "critical"'],
+    ['level', 3, 'expected one of "fatal", "error", "warning", "info", "debug", got number'],
+    ['message', { text: 'x' }, 'expected a string, got object'],
+    ['platform', 1, 'expected a string, got number'],
+    ['breadcrumbs', {}, 'expected an array, got object'],
+    ['contexts', { os: 'linux' }, 'expected an object, got string'],
+    ['request', 'GET /', 'expected an object, got string'],
+    ['fingerprint', 'x', 'expected an array, got string'],
+    ['sdk', 'sentry', 'expected an object, got string'],
+  ])('%s = %j: %s', (field, value, message) => {
+    const path = field === 'contexts' ? 'contexts.os' : field;
+    expect(errorsOf(setAt(minimal(), field, value))).toEqual([{ path, message }]);
+  });
+
+  it('reports errors inside breadcrumbs, request and fingerprint with their path', () => {
+    const body = {
+      ...minimal(),
+      breadcrumbs: [{ message: 'ok' }, { timestamp: 'later', level: 'loud', data: [1] }],
+      request: { headers: { 'X-Count': 2 } },
+      fingerprint: ['a', ''],
+    };
+    expect(errorsOf(body)).toEqual([
+      { path: 'breadcrumbs[1].timestamp', message: 'must be an ISO 8601 date-time, e.g. 2024-05-01T12:00:00Z' },
+      { path: 'breadcrumbs[1].level', message: expect.stringMatching(/^expected one of .*, got "loud"$/) },
+      { path: 'breadcrumbs[1].data', message: 'expected an object, got array' },
+      { path: 'request.headers["X-Count"]', message: 'expected a string, got number' },
+      { path: 'fingerprint[1]', message: 'must not be empty' },
+    ]);
+  });
+
+  it('lists every problem, not only the first', () => {
+    const body = minimal();
+    delete body.release;
+    body.environment = 7;
+    body.exception.stacktrace.push({ lineno: 'x' }, { colno: -3, in_app: 1 });
+    body.user.email = false;
+    expect(errorsOf(body)).toEqual([
+      { path: 'environment', message: 'expected a string, got number' },
+      { path: 'release', message: 'is required' },
+      { path: 'exception.stacktrace[1].lineno', message: 'expected an integer, got string' },
+      { path: 'exception.stacktrace[2].colno', message: 'must be 0 or greater' },
+      { path: 'exception.stacktrace[2].in_app', message: 'expected a boolean, got number' },
+      { path: 'user.email', message: 'expected a string, got boolean' },
+    ]);
+  });
+
+  it.each([
+    ['array', []],
+    ['string', 'event'],
+    ['null', null],
+    ['number', 3],
+  ])('rejects a body that is not an object (%s) at path ""', (type, body) => {
+    expect(errorsOf(body)).toEqual([{ path: '', message: `expected a JSON object, got ${type}` }]);
+  });
+});
+
+describe('validateEvent: id', () => {
+  it.each(['not-a-uuid', '0190f5a2-7c1e-7b3a-9d4e', '0190f5a27c1e7b3a9d4e2f6a8b1c3d5', '{0190f5a2-7c1e-7b3a-9d4e-2f6a8b1c3d5e}', 'g190f5a2-7c1e-7b3a-9d4e-2f6a8b1c3d5e', ''])(
+    'rejects %j',
+    (id) => {
+      expect(errorsOf({ ...minimal(), id })).toEqual([{ path: 'id', message: expect.stringMatching(/^must be a UUID/) }]);
+    },
+  );
+
+  it.each([
+    ['0190F5A27C1E7B3A9D4E2F6A8B1C3D5E', '0190f5a2-7c1e-7b3a-9d4e-2f6a8b1c3d5e'],
+    ['0190f5a2-7c1e-7b3a-9d4e-2f6a8b1c3d5e', '0190f5a2-7c1e-7b3a-9d4e-2f6a8b1c3d5e'],
+    ['C73BCDCC-2669-4BF6-81D3-E4AE73FB11FD', 'c73bcdcc-2669-4bf6-81d3-e4ae73fb11fd'],
+  ])('normalizes %s', (id, normalized) => {
+    expect(accepted({ ...minimal(), id }).event.id).toBe(normalized);
+  });
+});
+
+describe('validateEvent: timestamps', () => {
+  it.each([
+    ['2024-05-01T14:30:00+02:00', '2024-05-01T12:30:00.000Z'],
+    ['2024-05-01T07:00:00-0530', '2024-05-01T12:30:00.000Z'],
+    ['2024-05-01T12:30:00.123456789Z', '2024-05-01T12:30:00.123Z'],
+    ['2024-05-01T12:30:00', '2024-05-01T12:30:00.000Z'],
+    ['2024-05-01T12:30Z', '2024-05-01T12:30:00.000Z'],
+    ['2024-02-29T23:00:00-01:00', '2024-03-01T00:00:00.000Z'],
+    ['2024-05-01t12:30:00,5z', '2024-05-01T12:30:00.500Z'],
+    ['2024-05-01T17:30:00+05', '2024-05-01T12:30:00.000Z'],
+    ['0000-02-29T00:00:00Z', '0000-02-29T00:00:00.000Z'],
+  ])('normalizes %s to %s', (timestamp, normalized) => {
+    expect(accepted({ ...minimal(), timestamp }).event.timestamp).toBe(normalized);
+  });
+
+  it.each(['yesterday', '2024-05-01', '2024-02-30T00:00:00Z', '2023-02-29T00:00:00Z', '2024-05-01T25:00:00Z', '2024-05-01 12:00:00', '2024-05-01T12:00:00+25:00', ''])(
+    'rejects %j',
+    (timestamp) => {
+      expect(errorsOf({ ...minimal(), timestamp })).toEqual([
+        { path: 'timestamp', message: 'must be an ISO 8601 date-time, e.g. 2024-05-01T12:00:00Z' },
+      ]);
+    },
+  );
+
+  it('normalizes breadcrumb timestamps', () => {
+    const { event } = accepted({ ...minimal(), breadcrumbs: [{ timestamp: '2024-05-01T12:00:00+01:00' }, {}] });
+    expect(event.breadcrumbs).toEqual([{ timestamp: '2024-05-01T11:00:00.000Z' }, {}]);
+  });
+});
+
+describe('validateEvent: normalization', () => {
+  it('stringifies numeric and boolean tag values and a numeric user id', () => {
+    const { event } = accepted({ ...minimal(), tags: { count: 3, ratio: 0.5, beta: true, name: 'x' }, user: { id: 42 } });
+    expect(event.tags).toEqual({ count: '3', ratio: '0.5', beta: 'true', name: 'x' });
+    expect(event.user).toEqual({ id: '42' });
+  });
+
+  it('lower-cases hex trace ids only', () => {
+    expect(accepted({ ...minimal(), trace_id: 'ABCDEF01' }).event.trace_id).toBe('abcdef01');
+    expect(accepted({ ...minimal(), trace_id: 'Req_ABC-1' }).event.trace_id).toBe('Req_ABC-1');
+  });
+
+  it('drops unknown fields and notes each one', () => {
+    const body = minimal();
+    body.server_name = 'web-1';
+    body['odd key'] = 1;
+    body.exception.mechanism = { handled: false };
+    body.exception.stacktrace[0].vars = { a: 1 };
+    body.user.segment = 'paid';
+    body.request = { url: '/x', cookies: 'a=b' };
+    body.sdk = { name: 'sentry.python', integrations: ['django'] };
+    body.breadcrumbs = [{ message: 'hi', event_id: 'x' }];
+    body.contexts = { os: { name: 'Linux', kernel: '6.1' } };
+
+    const { event, notes } = accepted(body);
+
+    expect(event).not.toHaveProperty('server_name');
+    expect(event.exception).not.toHaveProperty('mechanism');
+    expect(event.exception.stacktrace![0]).toEqual({ filename: 'app.js' });
+    expect(event.user).toEqual({ id: 'u1' });
+    expect(event.request).toEqual({ url: '/x' });
+    expect(event.sdk).toEqual({ name: 'sentry.python' });
+    expect(event.breadcrumbs).toEqual([{ message: 'hi' }]);
+    expect(event.contexts).toEqual({ os: { name: 'Linux', kernel: '6.1' } }); // free-form
+    const unknown = (path: string) => ({ type: 'unknown_field', path, message: 'unknown field, discarded' });
+    expect(notes).toEqual([
+      unknown('server_name'),
+      unknown('["odd key"]'),
+      unknown('exception.mechanism'),
+      unknown('exception.stacktrace[0].vars'),
+      unknown('user.segment'),
+      unknown('breadcrumbs[0].event_id'),
+      unknown('request.cookies'),
+      unknown('sdk.integrations'),
+    ]);
+  });
+});
+
+describe('validateEvent: size caps', () => {
+  it('truncates a long message and notes it', () => {
+    const { event, notes } = accepted({ ...minimal(), message: 'm'.repeat(9000) });
+    expect(event.message).toBe('m'.repeat(8192));
+    expect(notes).toEqual([{ type: 'value_too_long', path: 'message', message: 'truncated from 9000 to 8192 characters' }]);
+  });
+
+  it('truncates other strings to their caps', () => {
+    const config = validationConfigSchema.parse({ max_string_length: 5, max_exception_value_length: 6, max_tag_value_length: 3 });
+    const body = minimal();
+    body.exception.value = 'abcdefghij';
+    body.exception.stacktrace[0].function = 'handleClick';
+    body.exception.stacktrace[0].pre_context = ['ok', 'too long'];
+    body.tags = { k: 'value' };
+    const { event, notes } = accepted(body, config);
+    expect(event.exception.value).toBe('abcdef');
+    expect(event.exception.stacktrace![0]).toEqual({ filename: 'app.j', function: 'handl', pre_context: ['ok', 'too l'] });
+    expect(event.tags).toEqual({ k: 'val' });
+    expect(notes.map((note) => note.path)).toEqual([
+      'environment',
+      'release',
+      'exception.type',
+      'exception.value',
+      'exception.stacktrace[0].filename',
+      'exception.stacktrace[0].function',
+      'exception.stacktrace[0].pre_context[1]',
+      'tags.k',
+    ]);
+    expect(notes.every((note) => note.type === 'value_too_long')).toBe(true);
+  });
+
+  it('does not split a surrogate pair', () => {
+    const config = validationConfigSchema.parse({ max_message_length: 2 });
+    const { event, notes } = accepted({ ...minimal(), message: 'a😀b' }, config);
+    expect(event.message).toBe('a');
+    expect(notes[0].message).toBe('truncated from 4 to 1 characters');
+  });
+
+  it('trims frames beyond max_frames, keeping the innermost (last)', () => {
+    const frames = Array.from({ length: 6 }, (_, i) => ({ function: `f${i}`, lineno: i }));
+    const body = { ...minimal(), exception: { type: 'E', value: 'v', stacktrace: frames } };
+    body.exception.stacktrace[5] = { ...frames[5], extra: true } as (typeof frames)[number];
+    const { event, notes } = accepted(body, validationConfigSchema.parse({ max_frames: 3 }));
+    expect(event.exception.stacktrace!.map((frame) => frame.function)).toEqual(['f3', 'f4', 'f5']);
+    expect(notes).toEqual([
+      { type: 'frames_truncated', path: 'exception.stacktrace', message: 'kept the last 3 of 6 frames' },
+      // Paths refer to the body as received.
+      { type: 'unknown_field', path: 'exception.stacktrace[5].extra', message: 'unknown field, discarded' },
+    ]);
+  });
+
+  it('keeps the newest breadcrumbs', () => {
+    const breadcrumbs = Array.from({ length: 5 }, (_, i) => ({ message: `b${i}` }));
+    const { event, notes } = accepted({ ...minimal(), breadcrumbs }, validationConfigSchema.parse({ max_breadcrumbs: 2 }));
+    expect(event.breadcrumbs).toEqual([{ message: 'b3' }, { message: 'b4' }]);
+    expect(notes).toEqual([{ type: 'breadcrumbs_truncated', path: 'breadcrumbs', message: 'kept the last 2 of 5 breadcrumbs' }]);
+  });
+
+  it('drops tags with keys too long or empty, and tags beyond max_tags', () => {
+    const config = validationConfigSchema.parse({ max_tags: 2, max_tag_key_length: 5 });
+    const tags = { a: '1', toolongkey: '2', '': '3', b: '4', c: '5' };
+    const { event, notes } = accepted({ ...minimal(), tags }, config);
+    expect(event.tags).toEqual({ a: '1', b: '4' });
+    expect(notes).toEqual([
+      { type: 'invalid_tag', path: 'tags', message: 'tag key "toolongkey" is longer than 5 characters, tag discarded' },
+      { type: 'invalid_tag', path: 'tags', message: 'tag key "" is empty, tag discarded' },
+      { type: 'tags_truncated', path: 'tags', message: 'kept the first 2 tags, discarded 1' },
+    ]);
+  });
+
+  it('keeps the first fingerprint parts', () => {
+    const config = validationConfigSchema.parse({ max_fingerprint_parts: 2 });
+    const { event, notes } = accepted({ ...minimal(), fingerprint: ['a', 'b', 'c'] }, config);
+    expect(event.fingerprint).toEqual(['a', 'b']);
+    expect(notes).toEqual([{ type: 'fingerprint_truncated', path: 'fingerprint', message: 'kept the first 2 of 3 parts' }]);
+  });
+
+  it('bounds the number of notes', () => {
+    const body = minimal();
+    for (let i = 0; i < 150; i++) body[`extra${i}`] = i;
+    const { notes } = accepted(body);
+    expect(notes).toHaveLength(101);
+    expect(notes[100]).toEqual({ type: 'notes_truncated', message: '50 further notes omitted' });
+  });
+});
+
+describe('parseRelease', () => {
+  it.each([
+    ['app@1.0', { app: 'app', version: '1.0' }],
+    ['@scope/pkg@1.2.3', { app: '@scope/pkg', version: '1.2.3' }],
+    ['web@2024.05.01+build@7', { app: 'web@2024.05.01+build', version: '7' }],
+    ['nover', undefined],
+    ['@scope/pkg', undefined],
+    ['app@', undefined],
+  ])('%s', (release, parsed) => {
+    expect(parseRelease(release)).toEqual(parsed);
+  });
+});
+
+describe('errorEventInputSchema', () => {
+  it('describes the ingest body as JSON Schema', () => {
+    const schema = z.toJSONSchema(errorEventInputSchema, { io: 'input' }) as Record<string, any>;
+    expect(schema.required).toEqual(['timestamp', 'environment', 'release', 'exception']);
+    expect(schema.properties.timestamp).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(schema.properties.user.properties.id.type).toEqual(['string', 'number']);
+    expect(schema.properties.exception.properties.stacktrace.items.properties.lineno).toMatchObject({ type: 'integer', minimum: 0 });
+  });
+});
