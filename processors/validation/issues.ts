@@ -3,7 +3,7 @@
 // a schema or check win over it, as zod gives them precedence over a per-parse error map.
 import type { z } from 'zod';
 import type { FieldError } from '../../src/engine/item.js';
-
+import { describeType } from '../../src/records/json-type.js';
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -31,11 +31,6 @@ export function joinPath(base: string, key: string | number): string {
 }
 
 /** JSON type names: null and array are told apart from object. */
-export function describeType(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
-}
 
 /** A string is shown (shortened), anything else by its type. */
 function describeInput(value: unknown): string {

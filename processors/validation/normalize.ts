@@ -14,8 +14,8 @@ import {
   stackFrameSchema,
   userSchema,
   type ParsedEvent,
-} from './schema.js';
-import { normalizeTimestamp } from './timestamp.js';
+} from '../../src/records/event-schema.js';
+import { normalizeTimestamp } from '../../src/records/timestamp.js';
 
 type JsonObject = Record<string, unknown>;
 

@@ -1,9 +1,10 @@
 import type { FieldError } from '../../src/engine/item.js';
 import type { ErrorEventInput, ProcessingError } from '../../src/records/event.js';
 import type { ValidationConfig } from './config.js';
-import { apiErrorMap, describeType, toFieldErrors } from './issues.js';
+import { describeType } from '../../src/records/json-type.js';
+import { apiErrorMap, toFieldErrors } from './issues.js';
 import { normalizeEvent } from './normalize.js';
-import { errorEventInputSchema } from './schema.js';
+import { errorEventInputSchema } from '../../src/records/event-schema.js';
 
 export { parseRelease } from './release.js';
 

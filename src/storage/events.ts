@@ -9,17 +9,18 @@ import type { Database } from './database.js';
 export interface EventFilter {
   dataset: Dataset;
   projectId: string;
-  environment?: string;
-  release?: string;
-  issueId?: string;
-  level?: string;
+  /** Each filter field lists values that must all hold (two different values match nothing). */
+  environment?: string[];
+  release?: string[];
+  issueId?: string[];
+  level?: string[];
   /** Inclusive lower bound, epoch ms. */
   start?: number;
   /** Exclusive upper bound, epoch ms. */
   end?: number;
-  userId?: string;
-  userEmail?: string;
-  traceId?: string;
+  userId?: string[];
+  userEmail?: string[];
+  traceId?: string[];
   tags?: Array<[key: string, value: string]>;
   /** Free-text terms, each matched (case-insensitively, as a substring) against type, value or message. */
   text?: string[];
@@ -37,10 +38,11 @@ export class EventStore {
   async list(filter: EventFilter, limit: number, cursor?: string): Promise<Page> {
     const where: string[] = ['dataset = $dataset', 'project_id = $project'];
     const params: Record<string, DuckDBValue> = { dataset: filter.dataset, project: filter.projectId };
-    const eq = (column: string, name: string, value: string | undefined) => {
-      if (value === undefined) return;
-      where.push(`${column} = $${name}`);
-      params[name] = value;
+    const eq = (column: string, name: string, values: string[] | undefined) => {
+      values?.forEach((value, i) => {
+        where.push(`${column} = $${name}${i}`);
+        params[`${name}${i}`] = value;
+      });
     };
     eq('environment', 'environment', filter.environment);
     eq('release', 'release', filter.release);

@@ -5,7 +5,7 @@ import type { Item } from '../../src/engine/item.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import { validationConfigSchema, type ValidationConfig } from '../../processors/validation/config.js';
 import { validationFactory } from '../../processors/validation/factory.js';
-import { errorEventInputSchema } from '../../processors/validation/schema.js';
+import { errorEventInputSchema } from '../../src/records/event-schema.js';
 import { parseRelease, validateEvent } from '../../processors/validation/validate.js';
 
 const defaults = validationConfigSchema.parse({});

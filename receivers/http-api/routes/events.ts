@@ -116,17 +116,17 @@ export function eventRoutes({ host, receiverId, consumer, maxBodyBytes }: EventR
           {
             dataset: principal.dataset,
             projectId: project.id,
-            environment: optional(q, 'environment'),
-            release: optional(q, 'release'),
-            issueId: optional(q, 'issue_id'),
-            level,
+            environment: all(optional(q, 'environment'), search.environment),
+            release: all(optional(q, 'release'), search.release),
+            issueId: all(optional(q, 'issue_id')),
+            level: all(level, search.level),
             start,
             end,
             text: search.text,
             tags: search.tags,
-            userId: search.userId,
-            userEmail: search.userEmail,
-            traceId: search.traceId,
+            userId: all(search.userId),
+            userEmail: all(search.userEmail),
+            traceId: all(search.traceId),
           },
           limit,
           optional(q, 'cursor'),
@@ -171,4 +171,10 @@ function normalizeEventId(id: string): string {
   return /^[0-9a-f]{32}$/.test(lower)
     ? `${lower.slice(0, 8)}-${lower.slice(8, 12)}-${lower.slice(12, 16)}-${lower.slice(16, 20)}-${lower.slice(20)}`
     : lower;
+}
+
+/** The values given for one filter, from parameters and query tokens alike. */
+function all(...values: Array<string | undefined>): string[] | undefined {
+  const given = values.filter((v): v is string => v !== undefined);
+  return given.length ? given : undefined;
 }

@@ -3,6 +3,7 @@ import type { Host } from '../../../src/engine/host.js';
 import { errors } from '../../../src/http/errors.js';
 import { json, principalOf, type RouteDefinition } from '../../../src/http/host.js';
 import type { ApiKey, Project } from '../../../src/storage/catalog.js';
+import { decodeCursor, encodeCursor, InvalidCursorError } from '../../../src/storage/cursor.js';
 import { LIST_QUERY_DOCS, optional, parseLimit } from '../params.js';
 import { reachableProjects } from '../scope.js';
 
@@ -53,7 +54,7 @@ export function projectRoutes(host: Host): RouteDefinition[] {
           };
         });
         const hasMore = projects.length > limit;
-        const next = hasMore ? Buffer.from(page[page.length - 1].id).toString('base64url') : null;
+        const next = hasMore ? encodeCursor({ micros: 0n, id: page[page.length - 1].id }) : null;
         return json(ctx, 200, { data, has_more: hasMore, next_cursor: next });
       },
     },
@@ -84,7 +85,10 @@ function statusOf(signals: SignalActivity[], now: number): 'receiving' | 'stale'
 }
 
 function decodeProjectCursor(cursor: string): string {
-  const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!id) throw errors.invalidParameter('cursor', 'the cursor is not one this service issued');
-  return id;
+  try {
+    return decodeCursor(cursor).id;
+  } catch (error) {
+    if (error instanceof InvalidCursorError) throw errors.invalidParameter('cursor', error.message);
+    throw error;
+  }
 }
