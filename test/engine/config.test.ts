@@ -1,7 +1,10 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfigText, readConfigFile } from '../../src/config/load.js';
 import { resolveConfig } from '../../src/config/resolve.js';
 import { defaultRegistry } from '../../src/components.js';
+import { packageRoot } from '../../src/paths.js';
 
 const resolve = (yaml: string, env: Record<string, string> = {}) => resolveConfig(parseConfigText(yaml, 'x.yaml'), defaultRegistry(), env);
 
@@ -91,5 +94,12 @@ service:
   it('a YAML syntax error is reported with its line', () => {
     const { errors } = resolve('receivers:\n  http_api: {\n');
     expect(errors[0]).toMatchObject({ line: expect.any(Number) });
+  });
+});
+
+describe('config/examples', () => {
+  it.each(readdirSync(join(packageRoot, 'config/examples')).filter((f) => f.endsWith('.yaml')))('%s is valid', (file) => {
+    const { errors } = resolveConfig(readConfigFile(join(packageRoot, 'config/examples', file)), defaultRegistry(), {});
+    expect(errors).toEqual([]);
   });
 });
