@@ -56,15 +56,19 @@ export class HttpHost {
         event.context.startedAt = performance.now();
       },
       onResponse: (response, event) => {
+        const startedAt = event.context.startedAt;
+        if (typeof startedAt !== 'number') return; // refused by h3 before onRequest (malformed URL)
         const route = event.context.matchedRoute?.route ?? 'unmatched';
-        const seconds = (performance.now() - Number(event.context.startedAt)) / 1000;
+        const seconds = (performance.now() - startedAt) / 1000;
         this.options.metrics.httpRequestDuration.observe({ method: event.req.method, route, status: response.status }, seconds);
       },
       // Unmatched routes and anything h3 itself refuses: still the one error body.
       onError: (error, event) => {
         const id = requestIdOf(event);
         const apiError =
-          error.status === 404 ? errors.notFound(`no route for ${event.req.method} ${event.url.pathname}`) : this.toApiError(error.cause ?? error);
+          error.status === 404
+            ? errors.notFound(`no route for ${event.req.method} ${event.url.pathname}`)
+            : this.toApiError(error.cause instanceof Error ? error.cause : error);
         return errorResponse(apiError, id);
       },
     });

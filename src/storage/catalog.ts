@@ -55,6 +55,7 @@ export const PROJECT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 export class Catalog {
   private projects?: Map<string, Project>;
+  private orgs?: Organization[];
   private readonly keyListeners: Array<() => void> = [];
 
   constructor(private readonly db: Database) {}
@@ -73,6 +74,7 @@ export class Catalog {
     await this.db.write(async (c) => {
       await c.run('INSERT INTO organizations VALUES (?, ?, ?, ?)', [organization.id, organization.name, organization.default_project_id, now]);
     });
+    this.orgs = undefined;
     const project = await this.createProject({ id: 'default', name: 'Default project', platform: 'javascript' });
     const live = await this.createKey({ dataset: 'live', name: 'default live key' });
     const test = await this.createKey({ dataset: 'test', name: 'default test key' });
@@ -80,8 +82,11 @@ export class Catalog {
   }
 
   async organizations(): Promise<Organization[]> {
-    const result = await this.db.reader().runAndReadAll('SELECT * FROM organizations ORDER BY created_at, id');
-    return rows<Organization>(result);
+    if (!this.orgs) {
+      const result = await this.db.reader().runAndReadAll('SELECT * FROM organizations ORDER BY created_at, id');
+      this.orgs = rows<Organization>(result);
+    }
+    return this.orgs;
   }
 
   async defaultOrganization(): Promise<Organization> {
