@@ -29,7 +29,19 @@ export class GroupCommit<T> {
         await this.commit(group.flatMap((entry) => entry.items));
         for (const entry of group) entry.resolve();
       } catch (error) {
-        for (const entry of group) entry.reject(error);
+        if (group.length === 1) group[0].reject(error);
+        else await this.oneByOne(group); // one bad batch must not fail the others it shared a commit with
+      }
+    }
+  }
+
+  private async oneByOne(group: typeof this.pending): Promise<void> {
+    for (const entry of group) {
+      try {
+        await this.commit(entry.items);
+        entry.resolve();
+      } catch (error) {
+        entry.reject(error);
       }
     }
   }

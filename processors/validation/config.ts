@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 const limit = (fallback: number) => z.int().min(1).default(fallback);
 
-/** Size caps. Values past a cap are truncated or trimmed, with a note on the event; never rejected. */
+/** Size caps. Values past a cap are truncated or trimmed, with a note on the event; only nesting past max_depth is rejected. */
 export const validationConfigSchema = z
   .object({
     max_message_length: limit(8192),
@@ -15,6 +15,10 @@ export const validationConfigSchema = z
     max_frames: limit(250),
     max_breadcrumbs: limit(100),
     max_fingerprint_parts: limit(50),
+    /** Deepest nesting of objects and arrays accepted (deeper bodies are rejected, not truncated). */
+    max_depth: limit(64),
+    /** A timestamp further than this in the future is set to the time of receipt (clock skew). */
+    max_future_skew_seconds: limit(300),
   })
   .strict();
 

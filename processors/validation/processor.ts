@@ -17,12 +17,20 @@ export class EventValidationProcessor implements Processor {
         continue;
       }
       const releaseInfo = parseRelease(result.event.release);
+      const notes = result.notes;
+      let timestamp = result.event.timestamp;
+      if (Date.parse(timestamp) > item.receivedAt + this.config.max_future_skew_seconds * 1000) {
+        // A clock far ahead would pin the event to the top of every list; Sentry clamps the same way.
+        notes.push({ type: 'future_timestamp', path: 'timestamp', message: `was ${timestamp}, in the future; set to the time of receipt` });
+        timestamp = new Date(item.receivedAt).toISOString();
+      }
       const event: ErrorEvent = {
         ...result.event,
+        timestamp,
         project_id: item.tenant.projectId,
         received_at: new Date(item.receivedAt).toISOString(),
         ...(releaseInfo && { release_info: releaseInfo }),
-        processing_errors: result.notes,
+        processing_errors: notes,
       };
       item.data = event;
     }

@@ -3,6 +3,7 @@ import type { ErrorEventInput, ProcessingError } from '../../src/records/event.j
 import type { ValidationConfig } from './config.js';
 import { describeType } from '../../src/records/json-type.js';
 import { apiErrorMap, toFieldErrors } from './issues.js';
+import { tooDeep } from './depth.js';
 import { normalizeEvent } from './normalize.js';
 import { errorEventInputSchema } from '../../src/records/event-schema.js';
 
@@ -25,6 +26,8 @@ export function validateEvent(raw: unknown, config: ValidationConfig): EventVali
   if (!isJsonObject(raw)) {
     return { ok: false, errors: [{ path: '', message: `expected a JSON object, got ${describeType(raw)}` }] };
   }
+  const deep = tooDeep(raw, config.max_depth);
+  if (deep !== undefined) return { ok: false, errors: [{ path: deep, message: `nested deeper than ${config.max_depth} levels` }] };
   const parsed = errorEventInputSchema.safeParse(raw, { error: apiErrorMap });
   if (!parsed.success) return { ok: false, errors: toFieldErrors(parsed.error.issues) };
   return { ok: true, ...normalizeEvent(parsed.data, raw, config) };

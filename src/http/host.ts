@@ -51,8 +51,7 @@ export class HttpHost {
     this.rateLimiter = new RateLimiter(options.rateLimit.requests_per_second, options.rateLimit.burst);
     this.app = new H3({
       onRequest: (event) => {
-        const incoming = event.req.headers.get('x-request-id');
-        event.context.requestId = incoming && REQUEST_ID.test(incoming) ? incoming : `req_${randomBase62(20)}`;
+        assignRequestId(event);
         event.context.startedAt = performance.now();
       },
       onResponse: (response, event) => {
@@ -64,7 +63,7 @@ export class HttpHost {
       },
       // Unmatched routes and anything h3 itself refuses: still the one error body.
       onError: (error, event) => {
-        const id = requestIdOf(event);
+        const id = assignRequestId(event); // h3 may refuse a request (malformed URL) before onRequest
         const apiError =
           error.status === 404
             ? errors.notFound(`no route for ${event.req.method} ${event.url.pathname}`)
@@ -91,7 +90,7 @@ export class HttpHost {
         this.app.all(doc.path, (event) => errorResponse(errors.methodNotAllowed(this.methodsByPath.get(doc.path) ?? []), requestIdOf(event))),
       );
     }
-    this.app.on(doc.method, doc.path, async (event) => {
+    const handle = async (event: H3Event): Promise<Response> => {
       const requestId = requestIdOf(event);
       try {
         const ctx: RequestContext = {
@@ -110,7 +109,16 @@ export class HttpHost {
       } catch (error) {
         return errorResponse(this.toApiError(error), requestId);
       }
-    });
+    };
+    this.app.on(doc.method, doc.path, handle);
+    if (doc.method === 'GET') {
+      // HEAD wherever GET is (RFC 9110): load balancers probe with it.
+      this.methodsByPath.get(doc.path)?.push('HEAD');
+      this.app.on('HEAD', doc.path, async (event) => {
+        const response = await handle(event);
+        return new Response(null, { status: response.status, headers: response.headers });
+      });
+    }
   }
 
   routes(): readonly RouteDoc[] {
@@ -166,8 +174,17 @@ export class HttpHost {
   }
 }
 
+/** The request's id: a well-formed incoming X-Request-Id, else a new one. */
+function assignRequestId(event: H3Event): string {
+  if (typeof event.context.requestId !== 'string') {
+    const incoming = event.req.headers.get('x-request-id');
+    event.context.requestId = incoming && REQUEST_ID.test(incoming) ? incoming : `req_${randomBase62(20)}`;
+  }
+  return event.context.requestId as string;
+}
+
 export function requestIdOf(event: H3Event): string {
-  return String(event.context.requestId ?? 'unknown');
+  return assignRequestId(event);
 }
 
 export function errorResponse(error: ApiError, requestId: string): Response {

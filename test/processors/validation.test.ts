@@ -202,6 +202,34 @@ describe('validation processor', () => {
   });
 });
 
+describe('validation processor: clock skew and nesting', () => {
+  it('sets a timestamp far in the future to the time of receipt, with a note', async () => {
+    const item = await run({ ...minimal(), timestamp: '2024-05-02T12:00:00Z' });
+    const event = item.data as ErrorEvent;
+    expect(event.timestamp).toBe('2024-05-01T12:00:05.000Z');
+    expect(event.processing_errors).toContainEqual({
+      type: 'future_timestamp',
+      path: 'timestamp',
+      message: 'was 2024-05-02T12:00:00.000Z, in the future; set to the time of receipt',
+    });
+  });
+
+  it('keeps a timestamp a little ahead of the receiver (within max_future_skew_seconds)', async () => {
+    const item = await run({ ...minimal(), timestamp: '2024-05-01T12:04:00Z' });
+    expect((item.data as ErrorEvent).timestamp).toBe('2024-05-01T12:04:00.000Z');
+  });
+
+  it('rejects a body nested deeper than max_depth, naming where', () => {
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 10_000; i++) deep = [deep];
+    const errors = errorsOf({ ...minimal(), contexts: { app: { x: deep } } });
+    expect(errors).toHaveLength(1);
+    expect(errors[0].path).toMatch(/^contexts\.app\.x(\[0\])+$/);
+    expect(errors[0].message).toBe('nested deeper than 64 levels');
+    expect(accepted({ ...minimal(), contexts: { app: { x: [[['fine']]] } } }).event.contexts).toEqual({ app: { x: [[['fine']]] } });
+  });
+});
+
 describe('config', () => {
   it('fills every default from an empty section', () => {
     expect(validationConfigSchema.parse({})).toEqual({
@@ -214,6 +242,8 @@ describe('config', () => {
       max_frames: 250,
       max_breadcrumbs: 100,
       max_fingerprint_parts: 50,
+      max_depth: 64,
+      max_future_skew_seconds: 300,
     });
   });
 
