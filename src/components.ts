@@ -4,8 +4,9 @@ import { duckdbFactory } from '../exporters/duckdb/factory.js';
 import { groupingFactory } from '../processors/grouping/factory.js';
 import { validationFactory } from '../processors/validation/factory.js';
 import { httpApiFactory } from '../receivers/http-api/factory.js';
+import { otlpFactory } from '../receivers/otlp/factory.js';
 import { Registry } from './engine/registry.js';
 
 export function defaultRegistry(): Registry {
-  return new Registry([httpApiFactory, validationFactory, groupingFactory, duckdbFactory]);
+  return new Registry([httpApiFactory, otlpFactory, validationFactory, groupingFactory, duckdbFactory]);
 }

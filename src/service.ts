@@ -1,7 +1,6 @@
 // The running service: opens the database, bootstraps the catalog, builds the pipelines from the
 // configuration, serves HTTP and the local admin socket, and shuts all of it down in order.
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { AdminServer } from './admin/server.js';
 import { Authenticator } from './auth/authenticator.js';
@@ -9,14 +8,12 @@ import type { ResolvedConfig } from './config/resolve.js';
 import { PipelineGraph } from './engine/graph.js';
 import type { Host } from './engine/host.js';
 import { HttpHost, json } from './http/host.js';
-import { packageRoot } from './paths.js';
+import { VERSION } from './version.js';
 import { Catalog, type CreatedKey } from './storage/catalog.js';
 import { Database } from './storage/database.js';
 import { Storage } from './storage/storage.js';
 import { createLogger } from './telemetry/logger.js';
 import { Metrics } from './telemetry/metrics.js';
-
-export const VERSION: string = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
 export interface BootstrapResult {
   organizationId: string;
@@ -27,6 +24,8 @@ export interface BootstrapResult {
 
 export interface StartedService {
   httpPort: number;
+  /** Ports of receivers that listen on their own (e.g. otlp), by receiver id. */
+  listeners: Record<string, number>;
   /** Set on the first start of a fresh data directory: the keys, shown once. */
   bootstrap?: BootstrapResult;
 }
@@ -57,7 +56,7 @@ export class Service {
       rateLimit: settings.limits.rate_limit,
       version: VERSION,
     });
-    const host: Host = { logger, metrics, settings, database, storage: new Storage(database), catalog, auth, http };
+    const host: Host = { logger, metrics, settings, database, storage: new Storage(database), catalog, auth, http, listeners: new Map() };
     return new Service({ ...config, settings }, host);
   }
 
@@ -76,9 +75,10 @@ export class Service {
     this.admin = new AdminServer(host.catalog, host.logger);
     await this.admin.listen(host.settings.data_dir);
     host.http.ready = true;
-    host.logger.info({ port: httpPort, pipelines: this.config.pipelines.map((p) => p.id), data_dir: host.settings.data_dir }, 'faultline started');
+    host.logger.info({ port: httpPort, listeners: Object.fromEntries(host.listeners), pipelines: this.config.pipelines.map((p) => p.id), data_dir: host.settings.data_dir }, 'faultline started');
     return {
       httpPort,
+      listeners: Object.fromEntries(host.listeners),
       bootstrap: bootstrap && {
         organizationId: bootstrap.organization.id,
         projectId: bootstrap.project.id,

@@ -1,24 +1,30 @@
 import type { ComponentSettings, Exporter } from '../../src/engine/component.js';
 import type { Item, Signal } from '../../src/engine/item.js';
 import type { ErrorEvent } from '../../src/records/event.js';
+import type { Span } from '../../src/records/span.js';
 import type { DuckdbConfig } from './config.js';
 import { writeEvents } from './events-writer.js';
 import { GroupCommit } from './group-commit.js';
+import { writeSpans } from './spans-writer.js';
 
 export class DuckdbExporter implements Exporter {
   private readonly events: GroupCommit<Item<ErrorEvent>>;
+  private readonly spans: GroupCommit<Item<Span>>;
 
-  constructor(private readonly settings: ComponentSettings<DuckdbConfig>) {
+  constructor(settings: ComponentSettings<DuckdbConfig>) {
     const db = settings.host.database;
-    this.events = new GroupCommit((items) => db.write((connection) => writeEvents(connection, items)), settings.config.max_batch_items);
+    const max = settings.config.max_batch_items;
+    this.events = new GroupCommit((items) => db.write((connection) => writeEvents(connection, items)), max);
+    this.spans = new GroupCommit((items) => db.write((connection) => writeSpans(connection, items)), max);
   }
 
   export(signal: Signal, items: Item[]): Promise<void> {
-    if (signal !== 'events') throw new Error(`the duckdb exporter does not store ${signal} yet`);
-    return this.events.submit(items as Item<ErrorEvent>[]);
+    if (signal === 'events') return this.events.submit(items as Item<ErrorEvent>[]);
+    if (signal === 'traces') return this.spans.submit(items as Item<Span>[]);
+    return Promise.reject(new Error(`the duckdb exporter does not store ${signal}`));
   }
 
   async shutdown(): Promise<void> {
-    await this.events.flush();
+    await Promise.all([this.events.flush(), this.spans.flush()]);
   }
 }

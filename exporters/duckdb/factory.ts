@@ -5,8 +5,8 @@ import { DuckdbExporter } from './exporter.js';
 export const duckdbFactory: ExporterFactory<DuckdbConfig> = {
   kind: 'exporter',
   type: 'duckdb',
-  signals: ['events'],
-  description: 'Stores events and their issues in the service DuckDB file (Appender, group commit, ack after commit)',
+  signals: ['events', 'traces'],
+  description: 'Stores events (with their issues) and spans in the service DuckDB file (Appender, group commit, ack after commit)',
   configSchema: duckdbConfigSchema,
   create: (settings) => new DuckdbExporter(settings),
 };

@@ -19,6 +19,12 @@ export const validationConfigSchema = z
     max_depth: limit(64),
     /** A timestamp further than this in the future is set to the time of receipt (clock skew). */
     max_future_skew_seconds: limit(300),
+    /** Spans: attributes past this many are dropped (as the OpenTelemetry SDKs do). */
+    max_span_attributes: limit(128),
+    max_span_events: limit(128),
+    max_span_links: limit(128),
+    /** Spans: longer attribute strings (and names) are truncated. */
+    max_attribute_value_length: limit(4096),
   })
   .strict();
 

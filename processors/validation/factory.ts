@@ -1,18 +1,21 @@
 import type { ProcessorFactory } from '../../src/engine/component.js';
 import { validationConfigSchema, type ValidationConfig } from './config.js';
 import { EventValidationProcessor } from './processor.js';
+import { SpanValidationProcessor } from './span/processor.js';
 
 export const validationFactory: ProcessorFactory<ValidationConfig> = {
   kind: 'processor',
   type: 'validation',
-  signals: ['events'],
+  signals: ['events', 'traces'],
   description: 'Checks ingested records against the API schema, normalizes them and applies size caps.',
   configSchema: validationConfigSchema,
   create(settings) {
-    // One validator per signal; spans get their own beside the event one.
+    // One validator per signal.
     switch (settings.signal) {
       case 'events':
         return new EventValidationProcessor(settings.config);
+      case 'traces':
+        return new SpanValidationProcessor(settings.config);
       default:
         throw new Error(`validation: signal ${settings.signal} is not supported`);
     }

@@ -5,8 +5,8 @@ import { HttpApiReceiver } from './receiver.js';
 export const httpApiFactory: ReceiverFactory<HttpApiConfig> = {
   kind: 'receiver',
   type: 'http_api',
-  signals: ['events'],
-  description: 'The /v1 HTTP API: event ingest plus the read endpoints (events, issues, projects)',
+  signals: ['events', 'traces'],
+  description: 'The /v1 HTTP API: event and span ingest plus the read endpoints (events, traces, issues, projects)',
   configSchema: httpApiConfigSchema,
   create: (settings) => new HttpApiReceiver(settings),
 };

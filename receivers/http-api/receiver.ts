@@ -5,6 +5,7 @@ import type { HttpApiConfig } from './config.js';
 import { eventRoutes } from './routes/events.js';
 import { issueRoutes } from './routes/issues.js';
 import { projectRoutes } from './routes/projects.js';
+import { traceRoutes } from './routes/traces.js';
 
 export class HttpApiReceiver implements Receiver {
   constructor(private readonly settings: ReceiverSettings<HttpApiConfig>) {}
@@ -18,6 +19,7 @@ export class HttpApiReceiver implements Receiver {
         consumer: consumers.events,
         maxBodyBytes: config.max_event_bytes ?? host.settings.limits.event_body_bytes,
       }),
+      ...traceRoutes({ host, receiverId: id.text, consumers }),
       ...issueRoutes(host),
       ...projectRoutes(host),
     ];

@@ -1,6 +1,6 @@
 // `faultline`: start, validate, keys, projects.
 import { Command, Option } from 'commander';
-import { VERSION } from '../service.js';
+import { VERSION } from '../version.js';
 import { keysCommand, projectsCommand } from './admin-commands.js';
 import { startCommand } from './start.js';
 import { validateCommand } from './validate.js';

@@ -26,6 +26,7 @@ export async function startCommand(options: { config?: string }): Promise<void> 
   const started = await service.start().catch(fail);
   const { settings } = service.host;
   const lines = [`Faultline ${settings.app_url} (HTTP on ${settings.http.host}:${started.httpPort}, data in ${settings.data_dir})`];
+  for (const [receiver, port] of Object.entries(started.listeners)) lines.push(`  ${receiver} listening on port ${port}`);
   if (started.bootstrap) {
     const { bootstrap } = started;
     lines.push(

@@ -35,6 +35,8 @@ const schema = {
   },
   limits: {
     event_body_bytes: { doc: 'Largest event body, after decompression', format: 'nat', default: 1 * MiB },
+    span_batch_bytes: { doc: 'Largest span batch (/v1/traces, OTLP), after decompression', format: 'nat', default: 10 * MiB },
+    spans_per_request: { doc: 'Most spans in one request', format: 'nat', default: 10_000 },
     rate_limit: {
       requests_per_second: { doc: 'Requests per second per API key; 0 turns rate limiting off', format: 'nat', default: 0 },
       burst: { doc: 'Requests a key may send at once above the steady rate', format: 'nat', default: 0 },
@@ -56,7 +58,7 @@ export type ServiceSettings = {
   http: { host: string; port: number };
   otlp: { host: string; port: number };
   auth: { bootstrap: boolean };
-  limits: { event_body_bytes: number; rate_limit: { requests_per_second: number; burst: number } };
+  limits: { event_body_bytes: number; span_batch_bytes: number; spans_per_request: number; rate_limit: { requests_per_second: number; burst: number } };
   retention: { events_days: number; traces_days: number; replays_days: number };
   shutdown_timeout_ms: number;
   pipelines: Record<string, unknown>;

@@ -22,4 +22,6 @@ export interface Host {
   auth: Authenticator;
   /** The service's HTTP server, on which receivers mount routes. */
   http: HttpHost;
+  /** Ports that receivers with listeners of their own bound, by receiver id (for logs and tests). */
+  listeners: Map<string, number>;
 }

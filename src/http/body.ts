@@ -41,12 +41,12 @@ export async function readBody(event: H3Event, limit: number): Promise<Buffer> {
   }
 }
 
-export async function readJson(event: H3Event, limit: number): Promise<unknown> {
+export async function readJson(event: H3Event, limit: number, parse: (text: string) => unknown = JSON.parse): Promise<unknown> {
   requireJsonContentType(event);
   const body = await readBody(event, limit);
   if (body.length === 0) throw errors.invalidJson('the body is empty; send a JSON document');
   try {
-    return JSON.parse(body.toString('utf8'));
+    return parse(body.toString('utf8'));
   } catch (error) {
     throw errors.invalidJson(`the body is not valid JSON: ${(error as Error).message}`);
   }

@@ -31,6 +31,8 @@ export interface HttpHostOptions {
   auth: Authenticator;
   metrics: Metrics;
   logger: Logger;
+  /** A limiter to share with another host (the same key's budget across ports). */
+  rateLimiter?: RateLimiter;
   rateLimit: { requests_per_second: number; burst: number };
   version: string;
 }
@@ -41,14 +43,15 @@ export class HttpHost {
   private readonly app: H3;
   private readonly docs: RouteDoc[] = [];
   private readonly methodsByPath = new Map<string, string[]>();
-  private readonly rateLimiter: RateLimiter;
+  /** Per-key rate limiting, shared with receivers that serve on their own port. */
+  readonly rateLimiter: RateLimiter;
   private server?: Server;
   private boundPort?: number;
   /** False until the service has started and again once it begins to shut down. */
   ready = false;
 
   constructor(private readonly options: HttpHostOptions) {
-    this.rateLimiter = new RateLimiter(options.rateLimit.requests_per_second, options.rateLimit.burst);
+    this.rateLimiter = options.rateLimiter ?? new RateLimiter(options.rateLimit.requests_per_second, options.rateLimit.burst);
     this.app = new H3({
       onRequest: (event) => {
         assignRequestId(event);

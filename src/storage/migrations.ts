@@ -79,6 +79,32 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'spans',
+    // No primary key: the trace_id index serves both reading one trace (an index scan instead of a
+    // full scan, however many spans there are) and the duplicate check on ingest, which runs in
+    // the single writer; a four-column unique index would cost memory and insert time for nothing.
+    sql: `
+      CREATE TABLE spans (
+        dataset VARCHAR NOT NULL,
+        project_id VARCHAR NOT NULL,
+        trace_id VARCHAR NOT NULL,
+        span_id VARCHAR NOT NULL,
+        parent_span_id VARCHAR NOT NULL,
+        name VARCHAR NOT NULL,
+        service_name VARCHAR NOT NULL,
+        start_ns BIGINT NOT NULL,
+        end_ns BIGINT NOT NULL,
+        status VARCHAR NOT NULL,
+        kind VARCHAR NOT NULL,
+        received_at TIMESTAMP NOT NULL,
+        doc VARCHAR NOT NULL
+      );
+      CREATE INDEX spans_trace_id ON spans (trace_id);
+      CREATE INDEX events_trace_id ON events (trace_id);
+    `,
+  },
 ];
 
 export async function migrate(connection: DuckDBConnection): Promise<void> {

@@ -3,13 +3,16 @@
 import type { Database } from './database.js';
 import { EventStore } from './events.js';
 import { IssueStore } from './issues.js';
+import { TraceStore } from './traces.js';
 
 export class Storage {
   readonly events: EventStore;
   readonly issues: IssueStore;
+  readonly traces: TraceStore;
 
   constructor(db: Database) {
     this.events = new EventStore(db);
     this.issues = new IssueStore(db);
+    this.traces = new TraceStore(db);
   }
 }

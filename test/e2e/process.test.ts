@@ -139,8 +139,9 @@ describe('faultline validate', () => {
   it('exits 0 with a summary of the pipelines for a valid file', async () => {
     const result = await runCli(['validate'], process.env);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/valid, 1 pipeline/);
-    expect(result.stdout).toMatch(/events: http_api -> validation -> grouping -> duckdb/);
+    expect(result.stdout).toMatch(/valid, 2 pipeline/);
+    expect(result.stdout).toMatch(/events: http_api, otlp -> validation -> grouping -> duckdb/);
+    expect(result.stdout).toMatch(/traces: http_api, otlp -> validation -> duckdb/);
   });
 
   it('exits 1 and prints every error with its YAML path', async () => {

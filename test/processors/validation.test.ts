@@ -187,18 +187,18 @@ describe('validation processor', () => {
     expect(items.map((item) => item.outcome?.kind)).toEqual([undefined, 'rejected', undefined]);
   });
 
-  it('handles the events signal only, for now', () => {
+  it('handles events and traces, and no other signal', () => {
     expect(validationFactory.type).toBe('validation');
-    expect(validationFactory.signals).toEqual(['events']);
+    expect(validationFactory.signals).toEqual(['events', 'traces']);
     expect(() =>
       validationFactory.create({
         id: { type: 'validation', text: 'validation' },
         config: defaults,
         host: undefined as never,
-        signal: 'traces',
-        pipeline: 'traces',
+        signal: 'replays',
+        pipeline: 'replays',
       }),
-    ).toThrow(/traces/);
+    ).toThrow(/replays/);
   });
 });
 
@@ -244,6 +244,10 @@ describe('config', () => {
       max_fingerprint_parts: 50,
       max_depth: 64,
       max_future_skew_seconds: 300,
+      max_span_attributes: 128,
+      max_span_events: 128,
+      max_span_links: 128,
+      max_attribute_value_length: 4096,
     });
   });
 

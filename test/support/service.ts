@@ -11,6 +11,8 @@ import { Service } from '../../src/service.js';
 export interface TestService {
   service: Service;
   baseUrl: string;
+  /** The OTLP/HTTP receiver's base URL, when the config runs one. */
+  otlpUrl?: string;
   dataDir: string;
   liveKey: string;
   testKey: string;
@@ -40,9 +42,11 @@ export async function startService(options: { yaml?: string; env?: Record<string
   if (!started.bootstrap) throw new Error('expected a fresh data directory');
   const baseUrl = `http://127.0.0.1:${started.httpPort}`;
   const liveKey = started.bootstrap.live.secret;
+  const otlpPort = started.listeners.otlp;
   return {
     service,
     baseUrl,
+    otlpUrl: otlpPort === undefined ? undefined : `http://127.0.0.1:${otlpPort}`,
     dataDir,
     liveKey,
     testKey: started.bootstrap.test.secret,

@@ -10,7 +10,7 @@ import { InvalidCursorError } from '../../../src/storage/cursor.js';
 import { errorEventJsonSchema } from '../../../src/records/event-schema.js';
 import { LIST_QUERY_DOCS, optional, parseEnum, parseLimit, parseTime } from '../params.js';
 import { parseQuery } from '../query-syntax.js';
-import { reachableProjects, resolveProject, tenantOf } from '../scope.js';
+import { reachableProjects, resolveProject, tenantOf } from '../../../src/auth/scope.js';
 
 export interface EventRoutesOptions {
   host: Host;

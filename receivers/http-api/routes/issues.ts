@@ -7,7 +7,7 @@ import { json, principalOf, type RequestContext, type RouteDefinition } from '..
 import { InvalidCursorError } from '../../../src/storage/cursor.js';
 import { SETTABLE_STATUSES, type Issue, type IssueStatus } from '../../../src/storage/issues.js';
 import { LIST_QUERY_DOCS, optional, parseEnum, parseLimit } from '../params.js';
-import { reachableProjects, resolveProject } from '../scope.js';
+import { reachableProjects, resolveProject } from '../../../src/auth/scope.js';
 
 const ALL_STATUSES: readonly IssueStatus[] = ['unresolved', 'resolved', 'ignored', 'regressed'];
 

@@ -5,7 +5,7 @@ import { json, principalOf, type RouteDefinition } from '../../../src/http/host.
 import type { ApiKey, Project } from '../../../src/storage/catalog.js';
 import { decodeCursor, encodeCursor, InvalidCursorError } from '../../../src/storage/cursor.js';
 import { LIST_QUERY_DOCS, optional, parseLimit } from '../params.js';
-import { reachableProjects } from '../scope.js';
+import { reachableProjects } from '../../../src/auth/scope.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 

@@ -2,10 +2,10 @@
 // one project (naming another is 403); organization keys reach every project of their
 // organization and default to its default project. A project outside the key's organization is
 // 404, never 403, so ids of other tenants do not leak.
-import type { Principal } from '../../src/auth/authenticator.js';
-import type { Tenant } from '../../src/engine/item.js';
-import { errors } from '../../src/http/errors.js';
-import type { Catalog, Project } from '../../src/storage/catalog.js';
+import type { Principal } from './authenticator.js';
+import type { Tenant } from '../engine/item.js';
+import { errors } from '../http/errors.js';
+import type { Catalog, Project } from '../storage/catalog.js';
 
 export async function resolveProject(catalog: Catalog, principal: Principal, requested: string | undefined): Promise<Project> {
   if (principal.projectId) {

@@ -1,0 +1,54 @@
+// Writes one group of spans in the current transaction, skipping (trace_id, span_id) pairs already
+// stored for the same dataset and project, so a re-sent batch stores nothing twice.
+import { timestampValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import type { Item } from '../../src/engine/item.js';
+import { toSpanDocument } from '../../src/records/span-document.js';
+import type { Span } from '../../src/records/span.js';
+
+export async function writeSpans(connection: DuckDBConnection, items: Item<Span>[]): Promise<void> {
+  const fresh = await skipStored(connection, items);
+  if (fresh.length === 0) return;
+  const appender = await connection.createAppender('spans');
+  try {
+    for (const { data: span, tenant } of fresh) {
+      appender.appendVarchar(tenant.dataset);
+      appender.appendVarchar(tenant.projectId);
+      appender.appendVarchar(span.trace_id);
+      appender.appendVarchar(span.span_id);
+      appender.appendVarchar(span.parent_span_id);
+      appender.appendVarchar(span.name);
+      appender.appendVarchar(span.service_name);
+      appender.appendBigInt(span.start_time_unix_nano);
+      appender.appendBigInt(span.end_time_unix_nano);
+      appender.appendVarchar(span.status);
+      appender.appendVarchar(span.kind);
+      appender.appendTimestamp(timestampValue(BigInt(Date.parse(span.received_at)) * 1000n));
+      appender.appendVarchar(JSON.stringify(toSpanDocument(span)));
+      appender.endRow();
+    }
+    appender.flushSync();
+  } finally {
+    appender.closeSync();
+  }
+}
+
+async function skipStored(connection: DuckDBConnection, items: Item<Span>[]): Promise<Item<Span>[]> {
+  const key = (dataset: string, project: string, trace: string, span: string) => `${dataset}\0${project}\0${trace}\0${span}`;
+  const traces = [...new Set(items.map((item) => item.data.trace_id))];
+  const params: Record<string, DuckDBValue> = {};
+  const placeholders = traces.map((trace, i) => {
+    params[`t${i}`] = trace;
+    return `$t${i}`;
+  });
+  const result = await connection.runAndReadAll(
+    `SELECT dataset, project_id, trace_id, span_id FROM spans WHERE trace_id IN (${placeholders.join(', ')})`,
+    params,
+  );
+  const seen = new Set(result.getRows().map(([d, p, t, s]) => key(String(d), String(p), String(t), String(s))));
+  return items.filter(({ data, tenant }) => {
+    const k = key(tenant.dataset, tenant.projectId, data.trace_id, data.span_id);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}

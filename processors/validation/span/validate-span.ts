@@ -1,0 +1,202 @@
+// Checks one span of /v1/traces or OTLP and turns it into the Span record. Hand-written rather
+// than a schema library: it runs once per span at up to ~100k spans/s and needs bigint times.
+import type { FieldError } from '../../../src/engine/item.js';
+import { describeType } from '../../../src/records/json-type.js';
+import {
+  SPAN_KINDS,
+  SPAN_STATUSES,
+  type AttributeValue,
+  type Attributes,
+  type InstrumentationScope,
+  type Span,
+  type SpanEvent,
+  type SpanKind,
+  type SpanLink,
+  type SpanStatus,
+} from '../../../src/records/span.js';
+import { toNanos } from './times.js';
+
+export interface SpanLimits {
+  max_span_attributes: number;
+  max_span_events: number;
+  max_span_links: number;
+  max_attribute_value_length: number;
+}
+
+export type SpanValidation = { ok: true; span: Omit<Span, 'project_id' | 'received_at'> } | { ok: false; errors: FieldError[] };
+
+const ID = /^[0-9A-Za-z_-]{1,64}$/;
+const HEX = /^[0-9a-fA-F]+$/;
+
+export function validateSpan(raw: unknown, limits: SpanLimits): SpanValidation {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return { ok: false, errors: [{ path: '', message: `expected a span object, got ${describeType(raw)}` }] };
+  const input = raw as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  const fail = (path: string, message: string) => errors.push({ path, message });
+
+  const id = (key: string, required: boolean): string => {
+    const value = input[key];
+    if (value === undefined || value === null || value === '') {
+      if (required) fail(key, 'is required');
+      return '';
+    }
+    if (typeof value !== 'string') return fail(key, `expected a string, got ${describeType(value)}`), '';
+    if (!ID.test(value)) return fail(key, 'must be 1-64 characters of [0-9A-Za-z_-]'), '';
+    return HEX.test(value) ? value.toLowerCase() : value;
+  };
+  const text = (key: string, required: boolean, max = limits.max_attribute_value_length): string | undefined => {
+    const value = input[key];
+    if (value === undefined || value === null) {
+      if (required) fail(key, 'is required');
+      return undefined;
+    }
+    if (typeof value !== 'string') return fail(key, `expected a string, got ${describeType(value)}`), undefined;
+    if (required && value === '') return fail(key, 'must not be empty'), undefined;
+    return value.length > max ? value.slice(0, max) : value;
+  };
+  const time = (key: string): bigint | undefined => {
+    if (input[key] === undefined || input[key] === null) return fail(key, 'is required'), undefined;
+    const nanos = toNanos(input[key]);
+    return typeof nanos === 'string' ? (fail(key, nanos), undefined) : nanos;
+  };
+  const oneOf = <T extends string>(key: string, allowed: readonly T[], fallback: T): T => {
+    const value = input[key];
+    if (value === undefined || value === null || value === '') return fallback;
+    if (typeof value === 'string' && (allowed as readonly string[]).includes(value.toLowerCase())) return value.toLowerCase() as T;
+    fail(key, `expected one of ${allowed.join(', ')}, got ${typeof value === 'string' ? JSON.stringify(value) : describeType(value)}`);
+    return fallback;
+  };
+
+  const trace_id = id('trace_id', true);
+  const span_id = id('span_id', true);
+  const parent_span_id = id('parent_span_id', false);
+  const name = text('name', true);
+  const start = time('start_time');
+  const end = time('end_time');
+  if (start !== undefined && end !== undefined && end < start) fail('end_time', 'must not be before start_time');
+  const status: SpanStatus = oneOf('status', SPAN_STATUSES, 'unset');
+  const kind: SpanKind = oneOf('kind', SPAN_KINDS, 'unspecified');
+  const status_message = text('status_message', false);
+  const trace_state = text('trace_state', false);
+  const attributes = attributesAt(input.attributes, 'attributes', limits, fail);
+  const resource_attributes = attributesAt(input.resource_attributes, 'resource_attributes', limits, fail);
+  const serviceFromResource = typeof resource_attributes['service.name'] === 'string' ? resource_attributes['service.name'] : undefined;
+  const service_name = text('service_name', false) || serviceFromResource || 'unknown_service';
+  const scope = scopeAt(input.scope, limits, fail);
+  const events = listAt(input.events, 'events', limits.max_span_events, fail, (value, path) => eventAt(value, path, limits, fail));
+  const links = listAt(input.links, 'links', limits.max_span_links, fail, (value, path) => linkAt(value, path, limits, fail));
+
+  if (errors.length || name === undefined || start === undefined || end === undefined) return { ok: false, errors };
+  return {
+    ok: true,
+    span: {
+      trace_id,
+      span_id,
+      parent_span_id,
+      name,
+      service_name,
+      start_time_unix_nano: start,
+      end_time_unix_nano: end,
+      status,
+      ...(status_message ? { status_message } : {}),
+      kind,
+      ...(trace_state ? { trace_state } : {}),
+      attributes,
+      resource_attributes,
+      ...(scope ? { scope } : {}),
+      events,
+      links,
+    },
+  };
+}
+
+type Fail = (path: string, message: string) => void;
+
+function attributesAt(value: unknown, path: string, limits: SpanLimits, fail: Fail): Attributes {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) return fail(path, `expected an object, got ${describeType(value)}`), {};
+  const out: Attributes = {};
+  let count = 0;
+  for (const [key, item] of Object.entries(value)) {
+    if (++count > limits.max_span_attributes) break; // like the SDKs: extra attributes are dropped
+    const checked = attributeValue(item, `${path}.${key}`, limits, fail, 0);
+    if (checked !== undefined) out[key] = checked;
+  }
+  return out;
+}
+
+function attributeValue(value: unknown, path: string, limits: SpanLimits, fail: Fail, depth: number): AttributeValue | undefined {
+  if (value === null || typeof value === 'boolean') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : (fail(path, 'must be a finite number'), undefined);
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  if (typeof value === 'string') return value.length > limits.max_attribute_value_length ? value.slice(0, limits.max_attribute_value_length) : value;
+  if (Array.isArray(value)) {
+    const out: AttributeValue[] = [];
+    for (const [i, item] of value.entries()) {
+      if (typeof item === 'object' && item !== null) return fail(`${path}[${i}]`, 'array items must be strings, numbers or booleans'), undefined;
+      const checked = attributeValue(item, `${path}[${i}]`, limits, fail, depth + 1);
+      if (checked !== undefined) out.push(checked);
+    }
+    return out;
+  }
+  if (typeof value === 'object' && depth < 8) {
+    // OTLP kvlist values: nested maps of the same kinds of values.
+    const out: Record<string, AttributeValue> = {};
+    for (const [key, item] of Object.entries(value)) {
+      const checked = attributeValue(item, `${path}.${key}`, limits, fail, depth + 1);
+      if (checked !== undefined) out[key] = checked;
+    }
+    return out;
+  }
+  fail(path, `expected a string, number, boolean or an array of those, got ${describeType(value)}`);
+  return undefined;
+}
+
+function listAt<T>(value: unknown, path: string, max: number, fail: Fail, item: (value: unknown, path: string) => T | undefined): T[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) return fail(path, `expected an array, got ${describeType(value)}`), [];
+  const out: T[] = [];
+  for (const [i, entry] of value.slice(0, max).entries()) {
+    const checked = item(entry, `${path}[${i}]`);
+    if (checked !== undefined) out.push(checked);
+  }
+  return out;
+}
+
+function eventAt(value: unknown, path: string, limits: SpanLimits, fail: Fail): SpanEvent | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail(path, `expected an object, got ${describeType(value)}`), undefined;
+  const event = value as Record<string, unknown>;
+  if (typeof event.name !== 'string') return fail(`${path}.name`, 'is required'), undefined;
+  const time = toNanos(event.time ?? event.time_unix_nano);
+  if (typeof time === 'string') return fail(`${path}.time`, time), undefined;
+  return { name: event.name, time_unix_nano: time, attributes: attributesAt(event.attributes, `${path}.attributes`, limits, fail) };
+}
+
+function linkAt(value: unknown, path: string, limits: SpanLimits, fail: Fail): SpanLink | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail(path, `expected an object, got ${describeType(value)}`), undefined;
+  const link = value as Record<string, unknown>;
+  const ids: Record<'trace_id' | 'span_id', string> = { trace_id: '', span_id: '' };
+  for (const key of ['trace_id', 'span_id'] as const) {
+    const id = link[key];
+    if (typeof id !== 'string' || !ID.test(id)) return fail(`${path}.${key}`, 'must be 1-64 characters of [0-9A-Za-z_-]'), undefined;
+    ids[key] = HEX.test(id) ? id.toLowerCase() : id;
+  }
+  return {
+    ...ids,
+    ...(typeof link.trace_state === 'string' && link.trace_state ? { trace_state: link.trace_state } : {}),
+    attributes: attributesAt(link.attributes, `${path}.attributes`, limits, fail),
+  };
+}
+
+function scopeAt(value: unknown, limits: SpanLimits, fail: Fail): InstrumentationScope | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) return fail('scope', `expected an object, got ${describeType(value)}`), undefined;
+  const scope = value as Record<string, unknown>;
+  if (typeof scope.name !== 'string') return fail('scope.name', 'is required'), undefined;
+  return {
+    name: scope.name,
+    ...(typeof scope.version === 'string' && scope.version ? { version: scope.version } : {}),
+    ...(scope.attributes ? { attributes: attributesAt(scope.attributes, 'scope.attributes', limits, fail) } : {}),
+  };
+}

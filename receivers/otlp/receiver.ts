@@ -1,0 +1,160 @@
+// OTLP/HTTP on its own port (4318 by default): POST /v1/traces in protobuf or JSON, optionally
+// gzip. Answers in the request's encoding, as the OTLP specification asks: an
+// ExportTraceServiceResponse (with partial_success when spans were rejected) or a google.rpc.Status
+// with the retryable codes (429, 503 + Retry-After) that make stock exporters back off and retry.
+import type { Receiver, ReceiverSettings } from '../../src/engine/component.js';
+import { OverloadedError, ShuttingDownError } from '../../src/engine/errors.js';
+import type { Tenant } from '../../src/engine/item.js';
+import { readBody } from '../../src/http/body.js';
+import { ApiError } from '../../src/http/errors.js';
+import { HttpHost, type RequestContext } from '../../src/http/host.js';
+import { ingestSpans, type SpanBatchResult } from '../../src/ingest/spans.js';
+import { VERSION } from '../../src/version.js';
+import type { SpanInput } from '../../src/records/span.js';
+import { resolveProject, tenantOf } from '../../src/auth/scope.js';
+import type { OtlpConfig } from './config.js';
+import { decodeTraceRequestJson, encodeStatusJson, encodeTraceResponseJson } from './decode/json.js';
+import { decodeTraceRequestProtobuf, encodeStatusProtobuf, encodeTraceResponseProtobuf } from './decode/protobuf.js';
+import { OtlpDecodeError } from './decode/errors.js';
+
+type Encoding = 'protobuf' | 'json';
+
+/** google.rpc.Code values used in Status bodies. */
+const RPC = { INVALID_ARGUMENT: 3, PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, UNAVAILABLE: 14, UNAUTHENTICATED: 16, INTERNAL: 13, UNIMPLEMENTED: 12 };
+
+class OtlpFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly rpcCode: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+    /** Not one of the refusals the receiver means to give: worth a log line. */
+    readonly unexpected = false,
+  ) {
+    super(message);
+  }
+}
+
+export class OtlpReceiver implements Receiver {
+  private server?: HttpHost;
+
+  constructor(private readonly settings: ReceiverSettings<OtlpConfig>) {}
+
+  async start(): Promise<void> {
+    const { host, config, id } = this.settings;
+    const server = new HttpHost({
+      host: config.host ?? host.settings.otlp.host,
+      port: config.port ?? host.settings.otlp.port,
+      auth: host.auth,
+      metrics: host.metrics,
+      logger: host.logger,
+      rateLimiter: host.http.rateLimiter,
+      rateLimit: host.settings.limits.rate_limit,
+      version: VERSION,
+    });
+    server.route({
+      method: 'POST',
+      path: '/v1/traces',
+      summary: 'OTLP/HTTP trace export',
+      tag: 'otlp',
+      auth: false, // answered in OTLP's own encoding below
+      responses: { 200: 'ExportTraceServiceResponse' },
+      handler: (ctx) => this.export(ctx),
+    });
+    const port = await server.listen();
+    server.ready = true;
+    host.listeners.set(id.text, port);
+    this.server = server;
+  }
+
+  async shutdown(): Promise<void> {
+    await this.server?.close();
+  }
+
+  private async export(ctx: RequestContext): Promise<Response> {
+    const encoding = encodingOf(ctx.event.req.headers.get('content-type'));
+    const { host, id } = this.settings;
+    const refused = (reason: string, count = 1) => host.metrics.receiverRefused.inc({ receiver: id.text, signal: 'traces', reason }, count);
+    try {
+      if (!encoding) throw new OtlpFailure(415, RPC.INVALID_ARGUMENT, 'unsupported content type; send application/x-protobuf or application/json');
+      const principal = await host.auth.authenticate(ctx.event.req.headers.get('authorization'));
+      if (!principal) throw new OtlpFailure(401, RPC.UNAUTHENTICATED, 'a valid API key is required: Authorization: Bearer <key>', { 'www-authenticate': 'Bearer realm="faultline"' });
+      const wait = host.http.rateLimiter.take(principal.keyId);
+      if (wait > 0) throw new OtlpFailure(429, RPC.RESOURCE_EXHAUSTED, 'too many requests for this API key', { 'retry-after': String(wait) });
+
+      const body = await readBody(ctx.event, host.settings.limits.span_batch_bytes);
+      const request = encoding === 'protobuf' ? decodeTraceRequestProtobuf(body) : decodeTraceRequestJson(body.toString('utf8'));
+      const total = request.resourceSpans.reduce((sum, r) => sum + r.spans.length, 0);
+      const maxSpans = host.settings.limits.spans_per_request;
+      if (total > maxSpans) throw new OtlpFailure(413, RPC.INVALID_ARGUMENT, `at most ${maxSpans} spans per request, got ${total}`);
+
+      // Route each resource's spans: a project key sends to its project; an organization key names
+      // the project in the x-faultline-project header or the resource attribute faultline.project.
+      const header = ctx.event.req.headers.get('x-faultline-project') ?? undefined;
+      const groups = new Map<string, { tenant: Tenant; spans: SpanInput[] }>();
+      for (const resource of request.resourceSpans) {
+        const attribute = resource.resource['faultline.project'];
+        const requested = header ?? (typeof attribute === 'string' ? attribute : undefined);
+        const project = await resolveProject(host.catalog, principal, requested);
+        const group = groups.get(project.id) ?? { tenant: tenantOf(principal, project), spans: [] };
+        for (const span of resource.spans) group.spans.push(span);
+        groups.set(project.id, group);
+      }
+      const result: SpanBatchResult = { accepted: 0, rejected: 0, errors: [] };
+      for (const { tenant, spans } of groups.values()) {
+        const part = await ingestSpans(this.settings.consumers, tenant, spans);
+        result.accepted += part.accepted;
+        result.rejected += part.rejected;
+        result.errors.push(...part.errors);
+      }
+      host.metrics.receiverAccepted.inc({ receiver: id.text, signal: 'traces' }, result.accepted);
+      if (result.rejected) refused('invalid', result.rejected);
+      const partial = result.rejected ? { rejected: result.rejected, message: summarize(result) } : undefined;
+      return respond(ctx, 200, encoding, encoding === 'protobuf' ? encodeTraceResponseProtobuf(partial) : encodeTraceResponseJson(partial));
+    } catch (error) {
+      const failure = toFailure(error);
+      if (failure.unexpected) host.logger.error({ err: error }, 'otlp export failed');
+      refused(failure.status === 503 ? 'overloaded' : failure.status === 413 ? 'too_large' : failure.status === 401 ? 'unauthorized' : 'invalid');
+      const enc = encoding ?? 'json';
+      const status = enc === 'protobuf' ? encodeStatusProtobuf(failure.rpcCode, failure.message) : encodeStatusJson(failure.rpcCode, failure.message);
+      return respond(ctx, failure.status, enc, status, failure.headers);
+    }
+  }
+}
+
+function encodingOf(contentType: string | null): Encoding | undefined {
+  const essence = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  if (essence === 'application/x-protobuf' || essence === 'application/protobuf') return 'protobuf';
+  if (essence === 'application/json') return 'json';
+  return undefined;
+}
+
+function respond(ctx: RequestContext, status: number, encoding: Encoding, body: Uint8Array | string, headers: Record<string, string> = {}): Response {
+  return new Response(body, {
+    status,
+    headers: {
+      'content-type': encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json',
+      'x-request-id': ctx.requestId,
+      ...headers,
+    },
+  });
+}
+
+function summarize(result: SpanBatchResult): string {
+  const shown = result.errors.slice(0, 5).map((e) => `span ${e.index}: ${e.path || 'span'} ${e.message}`);
+  const more = result.errors.length > shown.length ? `; and ${result.errors.length - shown.length} more` : '';
+  return `${result.rejected} span(s) rejected: ${shown.join('; ')}${more}`;
+}
+
+function toFailure(error: unknown): OtlpFailure {
+  if (error instanceof OtlpFailure) return error;
+  if (error instanceof OtlpDecodeError) return new OtlpFailure(400, RPC.INVALID_ARGUMENT, error.message);
+  if (error instanceof OverloadedError)
+    return new OtlpFailure(503, RPC.UNAVAILABLE, 'over the in-flight budget; retry later', { 'retry-after': String(error.retryAfterSeconds) });
+  if (error instanceof ShuttingDownError) return new OtlpFailure(503, RPC.UNAVAILABLE, error.message, { 'retry-after': '1' });
+  if (error instanceof ApiError) {
+    const code = error.status === 403 ? RPC.PERMISSION_DENIED : error.status === 503 ? RPC.UNAVAILABLE : RPC.INVALID_ARGUMENT;
+    return new OtlpFailure(error.status, code, error.message, error.headers);
+  }
+  return new OtlpFailure(503, RPC.UNAVAILABLE, 'storage is unavailable; nothing was acknowledged, retry later', { 'retry-after': '5' }, true);
+}
