@@ -42,7 +42,13 @@ export class Service {
   ) {}
 
   static async open(config: ResolvedConfig, logger: Logger = createLogger(config.settings.log_level)): Promise<Service> {
-    const settings = { ...config.settings, data_dir: resolve(config.settings.data_dir), app_url: config.settings.app_url.replace(/\/+$/, '') };
+    const dataDir = resolve(config.settings.data_dir);
+    const settings = {
+      ...config.settings,
+      data_dir: dataDir,
+      lake: { path: resolve(dataDir, config.settings.lake.path || 'lake') },
+      app_url: config.settings.app_url.replace(/\/+$/, ''),
+    };
     const metrics = new Metrics();
     const database = await Database.open(settings.data_dir);
     const catalog = new Catalog(database);

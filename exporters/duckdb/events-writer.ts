@@ -1,9 +1,9 @@
 // Writes one group of events in the current transaction: skips ids already stored (idempotent
 // ingest), appends the new rows with the Appender, and folds them into their issues' rows.
-import { timestampValue, type DuckDBAppender, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { Item } from '../../src/engine/item.js';
 import type { ErrorEvent } from '../../src/records/event.js';
-import { toEventDocument } from '../../src/records/event-document.js';
+import { appendEventColumns, isoMicros } from '../../src/storage/appenders.js';
 
 interface IssueDelta {
   id: string;
@@ -25,7 +25,10 @@ export async function writeEvents(connection: DuckDBConnection, items: Item<Erro
   if (fresh.length === 0) return;
   const appender = await connection.createAppender('events');
   try {
-    for (const item of fresh) appendEvent(appender, item);
+    for (const item of fresh) {
+      appendEventColumns(appender, item);
+      appender.endRow();
+    }
     appender.flushSync();
   } finally {
     appender.closeSync();
@@ -63,35 +66,11 @@ async function skipStored(connection: DuckDBConnection, items: Item<ErrorEvent>[
   return fresh;
 }
 
-function appendEvent(appender: DuckDBAppender, item: Item<ErrorEvent>): void {
-  const event = item.data;
-  const text = (value: string | undefined) => (value === undefined ? appender.appendNull() : appender.appendVarchar(value));
-  appender.appendVarchar(item.tenant.dataset);
-  appender.appendVarchar(item.tenant.projectId);
-  appender.appendVarchar(event.id);
-  appender.appendTimestamp(timestampValue(micros(event.timestamp)));
-  appender.appendTimestamp(timestampValue(micros(event.received_at)));
-  appender.appendVarchar(requireIssue(event));
-  appender.appendVarchar(event.environment);
-  appender.appendVarchar(event.release);
-  appender.appendVarchar(event.level);
-  appender.appendVarchar(event.exception.type);
-  appender.appendVarchar(event.exception.value);
-  text(event.message);
-  text(event.user?.id);
-  text(event.user?.email);
-  text(event.trace_id);
-  text(event.replay_id);
-  text(event.tags ? JSON.stringify(event.tags) : undefined);
-  appender.appendVarchar(JSON.stringify(toEventDocument(event)));
-  appender.endRow();
-}
-
 async function upsertIssues(connection: DuckDBConnection, items: Item<ErrorEvent>[]): Promise<void> {
   const deltas = new Map<string, IssueDelta>();
   for (const { data: event, tenant } of items) {
     const id = requireIssue(event);
-    const at = { micros: micros(event.timestamp), release: event.release };
+    const at = { micros: isoMicros(event.timestamp), release: event.release };
     const delta = deltas.get(id);
     if (!delta) {
       deltas.set(id, {
@@ -158,9 +137,6 @@ async function upsertIssues(connection: DuckDBConnection, items: Item<ErrorEvent
   );
 }
 
-function micros(iso: string): bigint {
-  return BigInt(Date.parse(iso)) * 1000n;
-}
 
 function requireIssue(event: ErrorEvent): string {
   if (!event.issue_id) throw new Error(`event ${event.id} has no issue id: put the grouping processor in the pipeline before the duckdb exporter`);

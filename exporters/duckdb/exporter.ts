@@ -4,7 +4,7 @@ import type { ErrorEvent } from '../../src/records/event.js';
 import type { Span } from '../../src/records/span.js';
 import type { DuckdbConfig } from './config.js';
 import { writeEvents } from './events-writer.js';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit } from '../../src/storage/group-commit.js';
 import { writeSpans } from './spans-writer.js';
 
 export class DuckdbExporter implements Exporter {

@@ -1,8 +1,8 @@
 // Writes one group of spans in the current transaction, skipping (trace_id, span_id) pairs already
 // stored for the same dataset and project, so a re-sent batch stores nothing twice.
-import { timestampValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { Item } from '../../src/engine/item.js';
-import { toSpanDocument } from '../../src/records/span-document.js';
+import { appendSpanColumns } from '../../src/storage/appenders.js';
 import type { Span } from '../../src/records/span.js';
 
 export async function writeSpans(connection: DuckDBConnection, items: Item<Span>[]): Promise<void> {
@@ -10,20 +10,8 @@ export async function writeSpans(connection: DuckDBConnection, items: Item<Span>
   if (fresh.length === 0) return;
   const appender = await connection.createAppender('spans');
   try {
-    for (const { data: span, tenant } of fresh) {
-      appender.appendVarchar(tenant.dataset);
-      appender.appendVarchar(tenant.projectId);
-      appender.appendVarchar(span.trace_id);
-      appender.appendVarchar(span.span_id);
-      appender.appendVarchar(span.parent_span_id);
-      appender.appendVarchar(span.name);
-      appender.appendVarchar(span.service_name);
-      appender.appendBigInt(span.start_time_unix_nano);
-      appender.appendBigInt(span.end_time_unix_nano);
-      appender.appendVarchar(span.status);
-      appender.appendVarchar(span.kind);
-      appender.appendTimestamp(timestampValue(BigInt(Date.parse(span.received_at)) * 1000n));
-      appender.appendVarchar(JSON.stringify(toSpanDocument(span)));
+    for (const item of fresh) {
+      appendSpanColumns(appender, item);
       appender.endRow();
     }
     appender.flushSync();

@@ -26,6 +26,13 @@ const schema = {
     host: { doc: 'Address of the OTLP/HTTP receiver', format: String, default: '127.0.0.1', env: 'FAULTLINE_OTLP_HOST' },
     port: { doc: 'Port of the OTLP/HTTP receiver (0 = any free port)', format: 'port', default: 4318, env: 'FAULTLINE_OTLP_PORT' },
   },
+  lake: {
+    path: { doc: 'The Parquet lake directory; empty: <data_dir>/lake', format: String, default: '', env: 'FAULTLINE_LAKE_DIR' },
+  },
+  storage: {
+    events: { doc: 'Where event and issue reads come from', format: ['duckdb', 'parquet', 'both'], default: 'duckdb', env: 'FAULTLINE_EVENTS_SOURCE' },
+    traces: { doc: 'Where trace reads come from', format: ['duckdb', 'parquet', 'both'], default: 'duckdb', env: 'FAULTLINE_TRACES_SOURCE' },
+  },
   auth: {
     bootstrap: {
       doc: 'On a fresh data directory, create a default organization, project and one live and one test key',
@@ -46,10 +53,13 @@ const schema = {
     events_days: { doc: 'Days events are kept', format: 'nat', default: 90 },
     traces_days: { doc: 'Days spans are kept', format: 'nat', default: 30 },
     replays_days: { doc: 'Days replay chunks are kept', format: 'nat', default: 30 },
+    check_interval_ms: { doc: 'How often expired data is deleted', format: 'nat', default: 3_600_000 },
   },
   shutdown_timeout_ms: { doc: 'How long a graceful shutdown may take', format: 'nat', default: 30_000 },
   pipelines: { doc: 'The pipelines: signal[/name] -> receivers, processors, exporters', format: Object, default: {} },
 };
+
+export type ReadSource = 'duckdb' | 'parquet' | 'both';
 
 export type ServiceSettings = {
   data_dir: string;
@@ -57,9 +67,11 @@ export type ServiceSettings = {
   log_level: string;
   http: { host: string; port: number };
   otlp: { host: string; port: number };
+  lake: { path: string };
+  storage: { events: ReadSource; traces: ReadSource };
   auth: { bootstrap: boolean };
   limits: { event_body_bytes: number; span_batch_bytes: number; spans_per_request: number; rate_limit: { requests_per_second: number; burst: number } };
-  retention: { events_days: number; traces_days: number; replays_days: number };
+  retention: { events_days: number; traces_days: number; replays_days: number; check_interval_ms: number };
   shutdown_timeout_ms: number;
   pipelines: Record<string, unknown>;
 };

@@ -105,6 +105,42 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX events_trace_id ON events (trace_id);
     `,
   },
+  {
+    version: 3,
+    name: 'parquet lake staging, flush and compaction journals, issue states',
+    // Staging tables hold what the parquet exporter acknowledged but has not flushed yet: the
+    // commit is what makes the ack durable. batch_id is set when a flush takes the rows.
+    sql: `
+      CREATE TABLE lake_staging_events (
+        dataset VARCHAR NOT NULL, project_id VARCHAR NOT NULL, id VARCHAR NOT NULL,
+        timestamp TIMESTAMP NOT NULL, received_at TIMESTAMP NOT NULL, issue_id VARCHAR NOT NULL,
+        environment VARCHAR NOT NULL, release VARCHAR NOT NULL, level VARCHAR NOT NULL,
+        exception_type VARCHAR NOT NULL, exception_value VARCHAR NOT NULL, message VARCHAR,
+        user_id VARCHAR, user_email VARCHAR, trace_id VARCHAR, replay_id VARCHAR, tags VARCHAR,
+        doc VARCHAR NOT NULL, batch_id BIGINT
+      );
+      CREATE TABLE lake_staging_spans (
+        dataset VARCHAR NOT NULL, project_id VARCHAR NOT NULL, trace_id VARCHAR NOT NULL,
+        span_id VARCHAR NOT NULL, parent_span_id VARCHAR NOT NULL, name VARCHAR NOT NULL,
+        service_name VARCHAR NOT NULL, start_ns BIGINT NOT NULL, end_ns BIGINT NOT NULL,
+        status VARCHAR NOT NULL, kind VARCHAR NOT NULL, received_at TIMESTAMP NOT NULL,
+        doc VARCHAR NOT NULL, batch_id BIGINT
+      );
+      CREATE TABLE lake_flushes (
+        batch_id BIGINT PRIMARY KEY, signal VARCHAR NOT NULL, state VARCHAR NOT NULL,
+        rows BIGINT NOT NULL, started_at TIMESTAMP NOT NULL, finished_at TIMESTAMP
+      );
+      CREATE TABLE lake_compactions (
+        id VARCHAR PRIMARY KEY, signal VARCHAR NOT NULL, partition_dir VARCHAR NOT NULL,
+        inputs VARCHAR NOT NULL, output VARCHAR NOT NULL, state VARCHAR NOT NULL,
+        started_at TIMESTAMP NOT NULL, finished_at TIMESTAMP
+      );
+      CREATE TABLE issue_states (
+        id VARCHAR PRIMARY KEY, dataset VARCHAR NOT NULL, status VARCHAR NOT NULL,
+        status_changed_at TIMESTAMP NOT NULL
+      );
+    `,
+  },
 ];
 
 export async function migrate(connection: DuckDBConnection): Promise<void> {

@@ -1,0 +1,55 @@
+// Row layouts shared by the tables that hold events and spans: the duckdb exporter's `events` and
+// `spans`, and the parquet exporter's staging tables (the same columns plus a trailing batch_id).
+import { timestampValue, type DuckDBAppender } from '@duckdb/node-api';
+import type { Item } from '../engine/item.js';
+import { toEventDocument } from '../records/event-document.js';
+import type { ErrorEvent } from '../records/event.js';
+import { toSpanDocument } from '../records/span-document.js';
+import type { Span } from '../records/span.js';
+
+/** Appends the columns of one event (no endRow, so callers may add trailing columns). */
+export function appendEventColumns(appender: DuckDBAppender, item: Item<ErrorEvent>): void {
+  const event = item.data;
+  const text = (value: string | undefined) => (value === undefined ? appender.appendNull() : appender.appendVarchar(value));
+  if (!event.issue_id) throw new Error(`event ${event.id} has no issue id: put the grouping processor in the pipeline before the exporter`);
+  appender.appendVarchar(item.tenant.dataset);
+  appender.appendVarchar(item.tenant.projectId);
+  appender.appendVarchar(event.id);
+  appender.appendTimestamp(timestampValue(isoMicros(event.timestamp)));
+  appender.appendTimestamp(timestampValue(isoMicros(event.received_at)));
+  appender.appendVarchar(event.issue_id);
+  appender.appendVarchar(event.environment);
+  appender.appendVarchar(event.release);
+  appender.appendVarchar(event.level);
+  appender.appendVarchar(event.exception.type);
+  appender.appendVarchar(event.exception.value);
+  text(event.message);
+  text(event.user?.id);
+  text(event.user?.email);
+  text(event.trace_id);
+  text(event.replay_id);
+  text(event.tags ? JSON.stringify(event.tags) : undefined);
+  appender.appendVarchar(JSON.stringify(toEventDocument(event)));
+}
+
+/** Appends the columns of one span (no endRow). */
+export function appendSpanColumns(appender: DuckDBAppender, item: Item<Span>): void {
+  const { data: span, tenant } = item;
+  appender.appendVarchar(tenant.dataset);
+  appender.appendVarchar(tenant.projectId);
+  appender.appendVarchar(span.trace_id);
+  appender.appendVarchar(span.span_id);
+  appender.appendVarchar(span.parent_span_id);
+  appender.appendVarchar(span.name);
+  appender.appendVarchar(span.service_name);
+  appender.appendBigInt(span.start_time_unix_nano);
+  appender.appendBigInt(span.end_time_unix_nano);
+  appender.appendVarchar(span.status);
+  appender.appendVarchar(span.kind);
+  appender.appendTimestamp(timestampValue(isoMicros(span.received_at)));
+  appender.appendVarchar(JSON.stringify(toSpanDocument(span)));
+}
+
+export function isoMicros(iso: string): bigint {
+  return BigInt(Date.parse(iso)) * 1000n;
+}
