@@ -62,7 +62,7 @@ export class Service {
       rateLimit: settings.limits.rate_limit,
       version: VERSION,
     });
-    const host: Host = { logger, metrics, settings, database, storage: new Storage(database), catalog, auth, http, listeners: new Map() };
+    const host: Host = { logger, metrics, settings, database, storage: new Storage(database, settings), catalog, auth, http, listeners: new Map() };
     return new Service({ ...config, settings }, host);
   }
 

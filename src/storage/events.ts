@@ -1,10 +1,12 @@
-// Event reads from the DuckDB `events` table: filtered, newest first (timestamp desc, then id
-// desc), keyset-paginated with an opaque cursor. Pages are assembled from the stored JSON
-// documents without parsing them.
+// Event reads: filtered, newest first (timestamp desc, then id desc), keyset-paginated with an
+// opaque cursor, from the configured source (see sources.ts). Pages are assembled from the stored
+// JSON documents without parsing them. Over the lake, a page reads the newest date partitions
+// first and widens only when they cannot fill it, so the first page opens a few files.
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { decodeCursor, encodeCursor, type Cursor } from './cursor.js';
 import type { Database } from './database.js';
+import type { ReadSources } from './sources.js';
 
 export interface EventFilter {
   dataset: Dataset;
@@ -32,10 +34,35 @@ export interface Page {
   nextCursor: string | null;
 }
 
+const DAY_MS = 24 * 3600 * 1000;
+
 export class EventStore {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly sources: ReadSources,
+  ) {}
 
   async list(filter: EventFilter, limit: number, cursor?: string): Promise<Page> {
+    const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    if (!this.sources.usesLake('events')) return this.listFrom('events', filter, limit, after);
+    // Date partitions that can hold a row of this page, newest first.
+    const upper = Math.min(filter.end ?? Infinity, after ? Number(after.micros / 1000n) + 1 : Infinity);
+    const dates = this.sources
+      .dates('events', filter.projectId)
+      .filter((date) => (filter.start === undefined || Date.parse(date) + DAY_MS > filter.start) && Date.parse(date) < upper);
+    for (let take = 1; ; take *= 4) {
+      const chosen = dates.slice(0, take);
+      const relation = this.sources.relation('events', [filter.projectId], { kind: 'dates', dates: chosen });
+      const page = await this.listFrom(relation, filter, limit, after);
+      // Enough when the page is full and its last row is no older than the oldest partition read:
+      // every row of the partitions left out is older still.
+      const oldest = chosen.length ? Date.parse(chosen[chosen.length - 1]) : -Infinity;
+      if (take >= dates.length || (page.docs.length === limit && page.lastMicros !== undefined && Number(page.lastMicros / 1000n) >= oldest))
+        return page;
+    }
+  }
+
+  private async listFrom(relation: string, filter: EventFilter, limit: number, after: Cursor | undefined): Promise<Page & { lastMicros?: bigint }> {
     const where: string[] = ['dataset = $dataset', 'project_id = $project'];
     const params: Record<string, DuckDBValue> = { dataset: filter.dataset, project: filter.projectId };
     const eq = (column: string, name: string, values: string[] | undefined) => {
@@ -68,15 +95,14 @@ export class EventStore {
       where.push(`(exception_type ILIKE $text${i} ESCAPE '\\' OR exception_value ILIKE $text${i} ESCAPE '\\' OR message ILIKE $text${i} ESCAPE '\\')`);
       params[`text${i}`] = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     });
-    if (cursor !== undefined) {
-      const after = decodeCursor(cursor);
+    if (after !== undefined) {
       where.push('(timestamp < make_timestamp($cursor_ts::BIGINT) OR (timestamp = make_timestamp($cursor_ts::BIGINT) AND id < $cursor_id))');
       params.cursor_ts = after.micros;
       params.cursor_id = after.id;
     }
     params.limit = limit + 1;
     const result = await this.db.reader().runAndReadAll(
-      `SELECT doc, epoch_us(timestamp) AS micros, id FROM events WHERE ${where.join(' AND ')}
+      `SELECT doc, epoch_us(timestamp) AS micros, id FROM ${relation} WHERE ${where.join(' AND ')}
        ORDER BY timestamp DESC, id DESC LIMIT $limit`,
       params,
     );
@@ -86,6 +112,7 @@ export class EventStore {
     return {
       docs: page.map((row) => String(row[0])),
       nextCursor: rows.length > limit && last ? encodeCursor({ micros: last[1] as bigint, id: String(last[2]) }) : null,
+      lastMicros: last ? (last[1] as bigint) : undefined,
     };
   }
 
@@ -98,7 +125,7 @@ export class EventStore {
     const result = await this.db
       .reader()
       .runAndReadAll(
-        `SELECT doc FROM events WHERE dataset = $dataset AND id = $id AND project_id IN (${placeholders}) ORDER BY received_at LIMIT 1`,
+        `SELECT doc FROM ${this.sources.relation('events', projectIds)} WHERE dataset = $dataset AND id = $id AND project_id IN (${placeholders}) ORDER BY received_at LIMIT 1`,
         params,
       );
     const row = result.getRows()[0];
@@ -106,10 +133,10 @@ export class EventStore {
   }
 
   /** Per project: when an event last arrived and how many arrived in the last 24 hours. */
-  async activity(dataset: Dataset, now = Date.now()): Promise<Map<string, { last_received_at: string; count_24h: number }>> {
+  async activity(dataset: Dataset, projectIds: string[], now = Date.now()): Promise<Map<string, { last_received_at: string; count_24h: number }>> {
     const result = await this.db.reader().runAndReadAll(
       `SELECT project_id, max(received_at) AS last, count(*) FILTER (WHERE received_at >= make_timestamp($since::BIGINT)) AS recent
-       FROM events WHERE dataset = $dataset GROUP BY project_id`,
+       FROM ${this.sources.relation('events', projectIds)} WHERE dataset = $dataset GROUP BY project_id`,
       { dataset, since: BigInt(now - 24 * 3600 * 1000) * 1000n },
     );
     const out = new Map<string, { last_received_at: string; count_24h: number }>();

@@ -1,10 +1,13 @@
-// Issue reads and status changes over the `issues` table, which the duckdb exporter keeps up to
-// date in the same transaction as the events it stores.
+// Issue reads and status changes. From DuckDB, issues are the `issues` table, which the duckdb
+// exporter keeps up to date in the same transaction as the events it stores. From the lake, they
+// are aggregated from the events themselves, with the status from `issue_states` (a resolved
+// issue with an event received after its resolution reads as regressed).
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
 import type { Database } from './database.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { rows } from './rows.js';
+import type { ReadSources } from './sources.js';
 
 export type IssueStatus = 'unresolved' | 'resolved' | 'ignored' | 'regressed';
 export const SETTABLE_STATUSES = ['unresolved', 'resolved', 'ignored'] as const;
@@ -36,7 +39,28 @@ const COLUMNS =
   'id, project_id, title, culprit, type, value, level, status, first_seen, last_seen, count, first_release, last_release, status_changed_at';
 
 export class IssueStore {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly sources: ReadSources,
+  ) {}
+
+  /** Issues of these projects as a relation with the `issues` table's columns. */
+  private relation(projectIds: string[]): string {
+    if (!this.sources.usesLake('events')) return 'issues';
+    return `(SELECT a.issue_id AS id, a.dataset, a.project_id, a.title, a.culprit, a.type, a.value, a.level,
+        CASE WHEN s.status IS NULL THEN 'unresolved'
+             WHEN s.status = 'resolved' AND a.last_received > s.status_changed_at THEN 'regressed'
+             ELSE s.status END AS status,
+        a.first_seen, a.last_seen, a.count, a.first_release, a.last_release, s.status_changed_at
+      FROM (SELECT issue_id, dataset, project_id,
+          arg_max(title, timestamp) AS title, arg_max(culprit, timestamp) AS culprit,
+          arg_max(exception_type, timestamp) AS type, arg_max(exception_value, timestamp) AS value,
+          arg_max(level, timestamp) AS level, min(timestamp) AS first_seen, max(timestamp) AS last_seen,
+          count(*) AS count, arg_min(release, timestamp) AS first_release, arg_max(release, timestamp) AS last_release,
+          max(received_at) AS last_received
+        FROM ${this.sources.relation('events', projectIds)} GROUP BY issue_id, dataset, project_id) a
+      LEFT JOIN issue_states s ON s.id = a.issue_id AND s.dataset = a.dataset)`;
+  }
 
   /** Most recently seen first, keyset-paginated on (last_seen, id). */
   async list(filter: IssueFilter, limit: number, cursor?: string): Promise<{ issues: Issue[]; nextCursor: string | null }> {
@@ -53,7 +77,7 @@ export class IssueStore {
       params.cid = id;
     }
     const result = await this.db.reader().runAndReadAll(
-      `SELECT ${COLUMNS}, epoch_us(last_seen) AS micros FROM issues WHERE ${where.join(' AND ')}
+      `SELECT ${COLUMNS}, epoch_us(last_seen) AS micros FROM ${this.relation([filter.projectId])} WHERE ${where.join(' AND ')}
        ORDER BY last_seen DESC, id DESC LIMIT $limit`,
       params,
     );
@@ -67,18 +91,28 @@ export class IssueStore {
     };
   }
 
-  async get(dataset: Dataset, id: string): Promise<Issue | undefined> {
-    const result = await this.db.reader().runAndReadAll(`SELECT ${COLUMNS} FROM issues WHERE dataset = ? AND id = ?`, [dataset, id]);
+  /** The issue, if it belongs to one of `projectIds`. */
+  async get(dataset: Dataset, projectIds: string[], id: string): Promise<Issue | undefined> {
+    if (projectIds.length === 0) return undefined;
+    const params: Record<string, DuckDBValue> = { dataset, id };
+    const projects = projectIds.map((p, i) => ((params[`p${i}`] = p), `$p${i}`)).join(', ');
+    const result = await this.db
+      .reader()
+      .runAndReadAll(`SELECT ${COLUMNS} FROM ${this.relation(projectIds)} WHERE dataset = $dataset AND id = $id AND project_id IN (${projects})`, params);
     return rows<Issue>(result)[0];
   }
 
-  async setStatus(dataset: Dataset, id: string, status: (typeof SETTABLE_STATUSES)[number]): Promise<Issue | undefined> {
-    return this.db.write(async (c) => {
-      const result = await c.runAndReadAll(
-        `UPDATE issues SET status = ?, status_changed_at = make_timestamp(?::BIGINT) WHERE dataset = ? AND id = ? RETURNING ${COLUMNS}`,
-        [status, BigInt(Date.now()) * 1000n, dataset, id],
+  /** Sets the status in issue_states (what lake reads use) and in the issues table (DuckDB reads). */
+  async setStatus(dataset: Dataset, projectIds: string[], id: string, status: (typeof SETTABLE_STATUSES)[number]): Promise<Issue | undefined> {
+    const now = BigInt(Date.now()) * 1000n;
+    await this.db.write(async (c) => {
+      await c.run(
+        `INSERT INTO issue_states VALUES (?, ?, ?, make_timestamp(?::BIGINT))
+         ON CONFLICT (id) DO UPDATE SET status = excluded.status, status_changed_at = excluded.status_changed_at`,
+        [id, dataset, status, now],
       );
-      return rows<Issue>(result)[0];
+      await c.run('UPDATE issues SET status = ?, status_changed_at = make_timestamp(?::BIGINT) WHERE dataset = ? AND id = ?', [status, now, dataset, id]);
     });
+    return this.get(dataset, projectIds, id);
   }
 }

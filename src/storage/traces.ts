@@ -4,6 +4,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
 import type { Database } from './database.js';
+import type { ReadSources } from './sources.js';
 
 export interface TraceTreeNode {
   span_id: string;
@@ -29,7 +30,10 @@ interface SpanRow {
 }
 
 export class TraceStore {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly sources: ReadSources,
+  ) {}
 
   /** The trace as a JSON document, or undefined when none of its spans is visible. */
   async get(dataset: Dataset, projectIds: string[], traceId: string): Promise<string | undefined> {
@@ -39,14 +43,14 @@ export class TraceStore {
     const reader = this.db.reader();
     const [spanResult, eventResult] = await Promise.all([
       reader.runAndReadAll(
-        `SELECT doc, span_id, parent_span_id, name, service_name, start_ns, end_ns, status FROM spans
+        `SELECT doc, span_id, parent_span_id, name, service_name, start_ns, end_ns, status FROM ${this.sources.relation('traces', projectIds)}
          WHERE trace_id = $trace AND dataset = $dataset AND project_id IN (${projects}) ORDER BY start_ns, span_id`,
         params,
       ),
       this.db
         .reader()
         .runAndReadAll(
-          `SELECT id FROM events WHERE trace_id = $trace AND dataset = $dataset AND project_id IN (${projects}) ORDER BY timestamp, id`,
+          `SELECT id FROM ${this.sources.relation('events', projectIds)} WHERE trace_id = $trace AND dataset = $dataset AND project_id IN (${projects}) ORDER BY timestamp, id`,
           params,
         ),
     ]);

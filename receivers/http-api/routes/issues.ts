@@ -16,13 +16,13 @@ export function issueRoutes(host: Host): RouteDefinition[] {
   const present = (issue: Issue) => ({ ...issue, permalink: `${settings.app_url}/issues/${issue.id}` });
 
   /** The issue, if it exists in the key's dataset and a project the key reaches; else 404. */
-  const findIssue = async (principal: Principal, id: string): Promise<Issue> => {
-    const issue = await storage.issues.get(principal.dataset, id);
-    const reachable = issue && (await reachableProjects(catalog, principal)).some((p) => p.id === issue.project_id);
-    if (!issue || !reachable) throw errors.notFound(`no issue ${id}`);
-    return issue;
+  const findIssue = async (principal: Principal, id: string): Promise<{ issue: Issue; projectIds: string[] }> => {
+    const projectIds = (await reachableProjects(catalog, principal)).map((p) => p.id);
+    const issue = await storage.issues.get(principal.dataset, projectIds, id);
+    if (!issue) throw errors.notFound(`no issue ${id}`);
+    return { issue, projectIds };
   };
-  const getIssue = async (ctx: RequestContext) => json(ctx, 200, present(await findIssue(principalOf(ctx), ctx.params.id)));
+  const getIssue = async (ctx: RequestContext) => json(ctx, 200, present((await findIssue(principalOf(ctx), ctx.params.id)).issue));
   const issueResponses = { 200: 'The issue', 401: 'unauthorized', 404: 'not_found' };
 
   return [
@@ -83,8 +83,8 @@ export function issueRoutes(host: Host): RouteDefinition[] {
         const status = typeof body === 'object' && body !== null && 'status' in body ? body.status : undefined;
         if (typeof status !== 'string' || !(SETTABLE_STATUSES as readonly string[]).includes(status))
           throw errors.validation('the status is invalid', [{ path: 'status', message: `must be one of ${SETTABLE_STATUSES.join(', ')}` }]);
-        const issue = await findIssue(principal, ctx.params.id);
-        const updated = await storage.issues.setStatus(principal.dataset, issue.id, status as (typeof SETTABLE_STATUSES)[number]);
+        const { issue, projectIds } = await findIssue(principal, ctx.params.id);
+        const updated = await storage.issues.setStatus(principal.dataset, projectIds, issue.id, status as (typeof SETTABLE_STATUSES)[number]);
         if (!updated) throw errors.notFound(`no issue ${ctx.params.id}`);
         return json(ctx, 200, present(updated));
       },

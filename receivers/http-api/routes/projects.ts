@@ -32,7 +32,13 @@ export function projectRoutes(host: Host): RouteDefinition[] {
         const after = cursor === undefined ? undefined : decodeProjectCursor(cursor);
         const projects = (await reachableProjects(catalog, principal)).filter((p) => after === undefined || p.id > after);
         const page = projects.slice(0, limit);
-        const [keys, activity] = await Promise.all([catalog.listKeys(), storage.events.activity(principal.dataset)]);
+        const [keys, activity] = await Promise.all([
+          catalog.listKeys(),
+          storage.events.activity(
+            principal.dataset,
+            page.map((p) => p.id),
+          ),
+        ]);
         const now = Date.now();
         const data = page.map((project) => {
           const errorsActivity = activity.get(project.id) ?? { last_received_at: null, count_24h: 0 };
