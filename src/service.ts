@@ -5,12 +5,14 @@ import type { Logger } from 'pino';
 import { AdminServer } from './admin/server.js';
 import { Authenticator } from './auth/authenticator.js';
 import type { ResolvedConfig } from './config/resolve.js';
+import type { Exporter } from './engine/component.js';
 import { PipelineGraph } from './engine/graph.js';
 import type { Host } from './engine/host.js';
 import { HttpHost, json } from './http/host.js';
 import { VERSION } from './version.js';
 import { Catalog, type CreatedKey } from './storage/catalog.js';
 import { Database } from './storage/database.js';
+import { RetentionJob } from './storage/retention.js';
 import { Storage } from './storage/storage.js';
 import { createLogger } from './telemetry/logger.js';
 import { Metrics } from './telemetry/metrics.js';
@@ -32,6 +34,7 @@ export interface StartedService {
 
 export class Service {
   private graph?: PipelineGraph;
+  private retention?: RetentionJob;
   private admin?: AdminServer;
   private starting?: Promise<StartedService>;
   private stopping?: Promise<void>;
@@ -77,6 +80,8 @@ export class Service {
     this.mountOperationalRoutes();
     this.graph = PipelineGraph.build(this.config, host);
     await this.graph.start();
+    this.retention = new RetentionJob(host.database, host.settings.lake.path, host.settings.retention, host.logger);
+    this.retention.start();
     const httpPort = await host.http.listen();
     this.admin = new AdminServer(host.catalog, host.logger);
     await this.admin.listen(host.settings.data_dir);
@@ -92,6 +97,11 @@ export class Service {
         test: bootstrap.test,
       },
     };
+  }
+
+  /** A running exporter by its id, e.g. to flush the parquet exporter on demand. */
+  exporter(id: string): Exporter | undefined {
+    return this.graph?.exporter(id);
   }
 
   /** Graceful: readiness drops, listeners stop accepting, pipelines drain, exporters flush, the database closes. */
@@ -115,6 +125,7 @@ export class Service {
       await this.admin?.close();
       await host.http.close();
       await this.graph?.shutdown();
+      await this.retention?.stop();
     })();
     await Promise.race([graceful, timeout]);
     await host.database.close();

@@ -65,6 +65,11 @@ export class PipelineGraph {
     for (const exporter of this.exporters.values()) await exporter.shutdown?.();
   }
 
+  /** The running exporter with this id (`duckdb`, `parquet/archive`), for operations and tests. */
+  exporter(id: string): Exporter | undefined {
+    return this.exporters.get(id);
+  }
+
   /** Stop admitting new items everywhere (readiness goes down before the listeners close). */
   async drain(): Promise<void> {
     await Promise.all(this.pipelines.map((p) => p.drain()));
