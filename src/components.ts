@@ -1,6 +1,7 @@
 // The components this build of Faultline ships, by kind. Adding one is a line here; the engine
 // finds it by its YAML type name.
 import { duckdbFactory } from '../exporters/duckdb/factory.js';
+import { parquetFactory } from '../exporters/parquet/factory.js';
 import { groupingFactory } from '../processors/grouping/factory.js';
 import { validationFactory } from '../processors/validation/factory.js';
 import { httpApiFactory } from '../receivers/http-api/factory.js';
@@ -8,5 +9,5 @@ import { otlpFactory } from '../receivers/otlp/factory.js';
 import { Registry } from './engine/registry.js';
 
 export function defaultRegistry(): Registry {
-  return new Registry([httpApiFactory, otlpFactory, validationFactory, groupingFactory, duckdbFactory]);
+  return new Registry([httpApiFactory, otlpFactory, validationFactory, groupingFactory, duckdbFactory, parquetFactory]);
 }

@@ -52,8 +52,9 @@ export class EventStore {
       .filter((date) => (filter.start === undefined || Date.parse(date) + DAY_MS > filter.start) && Date.parse(date) < upper);
     for (let take = 1; ; take *= 4) {
       const chosen = dates.slice(0, take);
-      const relation = this.sources.relation('events', [filter.projectId], { kind: 'dates', dates: chosen });
-      const page = await this.listFrom(relation, filter, limit, after);
+      const page = await this.sources.consistent('events', () =>
+        this.listFrom(this.sources.relation('events', [filter.projectId], { kind: 'dates', dates: chosen }), filter, limit, after),
+      );
       // Enough when the page is full and its last row is no older than the oldest partition read:
       // every row of the partitions left out is older still.
       const oldest = chosen.length ? Date.parse(chosen[chosen.length - 1]) : -Infinity;
@@ -122,22 +123,26 @@ export class EventStore {
     const placeholders = projectIds.map((_, i) => `$p${i}`).join(', ');
     const params: Record<string, DuckDBValue> = { dataset, id };
     projectIds.forEach((p, i) => (params[`p${i}`] = p));
-    const result = await this.db
-      .reader()
-      .runAndReadAll(
-        `SELECT doc FROM ${this.sources.relation('events', projectIds)} WHERE dataset = $dataset AND id = $id AND project_id IN (${placeholders}) ORDER BY received_at LIMIT 1`,
-        params,
-      );
+    const result = await this.sources.consistent('events', () =>
+      this.db
+        .reader()
+        .runAndReadAll(
+          `SELECT doc FROM ${this.sources.relation('events', projectIds)} WHERE dataset = $dataset AND id = $id AND project_id IN (${placeholders}) ORDER BY received_at LIMIT 1`,
+          params,
+        ),
+    );
     const row = result.getRows()[0];
     return row ? String(row[0]) : undefined;
   }
 
   /** Per project: when an event last arrived and how many arrived in the last 24 hours. */
   async activity(dataset: Dataset, projectIds: string[], now = Date.now()): Promise<Map<string, { last_received_at: string; count_24h: number }>> {
-    const result = await this.db.reader().runAndReadAll(
-      `SELECT project_id, max(received_at) AS last, count(*) FILTER (WHERE received_at >= make_timestamp($since::BIGINT)) AS recent
-       FROM ${this.sources.relation('events', projectIds)} WHERE dataset = $dataset GROUP BY project_id`,
-      { dataset, since: BigInt(now - 24 * 3600 * 1000) * 1000n },
+    const result = await this.sources.consistent('events', () =>
+      this.db.reader().runAndReadAll(
+        `SELECT project_id, max(received_at) AS last, count(*) FILTER (WHERE received_at >= make_timestamp($since::BIGINT)) AS recent
+         FROM ${this.sources.relation('events', projectIds)} WHERE dataset = $dataset GROUP BY project_id`,
+        { dataset, since: BigInt(now - 24 * 3600 * 1000) * 1000n },
+      ),
     );
     const out = new Map<string, { last_received_at: string; count_24h: number }>();
     for (const row of result.getRowObjectsJS()) {

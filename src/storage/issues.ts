@@ -76,10 +76,12 @@ export class IssueStore {
       params.cts = micros;
       params.cid = id;
     }
-    const result = await this.db.reader().runAndReadAll(
-      `SELECT ${COLUMNS}, epoch_us(last_seen) AS micros FROM ${this.relation([filter.projectId])} WHERE ${where.join(' AND ')}
-       ORDER BY last_seen DESC, id DESC LIMIT $limit`,
-      params,
+    const result = await this.sources.consistent('events', () =>
+      this.db.reader().runAndReadAll(
+        `SELECT ${COLUMNS}, epoch_us(last_seen) AS micros FROM ${this.relation([filter.projectId])} WHERE ${where.join(' AND ')}
+         ORDER BY last_seen DESC, id DESC LIMIT $limit`,
+        params,
+      ),
     );
     const found = rows<Issue & { micros: number }>(result);
     const raw = result.getRowObjectsJS();
@@ -96,9 +98,11 @@ export class IssueStore {
     if (projectIds.length === 0) return undefined;
     const params: Record<string, DuckDBValue> = { dataset, id };
     const projects = projectIds.map((p, i) => ((params[`p${i}`] = p), `$p${i}`)).join(', ');
-    const result = await this.db
-      .reader()
-      .runAndReadAll(`SELECT ${COLUMNS} FROM ${this.relation(projectIds)} WHERE dataset = $dataset AND id = $id AND project_id IN (${projects})`, params);
+    const result = await this.sources.consistent('events', () =>
+      this.db
+        .reader()
+        .runAndReadAll(`SELECT ${COLUMNS} FROM ${this.relation(projectIds)} WHERE dataset = $dataset AND id = $id AND project_id IN (${projects})`, params),
+    );
     return rows<Issue>(result)[0];
   }
 

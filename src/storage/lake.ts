@@ -103,3 +103,17 @@ export function listProjects(lake: string, signal: LakeSignal): string[] {
 export function fileListSql(files: string[]): string {
   return `[${files.map((f) => `'${f.replace(/'/g, "''")}'`).join(', ')}]`;
 }
+
+let generation = 0;
+
+/**
+ * Called when rows leave staging for files, or files are removed (compaction): a read that
+ * listed files before and read staging after such a moment may have missed rows, and retries.
+ */
+export function lakeChanged(): void {
+  generation++;
+}
+
+export function lakeGeneration(): number {
+  return generation;
+}

@@ -5,7 +5,7 @@
 // events table and the lake, in staging and a just-flushed file, or in a compaction's input and
 // output for a moment.
 import type { ReadSource } from '../config/service-schema.js';
-import { fileListSql, LAKE_READ_SQL, listDates, listFiles, STAGING_TABLE, type LakeSignal } from './lake.js';
+import { fileListSql, LAKE_READ_SQL, lakeGeneration, listDates, listFiles, STAGING_TABLE, type LakeSignal } from './lake.js';
 
 const EVENT_COLUMNS = `dataset, project_id, id, timestamp, received_at, issue_id, environment, release, level,
   exception_type, exception_value, message, user_id, user_email, trace_id, replay_id, tags, doc,
@@ -40,6 +40,25 @@ export class ReadSources {
     return this.usesLake(signal) ? listDates(this.lakePath, signal, projectId) : [];
   }
 
+  /**
+   * Runs a read that builds its relation inside `read`, again when the lake changed meanwhile (a
+   * flush finished or a compaction removed files): the file list is taken before the query's
+   * snapshot of staging, so rows moving from one to the other in between would be missed.
+   */
+  async consistent<T>(signal: LakeSignal, read: () => Promise<T>): Promise<T> {
+    if (!this.usesLake(signal)) return read();
+    for (let attempt = 1; ; attempt++) {
+      const before = lakeGeneration();
+      try {
+        const result = await read();
+        if (lakeGeneration() === before || attempt >= 5) return result;
+      } catch (error) {
+        // A listed file removed by a compaction before the query opened it.
+        if (attempt >= 5 || !/no such file|no files found|cannot open/i.test(String((error as Error).message))) throw error;
+      }
+    }
+  }
+
   /** A parenthesized relation over the configured source(s) for these projects. */
   relation(signal: LakeSignal, projectIds: string[], selection: DateSelection = { kind: 'all' }): string {
     const { table, columns, key, order } = TABLE[signal];
@@ -52,7 +71,7 @@ export class ReadSources {
       const dates = selection.kind === 'all' ? listDates(this.lakePath, signal, project) : selection.dates;
       return dates.flatMap((date) => listFiles(this.lakePath, signal, project, date));
     });
-    if (files.length) parts.push(`SELECT ${LAKE_READ_SQL[signal]} FROM read_parquet(${fileListSql(files)}, hive_partitioning = true)`);
+    if (files.length) parts.push(`SELECT ${LAKE_READ_SQL[signal]} FROM read_parquet(${fileListSql(files)}, hive_partitioning = true, hive_types = {'project_id': VARCHAR})`);
     const union = parts.join(' UNION ALL BY NAME ');
     return `(SELECT * FROM (${union}) QUALIFY row_number() OVER (PARTITION BY ${key} ORDER BY ${order}) = 1)`;
   }

@@ -40,19 +40,22 @@ export class TraceStore {
     if (projectIds.length === 0) return undefined;
     const params: Record<string, DuckDBValue> = { dataset, trace: traceId };
     const projects = projectIds.map((id, i) => ((params[`p${i}`] = id), `$p${i}`)).join(', ');
-    const reader = this.db.reader();
     const [spanResult, eventResult] = await Promise.all([
-      reader.runAndReadAll(
-        `SELECT doc, span_id, parent_span_id, name, service_name, start_ns, end_ns, status FROM ${this.sources.relation('traces', projectIds)}
-         WHERE trace_id = $trace AND dataset = $dataset AND project_id IN (${projects}) ORDER BY start_ns, span_id`,
-        params,
-      ),
-      this.db
-        .reader()
-        .runAndReadAll(
-          `SELECT id FROM ${this.sources.relation('events', projectIds)} WHERE trace_id = $trace AND dataset = $dataset AND project_id IN (${projects}) ORDER BY timestamp, id`,
+      this.sources.consistent('traces', () =>
+        this.db.reader().runAndReadAll(
+          `SELECT doc, span_id, parent_span_id, name, service_name, start_ns, end_ns, status FROM ${this.sources.relation('traces', projectIds)}
+           WHERE trace_id = $trace AND dataset = $dataset AND project_id IN (${projects}) ORDER BY start_ns, span_id`,
           params,
         ),
+      ),
+      this.sources.consistent('events', () =>
+        this.db
+          .reader()
+          .runAndReadAll(
+            `SELECT id FROM ${this.sources.relation('events', projectIds)} WHERE trace_id = $trace AND dataset = $dataset AND project_id IN (${projects}) ORDER BY timestamp, id`,
+            params,
+          ),
+      ),
     ]);
     const rows = spanResult.getRowObjectsJS() as unknown as SpanRow[];
     if (rows.length === 0) return undefined;

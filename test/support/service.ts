@@ -25,7 +25,9 @@ export function tempDir(prefix = 'faultline-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-export async function startService(options: { yaml?: string; env?: Record<string, string>; dataDir?: string } = {}): Promise<TestService> {
+export async function startService(
+  options: { yaml?: string; env?: Record<string, string>; dataDir?: string; keys?: { live: string; test: string }; keepData?: boolean } = {},
+): Promise<TestService> {
   const dataDir = options.dataDir ?? tempDir();
   const env = {
     FAULTLINE_DATA_DIR: dataDir,
@@ -39,9 +41,10 @@ export async function startService(options: { yaml?: string; env?: Record<string
   if (!config) throw new Error(`invalid test config: ${JSON.stringify(errors)}`);
   const service = await Service.open(config, pino({ level: 'silent' }));
   const started = await service.start();
-  if (!started.bootstrap) throw new Error('expected a fresh data directory');
+  const keys = started.bootstrap ? { live: started.bootstrap.live.secret, test: started.bootstrap.test.secret } : options.keys;
+  if (!keys) throw new Error('a data directory that is not fresh needs its keys passed in');
   const baseUrl = `http://127.0.0.1:${started.httpPort}`;
-  const liveKey = started.bootstrap.live.secret;
+  const liveKey = keys.live;
   const otlpPort = started.listeners.otlp;
   return {
     service,
@@ -49,7 +52,7 @@ export async function startService(options: { yaml?: string; env?: Record<string
     otlpUrl: otlpPort === undefined ? undefined : `http://127.0.0.1:${otlpPort}`,
     dataDir,
     liveKey,
-    testKey: started.bootstrap.test.secret,
+    testKey: keys.test,
     api: (path, init = {}) => {
       const { key, ...rest } = init;
       const headers = new Headers(rest.headers);
@@ -60,7 +63,7 @@ export async function startService(options: { yaml?: string; env?: Record<string
     },
     stop: async () => {
       await service.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!options.keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,0 +1,200 @@
+// Compaction: flushes on the interval leave many small files; merge the small files of each
+// partition into one, journaled in lake_compactions so that a crash at any step leaves every row
+// in exactly one place:
+//
+//   1. journal   INSERT (id, signal, partition_dir, inputs, output, 'pending')
+//   2. write     COPY the inputs, sorted by time, to .part-c<id>.parquet.tmp in the same directory
+//   3. publish   fsync, rename to part-c<id>.parquet (atomic), fsync the directory
+//   4. remove    unlink the inputs
+//   5. done      UPDATE … state = 'done'
+//
+// Recovery of a pending compaction: output present (crash after 3) -> delete the inputs left;
+// output absent (crash before 3) -> delete the temporary file, inputs untouched. Between 3 and 4 a
+// reader may see the inputs and the output together; the read layer de-duplicates by id.
+import { existsSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { v7 as uuidv7 } from 'uuid';
+import type { Database } from '../../src/storage/database.js';
+import { fileListSql, type LakeSignal, lakeChanged } from '../../src/storage/lake.js';
+import { fileNames, fsyncDir, listPartitions, publish, removeIfExists, sqlString } from './files.js';
+import { ROW_GROUP_ROWS } from './flusher.js';
+
+/** The lake column compacted files are sorted by. */
+const LAKE_TIME: Record<LakeSignal, string> = { events: 'timestamp', traces: 'start_time_unix_nano' };
+
+/** Most rows one merge writes, so that a merge stays short however many small files piled up. */
+export const MAX_MERGE_ROWS = 1_000_000;
+
+export interface Compaction {
+  id: string;
+  signal: LakeSignal;
+  /** Relative to the lake: `events/project_id=p1/date=2026-11-22`. */
+  partitionDir: string;
+  /** File names in the partition directory. */
+  inputs: string[];
+  /** `part-c<id>.parquet`. */
+  output: string;
+}
+
+/** The temporary name of a compaction's output: dot-prefixed, and not ending in .parquet, so no reader or glob takes it. */
+export function compactionTmpName(output: string): string {
+  return `.${output}.tmp`;
+}
+
+/** Row counts of lake files, read once from each file's footer (files never change once published). */
+export class RowCounts {
+  private readonly known = new Map<string, number>();
+
+  async of(db: Database, paths: string[]): Promise<Map<string, number>> {
+    const missing = paths.filter((path) => !this.known.has(path));
+    if (missing.length) {
+      const result = await db.reader().runAndReadAll(`SELECT file_name, num_rows FROM parquet_file_metadata(${fileListSql(missing)})`);
+      for (const [name, rows] of result.getRows()) this.known.set(String(name), Number(rows));
+    }
+    return new Map(paths.map((path) => [path, this.known.get(path) ?? 0]));
+  }
+
+  forget(paths: string[]): void {
+    for (const path of paths) this.known.delete(path);
+  }
+}
+
+/**
+ * Finds partitions with at least two files under `minRows` rows and plans one merge for each.
+ * `skip` names files that must not be touched (those of a flush still pending).
+ */
+export async function planCompactions(
+  db: Database,
+  lake: string,
+  signal: LakeSignal,
+  minRows: number,
+  counts: RowCounts,
+  skip: (name: string) => boolean = () => false,
+): Promise<Array<Omit<Compaction, 'id' | 'output'>>> {
+  const plans: Array<Omit<Compaction, 'id' | 'output'>> = [];
+  for (const partition of listPartitions(lake, signal)) {
+    const dir = join(lake, signal, partition);
+    const names = fileNames(dir).filter((name) => name.endsWith('.parquet') && !name.startsWith('.') && !skip(name));
+    if (names.length < 2) continue;
+    const rows = await counts.of(
+      db,
+      names.map((name) => join(dir, name)),
+    );
+    const inputs: string[] = [];
+    let total = 0;
+    for (const name of names) {
+      const n = rows.get(join(dir, name)) ?? 0;
+      if (n >= minRows) continue;
+      if (inputs.length >= 2 && total + n > MAX_MERGE_ROWS) break;
+      inputs.push(name);
+      total += n;
+    }
+    if (inputs.length >= 2) plans.push({ signal, partitionDir: join(signal, partition), inputs });
+  }
+  return plans;
+}
+
+/** Step 1. */
+export async function journalCompaction(db: Database, plan: Omit<Compaction, 'id' | 'output'>): Promise<Compaction> {
+  const id = uuidv7().replace(/-/g, '');
+  const compaction: Compaction = { ...plan, id, output: `part-c${id}.parquet` };
+  await db.write((connection) =>
+    connection.run(`INSERT INTO lake_compactions VALUES ($id, $signal, $dir, $inputs, $output, 'pending', now(), NULL)`, {
+      id,
+      signal: plan.signal,
+      dir: plan.partitionDir,
+      inputs: JSON.stringify(plan.inputs),
+      output: compaction.output,
+    }),
+  );
+  return compaction;
+}
+
+/** Step 2. Returns the rows written. */
+export async function writeCompaction(db: Database, lake: string, compaction: Compaction): Promise<number> {
+  const dir = join(lake, compaction.partitionDir);
+  const tmp = join(dir, compactionTmpName(compaction.output));
+  const inputs = compaction.inputs.map((name) => join(dir, name));
+  const result = await db
+    .reader()
+    .run(
+      `COPY (SELECT * FROM read_parquet(${fileListSql(inputs)}, hive_partitioning = false, union_by_name = true) ORDER BY ${LAKE_TIME[compaction.signal]}) ` +
+        `TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`,
+    );
+  return result.rowsChanged;
+}
+
+/** Step 3. */
+export function publishCompaction(lake: string, compaction: Compaction): void {
+  const dir = join(lake, compaction.partitionDir);
+  publish(join(dir, compactionTmpName(compaction.output)), join(dir, compaction.output));
+}
+
+/** Step 4. */
+export function removeCompactionInputs(lake: string, compaction: Compaction): void {
+  const dir = join(lake, compaction.partitionDir);
+  let removed = false;
+  for (const name of compaction.inputs) {
+    if (!existsSync(join(dir, name))) continue;
+    unlinkSync(join(dir, name));
+    removed = true;
+  }
+  if (removed) {
+    fsyncDir(dir);
+    lakeChanged();
+  }
+}
+
+/** Step 5. */
+export function finishCompaction(db: Database, id: string): Promise<void> {
+  return db.write(async (connection) => {
+    await connection.run(`UPDATE lake_compactions SET state = 'done', finished_at = now() WHERE id = $id`, { id });
+  });
+}
+
+/** All five steps. Returns the merged file's path. */
+export async function compact(db: Database, lake: string, plan: Omit<Compaction, 'id' | 'output'>, counts?: RowCounts): Promise<string> {
+  const compaction = await journalCompaction(db, plan);
+  const dir = join(lake, compaction.partitionDir);
+  const inputs = compaction.inputs.map((name) => join(dir, name));
+  const expected = counts ? [...(await counts.of(db, inputs)).values()].reduce((a, b) => a + b, 0) : undefined;
+  const written = await writeCompaction(db, lake, compaction);
+  if (expected !== undefined && written !== expected) {
+    // Never publish a merge that lost or gained rows: drop it, keep the inputs.
+    removeIfExists(join(dir, compactionTmpName(compaction.output)));
+    await finishCompaction(db, compaction.id);
+    throw new Error(`compaction ${compaction.id} wrote ${written} rows from inputs holding ${expected}; kept the inputs`);
+  }
+  publishCompaction(lake, compaction);
+  removeCompactionInputs(lake, compaction);
+  counts?.forget(inputs);
+  await finishCompaction(db, compaction.id);
+  return join(dir, compaction.output);
+}
+
+/** Resolves compactions a crash (or a failure) left pending, of one signal or all. Returns how many. */
+export async function recoverCompactions(db: Database, lake: string, signal?: LakeSignal): Promise<number> {
+  const result = await db
+    .reader()
+    .runAndReadAll(
+      `SELECT id, signal, partition_dir, inputs, output FROM lake_compactions WHERE state = 'pending'` +
+        (signal ? ` AND signal = ${sqlString(signal)}` : '') +
+        ' ORDER BY id',
+    );
+  const pending = result.getRows().map(
+    ([id, signal, partitionDir, inputs, output]): Compaction => ({
+      id: String(id),
+      signal: String(signal) as LakeSignal,
+      partitionDir: String(partitionDir),
+      inputs: JSON.parse(String(inputs)) as string[],
+      output: String(output),
+    }),
+  );
+  for (const compaction of pending) {
+    const dir = join(lake, compaction.partitionDir);
+    if (existsSync(join(dir, compaction.output))) removeCompactionInputs(lake, compaction);
+    else removeIfExists(join(dir, compactionTmpName(compaction.output)));
+    await finishCompaction(db, compaction.id);
+  }
+  return pending.length;
+}

@@ -1,0 +1,219 @@
+// The parquet exporter: acknowledges after a staging commit, flushes staged rows to the lake by
+// size or on an interval, compacts small files in the background. Per signal, flushes and
+// compactions run one at a time (a promise chain), so they never touch the same files at once.
+import { join, resolve } from 'node:path';
+import type { Logger } from 'pino';
+import type { ComponentSettings, Exporter } from '../../src/engine/component.js';
+import type { Item, Signal } from '../../src/engine/item.js';
+import type { Database } from '../../src/storage/database.js';
+import { GroupCommit } from '../../src/storage/group-commit.js';
+import type { LakeSignal } from '../../src/storage/lake.js';
+import { compact, recoverCompactions, RowCounts, planCompactions } from './compactor.js';
+import type { ParquetConfig } from './config.js';
+import { batchFilePattern, claimBatch, finishBatch, pendingBatches, redoBatch, writeBatch } from './flusher.js';
+import { LAKE_SIGNALS, recover } from './recovery.js';
+import { stagedTotals, stageItems } from './staging.js';
+
+export interface FlushResult {
+  signal: LakeSignal;
+  /** The batch flushed; undefined when nothing was staged. */
+  batchId?: bigint;
+  rows: number;
+  /** Published Parquet files (absolute paths), those of redone pending batches included. */
+  files: string[];
+}
+
+export interface CompactionResult {
+  signal: LakeSignal;
+  /** The merged files written (absolute paths), one per compacted partition. */
+  outputs: string[];
+}
+
+/** One parquet exporter per database: the staging tables and the lake are shared state. */
+const running = new WeakSet<Database>();
+
+export class ParquetExporter implements Exporter {
+  private readonly db: Database;
+  private readonly lake: string;
+  private readonly logger: Logger;
+  private readonly config: ParquetConfig;
+  private readonly commits: Record<LakeSignal, GroupCommit<Item>>;
+  /** Rows and document bytes staged and not yet claimed by a flush (an estimate for the triggers). */
+  private readonly staged: Record<LakeSignal, { rows: number; bytes: number }> = {
+    events: { rows: 0, bytes: 0 },
+    traces: { rows: 0, bytes: 0 },
+  };
+  private readonly chains: Record<LakeSignal, Promise<unknown>> = { events: Promise.resolve(), traces: Promise.resolve() };
+  private readonly flushQueued: Record<LakeSignal, boolean> = { events: false, traces: false };
+  private readonly compactionQueued: Record<LakeSignal, boolean> = { events: false, traces: false };
+  /** A flush failed after claiming its batch: retry on the next tick even if nothing new is staged. */
+  private readonly retry: Record<LakeSignal, boolean> = { events: false, traces: false };
+  private readonly counts = new RowCounts();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private started = false;
+
+  constructor(settings: ComponentSettings<ParquetConfig>) {
+    const { host, config } = settings;
+    this.db = host.database;
+    // The service resolves lake.path (empty: <data_dir>/lake); resolve again for hosts that do not.
+    this.lake = resolve(host.settings.lake.path || join(host.settings.data_dir, 'lake'));
+    this.logger = host.logger.child({ component: settings.id.text });
+    this.config = config;
+    const stage = (signal: LakeSignal) => (items: Item[]) =>
+      this.db.write(async (connection) => {
+        const bytes = await stageItems(connection, signal, items);
+        this.staged[signal].rows += items.length;
+        this.staged[signal].bytes += bytes;
+      });
+    this.commits = {
+      events: new GroupCommit(stage('events'), config.max_batch_items),
+      traces: new GroupCommit(stage('traces'), config.max_batch_items),
+    };
+  }
+
+  /** Recovers what a crash interrupted, then starts the flush and compaction timers. */
+  async start(): Promise<void> {
+    if (running.has(this.db)) throw new Error('only one parquet exporter may run per service (the staging tables and the lake are shared)');
+    running.add(this.db);
+    this.started = true;
+    const recovery = recover(this.db, this.lake, this.logger);
+    for (const signal of LAKE_SIGNALS) this.chains[signal] = recovery.catch(() => undefined);
+    try {
+      await recovery;
+    } catch (error) {
+      running.delete(this.db);
+      this.started = false;
+      throw error;
+    }
+    for (const signal of LAKE_SIGNALS) this.staged[signal] = await stagedTotals(this.db.reader(), signal);
+    const flushTimer = setInterval(() => {
+      for (const signal of LAKE_SIGNALS) if (this.staged[signal].rows > 0 || this.retry[signal]) this.scheduleFlush(signal);
+    }, this.config.flush.interval_ms);
+    flushTimer.unref();
+    this.timers.push(flushTimer);
+    if (this.config.compaction.enabled) {
+      const compactionTimer = setInterval(() => {
+        for (const signal of LAKE_SIGNALS) this.scheduleCompaction(signal);
+      }, this.config.compaction.interval_ms);
+      compactionTimer.unref();
+      this.timers.push(compactionTimer);
+    }
+  }
+
+  /** Resolves once the items are committed to the staging table (durable); the lake write follows. */
+  async export(signal: Signal, items: Item[]): Promise<void> {
+    if (signal !== 'events' && signal !== 'traces') throw new Error(`the parquet exporter does not store ${signal}`);
+    await this.commits[signal].submit(items);
+    const { rows, bytes } = this.staged[signal];
+    if (rows >= this.config.flush.max_rows || bytes >= this.config.flush.max_bytes) this.scheduleFlush(signal);
+  }
+
+  /**
+   * Flushes everything staged for the signal (both when omitted) to the lake now, after the items
+   * handed to export() so far are committed; resolves when the files are published and the flush
+   * is journaled done. For tests and operations.
+   */
+  async flushNow(signal?: LakeSignal): Promise<FlushResult[]> {
+    const signals = signal ? [signal] : [...LAKE_SIGNALS];
+    await Promise.all(signals.map((s) => this.commits[s].flush()));
+    return Promise.all(signals.map((s) => this.enqueue(s, () => this.flush(s))));
+  }
+
+  /**
+   * Merges the small files of every partition of the signal (both when omitted) now, whether or
+   * not background compaction is enabled. For tests and operations.
+   */
+  async compactNow(signal?: LakeSignal): Promise<CompactionResult[]> {
+    const signals = signal ? [signal] : [...LAKE_SIGNALS];
+    return Promise.all(signals.map((s) => this.enqueue(s, () => this.compact(s))));
+  }
+
+  /** Rows staged and not yet claimed by a flush (an estimate kept in memory). */
+  stagedRows(signal: LakeSignal): number {
+    return this.staged[signal].rows;
+  }
+
+  /** Stops the timers, waits for in-flight commits, and flushes everything staged to the lake. */
+  async shutdown(): Promise<void> {
+    for (const timer of this.timers.splice(0)) clearInterval(timer);
+    await Promise.all(LAKE_SIGNALS.map((signal) => this.commits[signal].flush()));
+    if (!this.started) return;
+    try {
+      await this.flushNow();
+    } catch (error) {
+      // The rows stay staged (durable); the next start flushes them.
+      this.logger.error({ err: error }, 'could not flush the staged rows to the lake at shutdown; they stay staged for the next start');
+    } finally {
+      await Promise.all(LAKE_SIGNALS.map((signal) => this.chains[signal]));
+      running.delete(this.db);
+      this.started = false;
+    }
+  }
+
+  private enqueue<T>(signal: LakeSignal, task: () => Promise<T>): Promise<T> {
+    const run = this.chains[signal].then(task, task);
+    this.chains[signal] = run.catch(() => undefined);
+    return run;
+  }
+
+  private scheduleFlush(signal: LakeSignal): void {
+    if (this.flushQueued[signal]) return;
+    this.flushQueued[signal] = true;
+    this.enqueue(signal, () => {
+      this.flushQueued[signal] = false;
+      return this.flush(signal);
+    }).catch((error: unknown) => this.logger.error({ err: error, signal }, 'lake flush failed; the rows stay staged and are retried'));
+  }
+
+  private scheduleCompaction(signal: LakeSignal): void {
+    if (this.compactionQueued[signal]) return;
+    this.compactionQueued[signal] = true;
+    this.enqueue(signal, () => {
+      this.compactionQueued[signal] = false;
+      return this.compact(signal);
+    }).catch((error: unknown) => this.logger.error({ err: error, signal }, 'lake compaction failed'));
+  }
+
+  /** Runs in the signal's chain. */
+  private async flush(signal: LakeSignal): Promise<FlushResult> {
+    const files: string[] = [];
+    try {
+      // A batch a failed flush left claimed: its rows are still staged, redo it first.
+      for (const batchId of await pendingBatches(this.db, signal)) files.push(...(await redoBatch(this.db, this.lake, signal, batchId)));
+      let claimed;
+      try {
+        claimed = await claimBatch(this.db, signal, () => (this.staged[signal] = { rows: 0, bytes: 0 }));
+      } catch (error) {
+        this.staged[signal] = await stagedTotals(this.db.reader(), signal);
+        throw error;
+      }
+      if (!claimed) return { signal, rows: 0, files };
+      files.push(...(await writeBatch(this.db, this.lake, signal, claimed.batchId)));
+      await finishBatch(this.db, signal, claimed.batchId);
+      this.retry[signal] = false;
+      this.logger.debug({ signal, batch_id: String(claimed.batchId), rows: claimed.rows, files: files.length }, 'flushed to the lake');
+      return { signal, batchId: claimed.batchId, rows: claimed.rows, files };
+    } catch (error) {
+      this.retry[signal] = true;
+      throw error;
+    }
+  }
+
+  /** Runs in the signal's chain. */
+  private async compact(signal: LakeSignal): Promise<CompactionResult> {
+    // A compaction that failed half-way in this process: resolve it before planning again, or its
+    // published output and its inputs could both be merged a second time.
+    await recoverCompactions(this.db, this.lake, signal);
+    const pending = (await pendingBatches(this.db, signal)).map(batchFilePattern);
+    const plans = await planCompactions(this.db, this.lake, signal, this.config.compaction.min_rows, this.counts, (name) =>
+      pending.some((pattern) => pattern.test(name)),
+    );
+    const outputs: string[] = [];
+    for (const plan of plans) {
+      const output = await compact(this.db, this.lake, plan, this.counts);
+      this.logger.debug({ signal, partition: plan.partitionDir, inputs: plan.inputs.length }, 'compacted lake files');
+      outputs.push(output);
+    }
+    return { signal, outputs };
+  }
+}

@@ -1,0 +1,99 @@
+// File-system steps of the lake writer. A file is published by rename (atomic on one file system,
+// so a reader sees all of it or none); before a rename the file's data is fsynced and after it the
+// directory, so that what the DuckDB journal says is done is on disk even after a power loss.
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { LakeSignal } from '../../src/storage/lake.js';
+
+/** Where flushes write before publishing: `<lake>/.tmp/<signal>-<batch>/` (outside every signal's tree). */
+export function flushTmpDir(lake: string, signal: LakeSignal, batchId: bigint): string {
+  return join(lake, '.tmp', `${signal}-${batchId}`);
+}
+
+export function lakeTmpRoot(lake: string): string {
+  return join(lake, '.tmp');
+}
+
+export function fsyncFile(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Makes a rename or unlink in the directory durable. Not every platform can fsync a directory. */
+export function fsyncDir(path: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return;
+  }
+  try {
+    fsyncSync(fd);
+  } catch {
+    // EISDIR/EPERM/EINVAL on platforms without directory fsync: nothing more can be done.
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** mkdir -p that also makes each new directory's entry durable in its parent. */
+export function mkdirDurable(dir: string): void {
+  if (existsSync(dir)) return;
+  const parent = dirname(dir);
+  if (parent !== dir) mkdirDurable(parent);
+  mkdirSync(dir, { recursive: true });
+  fsyncDir(parent);
+}
+
+/** Publishes a finished file: fsync, rename into place, fsync the directory. */
+export function publish(from: string, to: string): void {
+  fsyncFile(from);
+  mkdirDurable(dirname(to));
+  renameSync(from, to);
+  fsyncDir(dirname(to));
+}
+
+export function removeIfExists(path: string): boolean {
+  if (!existsSync(path)) return false;
+  rmSync(path, { recursive: true, force: true });
+  return true;
+}
+
+/**
+ * The partition directories of a signal, as paths relative to the signal directory
+ * (`project_id=p1/date=2026-11-22`): two levels of hive directories, whatever DuckDB named them.
+ */
+export function listPartitions(lake: string, signal: LakeSignal): string[] {
+  const root = join(lake, signal);
+  const out: string[] = [];
+  for (const project of subdirs(root)) {
+    for (const date of subdirs(join(root, project))) out.push(join(project, date));
+  }
+  return out.sort();
+}
+
+/** Every file name in a directory (none when it does not exist). */
+export function fileNames(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => entry.name)
+    .sort();
+}
+
+function subdirs(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && entry.name.includes('='))
+    .map((entry) => entry.name)
+    .sort();
+}
+
+/** SQL string literal. */
+export function sqlString(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
+}

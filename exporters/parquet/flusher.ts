@@ -1,0 +1,121 @@
+// The flush protocol, three steps with a journal row in lake_flushes (see README "Durability"):
+//
+//   (a) claim    one transaction: number the staged rows with a new batch id B, journal B 'pending'
+//   (b) write    COPY the rows of B to <lake>/.tmp/<signal>-<B>/…, then rename each file into its
+//                partition as part-<B>-<i>.parquet (fsynced; rename is atomic)
+//   (c) finish   one transaction: delete the staged rows of B, journal B 'done'
+//
+// A crash before (a) commits leaves the rows staged for the next flush; after (a) or (b), B is
+// 'pending' and its rows are still staged, so recovery deletes whatever files of B exist and redoes
+// (b) and (c). Every acknowledged row reaches the lake exactly once.
+import { existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Database } from '../../src/storage/database.js';
+import { LAKE_ROW_SQL, STAGING_TABLE, type LakeSignal, lakeChanged } from '../../src/storage/lake.js';
+import { fileNames, flushTmpDir, fsyncDir, listPartitions, publish, removeIfExists, sqlString } from './files.js';
+
+/** Rows per Parquet row group: large, since DuckDB reads row groups under ~5,000 rows 5–10× slower. */
+export const ROW_GROUP_ROWS = 122_880;
+
+/** The staging column a batch is sorted by before it is written (events: timestamp; spans: start). */
+const STAGING_TIME: Record<LakeSignal, string> = { events: 'timestamp', traces: 'start_ns' };
+
+/** `part-<B>-<i>.parquet`: the files flush B published. */
+export function batchFilePattern(batchId: bigint): RegExp {
+  return new RegExp(`^part-${batchId}-\\d+\\.parquet$`);
+}
+
+export interface Claimed {
+  batchId: bigint;
+  rows: number;
+}
+
+/**
+ * Step (a). Returns undefined when nothing is staged. `onClaimed` runs inside the transaction, so
+ * in order with the staging commits (which run on the same serialized writer).
+ */
+export function claimBatch(db: Database, signal: LakeSignal, onClaimed?: () => void): Promise<Claimed | undefined> {
+  return db.write(async (connection) => {
+    const next = await connection.runAndReadAll('SELECT coalesce(max(batch_id), 0) + 1 FROM lake_flushes');
+    const batchId = BigInt(next.getRows()[0][0] as bigint | number);
+    const updated = await connection.run(`UPDATE ${STAGING_TABLE[signal]} SET batch_id = ${batchId} WHERE batch_id IS NULL`);
+    const rows = updated.rowsChanged;
+    onClaimed?.();
+    if (rows === 0) return undefined;
+    await connection.run(`INSERT INTO lake_flushes VALUES (${batchId}, ${sqlString(signal)}, 'pending', ${rows}, now(), NULL)`);
+    return { batchId, rows };
+  });
+}
+
+/**
+ * Step (b): writes the rows of batch B into the lake. Idempotent: a rerun overwrites the same
+ * temporary directory and publishes files with the same names. Returns the published paths.
+ */
+export async function writeBatch(db: Database, lake: string, signal: LakeSignal, batchId: bigint): Promise<string[]> {
+  const tmp = flushTmpDir(lake, signal, batchId);
+  removeIfExists(tmp);
+  mkdirSync(dirname(tmp), { recursive: true });
+  // A read connection: COPY reads committed rows and writes files, and must not hold up ingest
+  // (which waits on the single writer) while it compresses.
+  await db
+    .reader()
+    .run(
+      `COPY (SELECT ${LAKE_ROW_SQL[signal]} FROM ${STAGING_TABLE[signal]} WHERE batch_id = ${batchId} ORDER BY ${STAGING_TIME[signal]}) ` +
+        `TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS}, ` +
+        `PARTITION_BY (project_id, date), FILENAME_PATTERN 'part-${batchId}-{i}', OVERWRITE_OR_IGNORE)`,
+    );
+  const published: string[] = [];
+  if (existsSync(tmp)) {
+    for (const project of readdirSync(tmp)) {
+      for (const date of readdirSync(join(tmp, project))) {
+        for (const name of fileNames(join(tmp, project, date))) {
+          const to = join(lake, signal, project, date, name);
+          publish(join(tmp, project, date, name), to);
+          published.push(to);
+        }
+      }
+    }
+    removeIfExists(tmp);
+  }
+  return published;
+}
+
+/** Step (c). */
+export async function finishBatch(db: Database, signal: LakeSignal, batchId: bigint): Promise<void> {
+  await db.write(async (connection) => {
+    await connection.run(`DELETE FROM ${STAGING_TABLE[signal]} WHERE batch_id = ${batchId}`);
+    await connection.run(`UPDATE lake_flushes SET state = 'done', finished_at = now() WHERE batch_id = ${batchId}`);
+  });
+  lakeChanged();
+}
+
+/** Flushes of the signal that were claimed and not finished (a crash, or a failed write). */
+export async function pendingBatches(db: Database, signal: LakeSignal): Promise<bigint[]> {
+  const result = await db
+    .reader()
+    .runAndReadAll(`SELECT batch_id FROM lake_flushes WHERE state = 'pending' AND signal = ${sqlString(signal)} ORDER BY batch_id`);
+  return result.getRows().map(([id]) => BigInt(id as bigint));
+}
+
+/** Deletes every file batch B published in any partition of the signal, and its temporary directory. */
+export function removeBatchFiles(lake: string, signal: LakeSignal, batchId: bigint): number {
+  const pattern = batchFilePattern(batchId);
+  let removed = 0;
+  for (const partition of listPartitions(lake, signal)) {
+    const dir = join(lake, signal, partition);
+    const names = fileNames(dir).filter((name) => pattern.test(name));
+    for (const name of names) unlinkSync(join(dir, name));
+    if (names.length) fsyncDir(dir);
+    removed += names.length;
+  }
+  removeIfExists(flushTmpDir(lake, signal, batchId));
+  return removed;
+}
+
+/** Completes a pending batch from scratch: its staged rows are still there. */
+export async function redoBatch(db: Database, lake: string, signal: LakeSignal, batchId: bigint): Promise<string[]> {
+  removeBatchFiles(lake, signal, batchId);
+  const files = await writeBatch(db, lake, signal, batchId);
+  await finishBatch(db, signal, batchId);
+  return files;
+}

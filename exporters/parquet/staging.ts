@@ -1,0 +1,53 @@
+// Staging: the exporter's acknowledgment is the commit of the items into a staging table (the
+// same columns as the duckdb exporter's tables plus batch_id, NULL until a flush takes the row).
+import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
+import type { Item } from '../../src/engine/item.js';
+import type { ErrorEvent } from '../../src/records/event.js';
+import type { Span } from '../../src/records/span.js';
+import { appendEventColumns, appendSpanColumns } from '../../src/storage/appenders.js';
+import { STAGING_TABLE, type LakeSignal } from '../../src/storage/lake.js';
+
+/**
+ * Appends the items to the signal's staging table in the caller's transaction and returns the
+ * summed length of their JSON documents (the flush trigger's size estimate).
+ */
+export async function stageItems(connection: DuckDBConnection, signal: LakeSignal, items: Item[]): Promise<number> {
+  const appender = await connection.createAppender(STAGING_TABLE[signal]);
+  // The document is the last text column of both layouts: remember the last text appended.
+  let last = 0;
+  const counting = Object.create(appender) as DuckDBAppender;
+  counting.appendVarchar = (value: string) => {
+    last = value.length;
+    appender.appendVarchar(value);
+  };
+  let bytes = 0;
+  try {
+    for (const item of items) {
+      if (signal === 'events') appendEventColumns(counting, item as Item<ErrorEvent>);
+      else appendSpanColumns(counting, item as Item<Span>);
+      bytes += last;
+      appender.appendNull(); // batch_id
+      appender.endRow();
+    }
+    appender.flushSync();
+  } catch (error) {
+    // A half-appended row makes close fail too; the first error is the one to report.
+    try {
+      appender.closeSync();
+    } catch {
+      /* reported below */
+    }
+    throw error;
+  }
+  appender.closeSync();
+  return bytes;
+}
+
+/** Rows and document bytes staged and not yet taken by a flush. */
+export async function stagedTotals(connection: DuckDBConnection, signal: LakeSignal): Promise<{ rows: number; bytes: number }> {
+  const result = await connection.runAndReadAll(
+    `SELECT count(*) AS n, coalesce(sum(length(doc)), 0) AS b FROM ${STAGING_TABLE[signal]} WHERE batch_id IS NULL`,
+  );
+  const [n, b] = result.getRows()[0];
+  return { rows: Number(n), bytes: Number(b) };
+}
