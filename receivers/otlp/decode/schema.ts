@@ -1,12 +1,18 @@
-// The OTLP trace protobuf schema, resolved once at module load from the embedded copies of
-// receivers/otlp/proto/*.proto (see proto-files.ts for why they are embedded).
+// The OTLP trace protobuf schema, resolved once at module load from receivers/otlp/proto/*.proto
+// (found from the package root, so it works from src/ and dist/; package.json ships the folder).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import protobuf from 'protobufjs';
-import { PROTO_FILES } from './proto-files.js';
+import { packageRoot } from '../../../src/paths.js';
+
+/** Imports before importers. */
+export const PROTO_FILE_NAMES = ['common.proto', 'resource.proto', 'trace.proto', 'trace_service.proto', 'status.proto'] as const;
+export const PROTO_DIR = join(packageRoot, 'receivers/otlp/proto');
 
 function buildRoot(): protobuf.Root {
   const root = new protobuf.Root();
   // Field names become lowerCamelCase (trace_id -> traceId), as in OTLP/JSON.
-  for (const text of Object.values(PROTO_FILES)) protobuf.parse(text, root, { keepCase: false });
+  for (const name of PROTO_FILE_NAMES) protobuf.parse(readFileSync(join(PROTO_DIR, name), 'utf8'), root, { keepCase: false });
   root.resolveAll();
   return root;
 }
