@@ -8,7 +8,7 @@ import { json, principalOf, type RouteDefinition } from '../../../src/http/host.
 import { LEVELS, type ErrorEvent } from '../../../src/records/event.js';
 import { InvalidCursorError } from '../../../src/storage/cursor.js';
 import { errorEventJsonSchema } from '../../../src/records/event-schema.js';
-import { LIST_QUERY_DOCS, optional, parseEnum, parseLimit, parseTime } from '../params.js';
+import { ingestProject, INGEST_PROJECT_DOC, LIST_QUERY_DOCS, optional, parseEnum, parseLimit, parseTime } from '../params.js';
 import { parseQuery } from '../query-syntax.js';
 import { reachableProjects, resolveProject, tenantOf } from '../../../src/auth/scope.js';
 
@@ -31,7 +31,7 @@ export function eventRoutes({ host, receiverId, consumer, maxBodyBytes }: EventR
       summary: 'Ingest one error event',
       tag: 'events',
       auth: true,
-      query: [{ name: 'project_id', description: 'Target project (organization keys; or the x-faultline-project header)', schema: { type: 'string' } }],
+      query: [INGEST_PROJECT_DOC],
       requestBody: { contentType: 'application/json', schema: errorEventJsonSchema },
       responses: {
         202: 'Accepted and durable: {id, status: "queued", permalink}',
@@ -46,8 +46,7 @@ export function eventRoutes({ host, receiverId, consumer, maxBodyBytes }: EventR
       },
       handler: async (ctx) => {
         const principal = principalOf(ctx);
-        const requested = optional(ctx.query, 'project_id') ?? ctx.event.req.headers.get('x-faultline-project') ?? undefined;
-        const project = await resolveProject(catalog, principal, requested);
+        const project = await resolveProject(catalog, principal, ingestProject(ctx));
         let data: unknown;
         try {
           data = await readJson(ctx.event, maxBodyBytes);

@@ -7,7 +7,7 @@ import { readJson } from '../../../src/http/body.js';
 import { ApiError, errors } from '../../../src/http/errors.js';
 import { parseJsonExact } from '../../../src/http/json.js';
 import { json, principalOf, type RouteDefinition } from '../../../src/http/host.js';
-import { optional } from '../params.js';
+import { ingestProject, INGEST_PROJECT_DOC, optional } from '../params.js';
 import { reachableProjects, resolveProject, tenantOf } from '../../../src/auth/scope.js';
 
 export interface TraceRoutesOptions {
@@ -30,7 +30,7 @@ export function traceRoutes({ host, receiverId, consumers }: TraceRoutesOptions)
       summary: 'Ingest spans; partial success like OTLP',
       tag: 'traces',
       auth: true,
-      query: [{ name: 'project_id', description: 'Target project (organization keys; or the x-faultline-project header)', schema: { type: 'string' } }],
+      query: [INGEST_PROJECT_DOC],
       requestBody: { contentType: 'application/json', schema: spanBatchSchema },
       responses: {
         202: '{accepted, rejected, errors: [{index, path, message}]}',
@@ -44,8 +44,7 @@ export function traceRoutes({ host, receiverId, consumers }: TraceRoutesOptions)
       },
       handler: async (ctx) => {
         const principal = principalOf(ctx);
-        const requested = optional(ctx.query, 'project_id') ?? ctx.event.req.headers.get('x-faultline-project') ?? undefined;
-        const project = await resolveProject(catalog, principal, requested);
+        const project = await resolveProject(catalog, principal, ingestProject(ctx));
         const refused = (reason: string, count = 1) => metrics.receiverRefused.inc({ receiver: receiverId, signal: 'traces', reason }, count);
         let body: unknown;
         try {
