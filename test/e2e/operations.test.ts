@@ -127,6 +127,8 @@ describe('/v1/openapi.json', () => {
     const expected: Record<string, string[]> = {
       '/v1/events': ['get', 'post'],
       '/v1/events/{id}': ['get'],
+      '/v1/traces': ['post'],
+      '/v1/traces/{id}': ['get'],
       '/v1/issues': ['get'],
       '/v1/issues/{id}': ['get', 'patch'],
       '/v1/projects': ['get'],
