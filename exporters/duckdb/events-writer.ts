@@ -1,5 +1,8 @@
-// Writes one group of events in the current transaction: skips ids already stored (idempotent
-// ingest), appends the new rows with the Appender, and folds them into their issues' rows.
+// Writes one group of events in the current transaction: appends the rows with the Appender and
+// folds them into their issues' rows. Ids already stored are skipped (idempotent ingest): the
+// common case, ids never seen, appends straight away and lets the primary key catch a repeat,
+// which fails the transaction; the exporter then writes the group again with `checkStored`,
+// which looks the ids up first (one query more per commit, paid only when a sender repeats).
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { Item } from '../../src/engine/item.js';
 import type { ErrorEvent } from '../../src/records/event.js';
@@ -20,8 +23,8 @@ interface IssueDelta {
   count: number;
 }
 
-export async function writeEvents(connection: DuckDBConnection, items: Item<ErrorEvent>[]): Promise<void> {
-  const fresh = await skipStored(connection, items);
+export async function writeEvents(connection: DuckDBConnection, items: Item<ErrorEvent>[], checkStored: boolean): Promise<void> {
+  const fresh = checkStored ? await skipStored(connection, items) : items;
   if (fresh.length === 0) return;
   const appender = await connection.createAppender('events');
   try {
@@ -30,9 +33,11 @@ export async function writeEvents(connection: DuckDBConnection, items: Item<Erro
       appender.endRow();
     }
     appender.flushSync();
-  } finally {
-    appender.closeSync();
+  } catch (error) {
+    closeQuietly(appender); // closing an appender of an aborted transaction throws again: keep the first error
+    throw error;
   }
+  appender.closeSync();
   await upsertIssues(connection, fresh);
 }
 
@@ -141,4 +146,17 @@ async function upsertIssues(connection: DuckDBConnection, items: Item<ErrorEvent
 function requireIssue(event: ErrorEvent): string {
   if (!event.issue_id) throw new Error(`event ${event.id} has no issue id: put the grouping processor in the pipeline before the duckdb exporter`);
   return event.issue_id;
+}
+
+function closeQuietly(appender: { closeSync(): void }): void {
+  try {
+    appender.closeSync();
+  } catch {
+    // the transaction is rolled back by the caller
+  }
+}
+
+/** The error DuckDB raises when an appended row repeats a primary key. */
+export function isDuplicateKey(error: unknown): boolean {
+  return /duplicate key|primary key|unique constraint/i.test(String((error as Error)?.message ?? error));
 }

@@ -3,7 +3,7 @@ import type { Item, Signal } from '../../src/engine/item.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import type { Span } from '../../src/records/span.js';
 import type { DuckdbConfig } from './config.js';
-import { writeEvents } from './events-writer.js';
+import { isDuplicateKey, writeEvents } from './events-writer.js';
 import { GroupCommit } from '../../src/storage/group-commit.js';
 import { writeSpans } from './spans-writer.js';
 
@@ -14,7 +14,16 @@ export class DuckdbExporter implements Exporter {
   constructor(settings: ComponentSettings<DuckdbConfig>) {
     const db = settings.host.database;
     const max = settings.config.max_batch_items;
-    this.events = new GroupCommit((items) => db.write((connection) => writeEvents(connection, items)), max);
+    this.events = new GroupCommit(
+      (items) =>
+        db
+          .write((connection) => writeEvents(connection, items, false))
+          .catch((error: unknown) => {
+            if (!isDuplicateKey(error)) throw error;
+            return db.write((connection) => writeEvents(connection, items, true));
+          }),
+      max,
+    );
     this.spans = new GroupCommit((items) => db.write((connection) => writeSpans(connection, items)), max);
   }
 
