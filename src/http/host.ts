@@ -1,10 +1,10 @@
 // The service's HTTP server (h3 on srvx). It gives every request an id, authenticates and
 // rate-limits the routes that need a key, turns every failure into the one error body, records
 // latency, and keeps the OpenAPI description of every route it serves.
+import { randomUUID } from 'node:crypto';
 import { H3, HTTPError, type H3Event } from 'h3';
 import { serve, type Server } from 'srvx';
 import type { Logger } from 'pino';
-import { randomBase62 } from '../auth/keys.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import { ExportError, OverloadedError, ShuttingDownError } from '../engine/errors.js';
 import type { Metrics } from '../telemetry/metrics.js';
@@ -181,7 +181,7 @@ export class HttpHost {
 function assignRequestId(event: H3Event): string {
   if (typeof event.context.requestId !== 'string') {
     const incoming = event.req.headers.get('x-request-id');
-    event.context.requestId = incoming && REQUEST_ID.test(incoming) ? incoming : `req_${randomBase62(20)}`;
+    event.context.requestId = incoming && REQUEST_ID.test(incoming) ? incoming : `req_${randomUUID().replaceAll('-', '')}`; // pooled entropy: no syscall per request
   }
   return event.context.requestId as string;
 }
