@@ -1,0 +1,93 @@
+// Resident memory of a process, read from /proc/<pid>/status: VmRSS now, VmHWM (the kernel's
+// high-water mark of RSS over the process's life), sampled on a timer during load phases.
+import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface Rss {
+  rssMB: number;
+  hwmMB: number;
+}
+
+export function readRss(pid: number): Rss {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+  return { rssMB: kb('VmRSS') / 1024, hwmMB: kb('VmHWM') / 1024 };
+}
+
+/** Samples RSS every `intervalMs` until stopped; marks split the samples into named phases. */
+export class RssSampler {
+  private readonly samples: Array<{ at: number; mb: number; phase: string }> = [];
+  private timer?: NodeJS.Timeout;
+  private phase = 'start';
+
+  constructor(
+    private readonly pid: number,
+    private readonly intervalMs = 100,
+  ) {}
+
+  start(): this {
+    this.take();
+    this.timer = setInterval(() => this.take(), this.intervalMs);
+    this.timer.unref();
+    return this;
+  }
+
+  mark(phase: string): void {
+    this.phase = phase;
+    this.take();
+  }
+
+  private take(): void {
+    try {
+      this.samples.push({ at: Date.now(), mb: readRss(this.pid).rssMB, phase: this.phase });
+    } catch {
+      // the process is gone
+    }
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** Peak sampled RSS of a phase (or of all phases). */
+  peak(phase?: string): number {
+    const values = this.samples.filter((s) => !phase || s.phase === phase).map((s) => s.mb);
+    return values.length ? Math.max(...values) : Number.NaN;
+  }
+
+  /** Steady RSS of a phase: the median of the samples in its second half (past warm-up and growth). */
+  steady(phase: string): number {
+    const values = this.samples.filter((s) => s.phase === phase).map((s) => s.mb);
+    if (!values.length) return Number.NaN;
+    const tail = values.slice(Math.floor(values.length / 2)).sort((a, b) => a - b);
+    return tail[Math.floor(tail.length / 2)];
+  }
+
+  last(): number {
+    return this.samples.at(-1)?.mb ?? Number.NaN;
+  }
+}
+
+/** Total size of the files under a directory (recursively), optionally only those whose name matches. */
+export function directoryBytes(dir: string, match: (name: string) => boolean = () => true): number {
+  if (!existsSync(dir)) return 0;
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += directoryBytes(path, match);
+    else if (entry.isFile() && match(entry.name)) total += statSync(path).size;
+  }
+  return total;
+}
+
+/** The DuckDB database file plus its write-ahead log. */
+export function duckdbBytes(dataDir: string): number {
+  return directoryBytes(dataDir, (name) => name.startsWith('faultline.duckdb'));
+}
+
+/** CPU seconds (user + system, all threads) a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks (USER_HZ = 100)
+}

@@ -1,0 +1,207 @@
+// Reads: after N events and N spans are bulk-loaded (load.ts), the service runs in this process on
+// that data directory, and each read endpoint is timed over sequential requests; then the same
+// SELECT the storage layer runs for it (src/storage/events.ts, traces.ts with the DuckDB source)
+// is run with the same parameters straight on one of the service's own DuckDB reader connections
+// (`service.host.database.reader()`), so the ratio is what the HTTP layer, auth, routing and
+// response assembly add on top of DuckDB.
+import { Agent, request as httpRequest } from 'node:http';
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import type { InProcessService } from './service.js';
+import { Samples } from './stats.js';
+
+export interface ReadTiming {
+  name: string;
+  /** What was requested, for the report. */
+  request: string;
+  api: { p50: number; p99: number; n: number };
+  sql: { p50: number; p99: number; n: number };
+  /** API p50 / SQL p50 and API p99 / SQL p99. */
+  ratioP50: number;
+  ratioP99: number;
+  /** Average response size, bytes. */
+  responseBytes: number;
+  /** Rows the SQL returned on average (a sanity check that the query matched something). */
+  rows: number;
+}
+
+interface ReadCase {
+  name: string;
+  request: string;
+  /** The n-th API path to request. */
+  path: (n: number) => string;
+  /** The n-th equivalent SQL run. */
+  sql: (reader: () => DuckDBConnection, n: number) => Promise<number>;
+}
+
+const EVENT_PAGE_SQL = (where: string) =>
+  `SELECT doc, epoch_us(timestamp) AS micros, id FROM events WHERE ${where} ORDER BY timestamp DESC, id DESC LIMIT $limit`;
+const BASE_WHERE = 'dataset = $dataset AND project_id = $project';
+const TEXT_WHERE = `(exception_type ILIKE $text0 ESCAPE '\\' OR exception_value ILIKE $text0 ESCAPE '\\' OR message ILIKE $text0 ESCAPE '\\')`;
+const CURSOR_WHERE = '(timestamp < make_timestamp($cursor_ts::BIGINT) OR (timestamp = make_timestamp($cursor_ts::BIGINT) AND id < $cursor_id))';
+
+function decodeCursor(cursor: string): { micros: bigint; id: string } {
+  const [micros, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
+  return { micros: BigInt(micros), id };
+}
+
+async function rowsOf(connection: DuckDBConnection, sql: string, params: Record<string, DuckDBValue>): Promise<number> {
+  const result = await connection.runAndReadAll(sql, params);
+  const rows = result.getRows();
+  // Touch the documents as the service does when it assembles a page.
+  let bytes = 0;
+  for (const row of rows) bytes += String(row[0]).length;
+  return bytes >= 0 ? rows.length : 0;
+}
+
+export interface ReadsOptions {
+  svc: InProcessService;
+  /** Sequential requests per endpoint (and SQL runs). */
+  requests: number;
+  /** Pages walked for the deep-page case. */
+  deepPages: number;
+  /** Longest time spent on one side (API or SQL) of one case once 10 samples are in, seconds: large N makes single queries slow. */
+  maxSeconds: number;
+  /** Longest time spent walking the cursor, seconds. */
+  walkSeconds: number;
+  filter: { environment: string; release: string; query: string };
+  log?: (line: string) => void;
+}
+
+export async function measureReads(options: ReadsOptions): Promise<ReadTiming[]> {
+  const { svc, requests } = options;
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const url = new URL(svc.baseUrl);
+  const get = (path: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest({ host: url.hostname, port: url.port, path, agent, headers: { authorization: `Bearer ${svc.liveKey}` } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  const database = svc.service.host.database;
+  const reader = () => database.reader();
+  const sample = async (sql: string) => (await reader().runAndReadAll(sql)).getRows().map((r) => String(r[0]));
+  const eventIds = await sample(`SELECT id FROM events USING SAMPLE ${Math.max(requests, 50)} ROWS`);
+  const traceIds = await sample(`SELECT trace_id FROM spans USING SAMPLE ${Math.max(requests, 50)} ROWS`);
+
+  // Walk the cursor; the deep case cycles over the cursors of the last 10 pages walked.
+  const cursors: string[] = [];
+  let cursor: string | null = null;
+  const walkStart = performance.now();
+  for (let page = 0; page < options.deepPages && performance.now() - walkStart < options.walkSeconds * 1000; page++) {
+    const res = await get(`/v1/events${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`);
+    if (res.status !== 200) throw new Error(`GET /v1/events page ${page}: ${res.status} ${res.body.slice(0, 300)}`);
+    cursor = (JSON.parse(res.body) as { next_cursor: string | null }).next_cursor;
+    if (!cursor) break;
+    cursors.push(cursor);
+  }
+  const walked = cursors.length + 1;
+  const deep = cursors.slice(-10);
+  if (deep.length === 0) throw new Error('no cursor to walk: is the events table empty?');
+
+  const base = { dataset: 'live', project: 'default' };
+  const { environment, release, query } = options.filter;
+  const filterQs = `environment=${encodeURIComponent(environment)}&release=${encodeURIComponent(release)}&query=${encodeURIComponent(query)}`;
+  const cases: ReadCase[] = [
+    {
+      name: 'events: first page',
+      request: 'GET /v1/events (50 per page)',
+      path: () => '/v1/events',
+      sql: (r) => rowsOf(r(), EVENT_PAGE_SQL(BASE_WHERE), { ...base, limit: 51 }),
+    },
+    {
+      name: 'events: filtered page',
+      request: `GET /v1/events?${decodeURIComponent(filterQs)}`,
+      path: () => `/v1/events?${filterQs}`,
+      sql: (r) =>
+        rowsOf(r(), EVENT_PAGE_SQL(`${BASE_WHERE} AND environment = $environment0 AND release = $release0 AND ${TEXT_WHERE}`), {
+          ...base,
+          environment0: environment,
+          release0: release,
+          text0: `%${query}%`,
+          limit: 51,
+        }),
+    },
+    {
+      name: `events: deep page`,
+      request: `GET /v1/events?cursor=… (pages ${walked - deep.length + 1}-${walked} of a ${walked}-page walk)`,
+      path: (n) => `/v1/events?cursor=${encodeURIComponent(deep[n % deep.length])}`,
+      sql: (r, n) => {
+        const after = decodeCursor(deep[n % deep.length]);
+        return rowsOf(r(), EVENT_PAGE_SQL(`${BASE_WHERE} AND ${CURSOR_WHERE}`), { ...base, cursor_ts: after.micros, cursor_id: after.id, limit: 51 });
+      },
+    },
+    {
+      name: 'events: one event',
+      request: 'GET /v1/events/{id} (random ids)',
+      path: (n) => `/v1/events/${eventIds[n % eventIds.length]}`,
+      sql: (r, n) =>
+        rowsOf(r(), 'SELECT doc FROM events WHERE dataset = $dataset AND id = $id AND project_id IN ($p0) ORDER BY received_at LIMIT 1', {
+          dataset: 'live',
+          id: eventIds[n % eventIds.length],
+          p0: 'default',
+        }),
+    },
+    {
+      name: 'traces: one trace',
+      request: 'GET /v1/traces/{id} (random ids, 5-20 spans)',
+      path: (n) => `/v1/traces/${traceIds[n % traceIds.length]}`,
+      sql: async (r, n) => {
+        const params = { dataset: 'live', trace: traceIds[n % traceIds.length], p0: 'default' };
+        const [spans] = await Promise.all([
+          rowsOf(
+            r(),
+            'SELECT doc, span_id, parent_span_id, name, service_name, start_ns, end_ns, status FROM spans WHERE trace_id = $trace AND dataset = $dataset AND project_id IN ($p0) ORDER BY start_ns, span_id',
+            params,
+          ),
+          rowsOf(r(), 'SELECT id FROM events WHERE trace_id = $trace AND dataset = $dataset AND project_id IN ($p0) ORDER BY timestamp, id', params),
+        ]);
+        return spans;
+      },
+    },
+  ];
+
+  const out: ReadTiming[] = [];
+  for (const c of cases) {
+    const warm = Math.min(3, requests);
+    for (let i = 0; i < warm; i++) await get(c.path(i));
+    const api = new Samples();
+    let bytes = 0;
+    const minSamples = Math.min(requests, 10);
+    let started = performance.now();
+    for (let i = 0; i < requests && (i < minSamples || performance.now() - started < options.maxSeconds * 1000); i++) {
+      const t0 = performance.now();
+      const res = await get(c.path(i));
+      api.add(performance.now() - t0);
+      if (res.status !== 200) throw new Error(`${c.request}: ${res.status} ${res.body.slice(0, 300)}`);
+      bytes += res.body.length;
+    }
+    for (let i = 0; i < warm; i++) await c.sql(reader, i);
+    const sql = new Samples();
+    let rows = 0;
+    started = performance.now();
+    for (let i = 0; i < requests && (i < minSamples || performance.now() - started < options.maxSeconds * 1000); i++) {
+      const t0 = performance.now();
+      rows += await c.sql(reader, i);
+      sql.add(performance.now() - t0);
+    }
+    const a = api.summary();
+    const s = sql.summary();
+    out.push({
+      name: c.name,
+      request: c.request,
+      api: { p50: a.p50, p99: a.p99, n: a.n },
+      sql: { p50: s.p50, p99: s.p99, n: s.n },
+      ratioP50: a.p50 / s.p50,
+      ratioP99: a.p99 / s.p99,
+      responseBytes: bytes / Math.max(1, api.size),
+      rows: rows / Math.max(1, sql.size),
+    });
+    options.log?.(`  ${c.name}: API p50 ${a.p50.toFixed(2)} ms p99 ${a.p99.toFixed(2)} ms (n=${a.n}); SQL p50 ${s.p50.toFixed(2)} ms p99 ${s.p99.toFixed(2)} ms (n=${s.n})`);
+  }
+  agent.destroy();
+  return out;
+}

@@ -1,0 +1,263 @@
+// The machine, the goals, and the printed table. The same figures go to bench/results/latest.json.
+import { readFileSync } from 'node:fs';
+import { cpus, totalmem, platform, arch, release } from 'node:os';
+import type { DriveResult } from './driver.js';
+import type { OverloadResult } from './overload.js';
+import type { ProfileSummary } from './profile.js';
+import type { ReadTiming } from './reads.js';
+import type { DecodeResult, SpansResult } from './spans.js';
+
+export interface Machine {
+  cpu: string;
+  cores: number;
+  memoryGiB: number;
+  node: string;
+  os: string;
+}
+
+export function machineInfo(): Machine {
+  let cpu = cpus()[0]?.model ?? 'unknown';
+  try {
+    cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? cpu;
+  } catch {
+    // not Linux
+  }
+  return { cpu, cores: cpus().length, memoryGiB: totalmem() / 2 ** 30, node: process.version, os: `${platform()} ${release()} ${arch()}` };
+}
+
+export interface PhaseMemory {
+  steadyMB: number;
+  peakMB: number;
+  /** CPU cores the service used while measured (user + system time / wall time). */
+  cpuCores: number;
+}
+
+export interface Results {
+  benchmark: 'faultline';
+  mode: 'quick' | 'full';
+  startedAt: string;
+  wallSeconds: number;
+  machine: Machine;
+  source: { commit: string; changed: string[] };
+  settings: Record<string, unknown>;
+  events?: {
+    bodies: { count: number; averageBytes: number; p5Bytes: number; p95Bytes: number; distinctErrors: number; releases: number };
+    faultline: DriveResult;
+    bare: DriveResult;
+    /** Faultline events/s over the bare server's. */
+    ratio: number;
+    memory: PhaseMemory;
+  };
+  overload?: OverloadResult;
+  spans?: {
+    requestBytes: number;
+    spansPerRequest: number;
+    faultline: SpansResult;
+    decode: DecodeResult;
+    /** Faultline spans/s over the raw decode rate. */
+    ratio: number;
+    memory: PhaseMemory;
+  };
+  storage?: {
+    rawJsonBytesPerEvent: number;
+    duckdb: { events: number; bytes: number; bytesPerEvent: number; ratioToRaw: number; usedBytesPerEvent: number } | { na: string };
+    parquet: { events: number; bytes: number; files: number; bytesPerEvent: number; ratioToRaw: number; eventsPerSecond: number } | { na: string };
+  };
+  reads?: {
+    events: number;
+    spans: number;
+    traces: number;
+    issues: number;
+    loadSeconds: number;
+    databaseBytes: number;
+    cases: ReadTiming[];
+    /** RSS of this process (bench + in-process service) after the reads. */
+    rssMB: number;
+  };
+  memory?: { steadyMB: number; peakMB: number; note: string };
+  goals: Goal[];
+  profiles?: Record<string, ProfileSummary>;
+}
+
+export interface Goal {
+  goal: string;
+  value: string;
+  pass: boolean | null;
+  note?: string;
+}
+
+export function evaluateGoals(r: Results): Goal[] {
+  const goals: Goal[] = [];
+  const fmt = (x: number, d = 0) => (Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a');
+  if (r.events) {
+    const e = r.events;
+    goals.push({ goal: 'events >= 10,000/s', value: `${fmt(e.faultline.okPerSecond)}/s`, pass: e.faultline.okPerSecond >= 10_000 });
+    goals.push({ goal: 'events p99 <= 25 ms', value: `${fmt(e.faultline.latency.p99, 1)} ms`, pass: e.faultline.latency.p99 <= 25 });
+    goals.push({ goal: 'events >= 0.35 x bare node:http', value: `${fmt(e.ratio, 3)} x`, pass: e.ratio >= 0.35 });
+  }
+  if (r.spans) {
+    const s = r.spans;
+    goals.push({ goal: 'spans >= 100,000/s', value: `${fmt(s.faultline.spansPerSecond)}/s`, pass: s.faultline.spansPerSecond >= 100_000 });
+    goals.push({ goal: 'spans >= 0.5 x raw decode', value: `${fmt(s.ratio, 3)} x`, pass: s.ratio >= 0.5 });
+  }
+  if (r.reads) {
+    const worst = r.reads.cases.reduce((a, b) => (b.api.p99 > a.api.p99 ? b : a));
+    goals.push({
+      goal: 'reads p99 <= 20 ms at 10M rows',
+      value: `worst ${fmt(worst.api.p99, 1)} ms (${worst.name})`,
+      pass: worst.api.p99 <= 20,
+      note: r.reads.events >= 10_000_000 ? undefined : `measured at ${fmt(r.reads.events)} events / ${fmt(r.reads.spans)} spans, not 10M`,
+    });
+  }
+  if (r.memory) goals.push({ goal: 'steady RSS <= 400 MB', value: `${fmt(r.memory.steadyMB)} MB`, pass: r.memory.steadyMB <= 400 });
+  if (r.storage) {
+    const p = r.storage.parquet;
+    if ('na' in p) goals.push({ goal: 'Parquet <= 1/8 of raw JSON bytes', value: p.na, pass: null });
+    else goals.push({ goal: 'Parquet <= 1/8 of raw JSON bytes', value: `1/${fmt(1 / p.ratioToRaw, 1)} (${fmt(p.bytesPerEvent)} B/event)`, pass: p.ratioToRaw <= 1 / 8 });
+  }
+  return goals;
+}
+
+// --- the table ---------------------------------------------------------------------------------
+
+const n0 = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : 'n/a');
+const n1 = (x: number) => (Number.isFinite(x) ? x.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 }) : 'n/a');
+const n2 = (x: number) => (Number.isFinite(x) ? x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }) : 'n/a');
+const n3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
+const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : 'n/a');
+
+function table(header: string[], rows: string[][], indent = '  '): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => indent + cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   ').trimEnd();
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+function errorsOf(d: DriveResult): string {
+  const parts = Object.entries(d.statuses).map(([s, c]) => `${c}x${s}`);
+  if (d.socketErrors) parts.push(`${d.socketErrors} socket`);
+  return parts.length ? `${d.non2xx + d.socketErrors} (${parts.join(', ')})` : '0';
+}
+
+export function formatReport(r: Results): string {
+  const out: string[] = [];
+  const m = r.machine;
+  out.push(`Faultline benchmark (${r.mode}) — ${r.startedAt}, ${n0(r.wallSeconds)} s wall`);
+  out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${n1(m.memoryGiB)} GiB RAM, Node ${m.node}, ${m.os}`);
+  out.push(`Source: commit ${r.source.commit}${r.source.changed.length ? ` + uncommitted changes to ${r.source.changed.join(', ')}` : ''}`);
+  out.push('');
+
+  if (r.events) {
+    const e = r.events;
+    const s = r.settings as { connections: number; eventsSeconds: number; warmupSeconds: number };
+    out.push(
+      `EVENTS  POST /v1/events, one event per request, ${s.connections} connections, ${s.eventsSeconds} s measured after ${s.warmupSeconds} s warm-up;`,
+      `        ${e.bodies.count} pregenerated bodies, avg ${n1(e.bodies.averageBytes / 1024)} KB (p5-p95 ${n1(e.bodies.p5Bytes / 1024)}-${n1(e.bodies.p95Bytes / 1024)} KB), ${e.bodies.distinctErrors} errors x ${e.bodies.releases} releases, no ids`,
+    );
+    out.push(
+      table(
+        ['', 'events/s', 'p50 ms', 'p99 ms', 'errors'],
+        [
+          ['Faultline (child process)', n0(e.faultline.okPerSecond), n2(e.faultline.latency.p50), n2(e.faultline.latency.p99), errorsOf(e.faultline)],
+          ['bare node:http + JSON.parse (child process)', n0(e.bare.okPerSecond), n2(e.bare.latency.p50), n2(e.bare.latency.p99), errorsOf(e.bare)],
+          ['ratio Faultline / bare', n3(e.ratio), '', '', ''],
+        ],
+      ),
+    );
+    out.push(`  service: steady RSS ${n0(e.memory.steadyMB)} MB, peak ${n0(e.memory.peakMB)} MB, CPU ${n2(e.memory.cpuCores)} cores`);
+    out.push('');
+  }
+
+  if (r.spans) {
+    const s = r.spans;
+    const st = r.settings as { spanConnections: number; spansSeconds: number; warmupSeconds: number };
+    out.push(
+      `SPANS   OTLP/HTTP protobuf POST /v1/traces, ${s.spansPerRequest} spans x ~10 attributes per request (avg ${n0(s.requestBytes / 1024)} KB, real SDK + ProtobufTraceSerializer,`,
+      `        fresh trace/span ids per request), ${st.spanConnections} connections, ${st.spansSeconds} s measured after ${st.warmupSeconds} s warm-up`,
+    );
+    out.push(
+      table(
+        ['', 'spans/s', 'requests/s', 'p50 ms', 'p99 ms', 'errors'],
+        [
+          ['Faultline OTLP receiver (child process)', n0(s.faultline.spansPerSecond), n1(s.faultline.okPerSecond), n2(s.faultline.latency.p50), n2(s.faultline.latency.p99), errorsOf(s.faultline)],
+          ['decodeTraceRequestProtobuf alone (1 thread)', n0(s.decode.spansPerSecond), n1(s.decode.requests / s.decode.seconds), n2(s.decode.msPerRequest), '', ''],
+          ['ratio Faultline / decode', n3(s.ratio), '', '', '', ''],
+        ],
+      ),
+    );
+    out.push(`  service: steady RSS ${n0(s.memory.steadyMB)} MB, peak ${n0(s.memory.peakMB)} MB, CPU ${n2(s.memory.cpuCores)} cores`);
+    out.push('');
+  }
+
+  if (r.reads) {
+    const rd = r.reads;
+    out.push(
+      `READS   ${n0(rd.events)} events + ${n0(rd.spans)} spans (${n0(rd.traces)} traces, ${rd.issues} issues) bulk-loaded in ${n0(rd.loadSeconds)} s, DuckDB file ${n1(rd.databaseBytes / 2 ** 30)} GiB;`,
+      `        sequential requests; API = HTTP through the service in this process, SQL = the same SELECT on its DuckDB reader connection`,
+    );
+    out.push(
+      table(
+        ['', 'API p50', 'API p99', 'SQL p50', 'SQL p99', 'API/SQL p50', 'n', 'bytes'],
+        rd.cases.map((c) => [c.name, n2(c.api.p50), n2(c.api.p99), n2(c.sql.p50), n2(c.sql.p99), n2(c.ratioP50), String(c.api.n), n0(c.responseBytes)]),
+      ),
+    );
+    for (const c of rd.cases) out.push(`    ${c.name}: ${c.request}`);
+    out.push(`  RSS of the bench process holding the in-process service after the reads: ${n0(rd.rssMB)} MB`);
+    out.push('');
+  }
+
+  if (r.storage || r.memory) {
+    out.push('MEMORY AND STORAGE');
+    if (r.memory) out.push(`  service RSS: steady ${n0(r.memory.steadyMB)} MB, peak ${n0(r.memory.peakMB)} MB (${r.memory.note})`);
+    if (r.storage) {
+      const st = r.storage;
+      out.push(`  raw JSON: ${n0(st.rawJsonBytesPerEvent)} bytes/event (the request bodies)`);
+      if ('na' in st.duckdb) out.push(`  DuckDB: ${st.duckdb.na}`);
+      else
+        out.push(
+          `  DuckDB: ${n0(st.duckdb.bytesPerEvent)} bytes/event (${n0(st.duckdb.bytes / 2 ** 20)} MiB file growth for ${n0(st.duckdb.events)} events, after the shutdown checkpoint) = ${n2(st.duckdb.ratioToRaw)} x raw;`,
+          `          of which blocks in use ${n0(st.duckdb.usedBytesPerEvent)} bytes/event (the rest are free blocks left by many small commits)`,
+        );
+      if ('na' in st.parquet) out.push(`  Parquet: ${st.parquet.na}`);
+      else
+        out.push(
+          `  Parquet: ${n0(st.parquet.bytesPerEvent)} bytes/event (${n0(st.parquet.bytes / 2 ** 20)} MiB in ${st.parquet.files} files for ${n0(st.parquet.events)} events) = 1/${n1(1 / st.parquet.ratioToRaw)} of raw; parquet-only pipeline ${n0(st.parquet.eventsPerSecond)} events/s`,
+        );
+    }
+    out.push('');
+  }
+
+  if (r.overload) {
+    const o = r.overload;
+    const errs = Object.entries(o.otherStatuses).map(([s, c]) => `${c}x${s}`).join(', ');
+    out.push(`OVERLOAD  events offered open-loop at ${n0(o.offeredRate)}/s (3 x measured capacity) for ${n1(o.seconds)} s, pipelined over ${(r.settings as { overloadConnections: number }).overloadConnections} connections`);
+    out.push(
+      table(
+        ['sent', 'answered', '202', 'refused 503/429', 'refused share', 'other 5xx', 'lost', 'client-shed', 'peak RSS MB', 'recovery s', 'drain s'],
+        [
+          [
+            n0(o.sent),
+            n0(o.answered),
+            n0(o.accepted),
+            n0(o.refused),
+            pct(o.refusedShare),
+            n0(o.otherServerErrors),
+            n0(o.lost),
+            n0(o.clientShed),
+            n0(o.peakRssMB),
+            Number.isFinite(o.recoverySeconds) ? n2(o.recoverySeconds) : 'never',
+            n1(o.drainSeconds),
+          ],
+        ],
+      ),
+    );
+    out.push(
+      `  accepted latency (from the scheduled send) p50 ${n0(o.acceptedLatency.p50)} ms, p99 ${n0(o.acceptedLatency.p99)} ms${o.refused ? `; refusals answered in p50 ${n1(o.refusedLatency.p50)} ms` : ''}${errs ? `; other statuses: ${errs}` : ''}`,
+    );
+    out.push('');
+  }
+
+  out.push('GOALS');
+  const width = Math.max(...r.goals.map((g) => g.goal.length));
+  for (const g of r.goals) out.push(`  [${g.pass === null ? ' n/a' : g.pass ? 'PASS' : 'FAIL'}] ${g.goal.padEnd(width)}  ${g.value}${g.note ? `  (${g.note})` : ''}`);
+  return out.join('\n');
+}

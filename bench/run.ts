@@ -1,0 +1,380 @@
+// `npm run bench [-- --quick] [--events N] [--spans N] [--only events,spans,reads] [--profile]`
+// Starts the real service, measures events, spans, reads, memory and storage, and overload, with
+// baselines measured in the same run; prints a table and writes bench/results/latest.json.
+// Progress goes to stderr, the table to stdout.
+import { mkdirSync, readdirSync, rmSync, writeFileSync, type Dirent } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { stringify as toYaml } from 'yaml';
+import { defaultRegistry } from '../src/components.js';
+import { DEFAULT_CONFIG_PATH, readConfigFile } from '../src/config/load.js';
+import { packageRoot } from '../src/paths.js';
+import { Database } from '../src/storage/database.js';
+import { measureBareEvents, measureFaultlineEvents } from './events.js';
+import { drive } from './driver.js';
+import { bulkLoad } from './load.js';
+import { cpuSeconds, directoryBytes, duckdbBytes, readRss, RssSampler } from './memory.js';
+import { measureOverload } from './overload.js';
+import { eventBodies, SpanPayloads } from './payloads.js';
+import { formatProfile, newestProfile, summarizeProfile } from './profile.js';
+import { measureReads } from './reads.js';
+import { evaluateGoals, formatReport, machineInfo, type Results } from './report.js';
+import { startChild, startInProcess, tempDir, type ChildService } from './service.js';
+import { measureDecode, measureFaultlineSpans } from './spans.js';
+import { sleep } from './stats.js';
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    events: { type: 'string' },
+    spans: { type: 'string' },
+    only: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+  },
+});
+
+const quick = args.quick;
+const N_EVENTS = Number(args.events ?? (quick ? 100_000 : 1_000_000));
+const N_SPANS = Number(args.spans ?? (quick ? 100_000 : 1_000_000));
+const phases = new Set((args.only ?? 'events,spans,reads').split(',').map((s) => s.trim()));
+const settings = {
+  quick,
+  connections: 64,
+  spanConnections: 16,
+  overloadConnections: 256,
+  overloadMaxInFlight: 20_000,
+  warmupSeconds: quick ? 1 : 3,
+  eventsSeconds: quick ? 3 : 20,
+  bareSeconds: quick ? 2 : 10,
+  spansSeconds: quick ? 3 : 20,
+  decodeSeconds: quick ? 1 : 5,
+  overloadSeconds: quick ? 3 : 10,
+  recoveryTimeoutSeconds: quick ? 10 : 60,
+  parquetSeconds: quick ? 2 : 8,
+  eventBodies: 4096,
+  readRequests: 200,
+  readMaxSecondsPerSide: quick ? 1 : 12,
+  readWalkSeconds: quick ? 3 : 45,
+  deepPages: 50,
+  readsEvents: N_EVENTS,
+  readsSpans: N_SPANS,
+  profile: args.profile,
+};
+
+const started = Date.now();
+const log = (line: string): void => void process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${line}\n`);
+const results: Results = {
+  benchmark: 'faultline',
+  mode: quick ? 'quick' : 'full',
+  startedAt: new Date(started).toISOString(),
+  wallSeconds: 0,
+  machine: machineInfo(),
+  source: sourceState(),
+  settings,
+  goals: [],
+};
+
+/** The commit measured, and the files changed on top of it (outside bench/) when the run started. */
+function sourceState(): { commit: string; changed: string[] } {
+  const git = (...a: string[]) => {
+    try {
+      return execFileSync('git', a, { cwd: packageRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).replace(/\n+$/, '');
+    } catch {
+      return '';
+    }
+  };
+  const changed = git('status', '--porcelain').split('\n').filter(Boolean).map((l) => l.slice(3)).filter((f) => !f.startsWith('bench/'));
+  return { commit: git('rev-parse', '--short', 'HEAD') || 'unknown', changed };
+}
+const cleanup: Array<() => Promise<unknown> | unknown> = [];
+const profDir = args.profile ? tempDir('faultline-bench-prof-') : undefined;
+const nodeArgs = profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
+results.profiles = args.profile ? {} : undefined;
+
+function removeLater(dir: string): string {
+  if (!args.keep) cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function stopChild(svc: ChildService): Promise<void> {
+  const code = await svc.stop();
+  if (code !== 0) log(`  warning: the service exited with ${code}\n${svc.stderr().slice(-2000)}`);
+}
+
+function takeProfile(name: string): void {
+  if (!profDir || !results.profiles) return;
+  const file = newestProfile(profDir);
+  if (!file) {
+    log(`  no CPU profile written for ${name}`);
+    return;
+  }
+  const summary = summarizeProfile(file);
+  results.profiles[name] = summary;
+  rmSync(file);
+}
+
+/** The size of a fresh, migrated DuckDB file (what the events grow it from). */
+async function emptyDatabaseBytes(): Promise<number> {
+  const dir = removeLater(tempDir('faultline-bench-empty-'));
+  const db = await Database.open(dir);
+  await db.close();
+  return duckdbBytes(dir);
+}
+
+/** Events stored, and the bytes of the blocks DuckDB has in use (the file also holds free blocks). */
+async function eventStats(dataDir: string): Promise<{ events: number; usedBytes: number }> {
+  const db = await Database.open(dataDir);
+  try {
+    const events = Number((await db.reader().runAndReadAll('SELECT count(*) FROM events')).getRows()[0][0]);
+    const size = (await db.reader().runAndReadAll('SELECT used_blocks, block_size FROM pragma_database_size()')).getRows()[0];
+    return { events, usedBytes: Number(size[0]) * Number(size[1]) };
+  } finally {
+    await db.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const m = results.machine;
+  log(`Faultline benchmark (${results.mode}) on ${m.cpu}, ${m.cores} cores, Node ${m.node}`);
+  log('Generating payloads…');
+  const bodies = eventBodies(settings.eventBodies);
+  const sizes = bodies.bodies.map((b) => b.length).sort((a, b) => a - b);
+  const spanPayloads = new SpanPayloads(512, 4);
+  spanPayloads.selfCheck();
+  let steady = 0;
+  let peak = 0;
+  // The raw decode rate first, while nothing else runs on the machine.
+  let decode: ReturnType<typeof measureDecode> | undefined;
+  if (phases.has('spans')) {
+    log(`Spans: raw decode (${settings.decodeSeconds} s)…`);
+    decode = measureDecode(spanPayloads, settings.decodeSeconds);
+    log(`  ${Math.round(decode.spansPerSecond)} spans/s`);
+  }
+
+  if (phases.has('events')) {
+    log(`Events: bare node:http baseline (${settings.bareSeconds} s)…`);
+    const bare = await measureBareEvents({ bodies: bodies.bodies, connections: settings.connections, warmup: settings.warmupSeconds, duration: settings.bareSeconds });
+    log(`  ${Math.round(bare.okPerSecond)}/s, p99 ${bare.latency.p99.toFixed(1)} ms`);
+
+    log(`Events: Faultline (${settings.eventsSeconds} s)…`);
+    const dataDir = removeLater(tempDir('faultline-bench-events-'));
+    const svc = await startChild({ dataDir, nodeArgs });
+    cleanup.push(() => svc.child.kill('SIGKILL'));
+    const sampler = new RssSampler(svc.pid).start();
+    sampler.mark('events-warmup');
+    let cpu0 = 0;
+    const fl = await measureFaultlineEvents(svc, { bodies: bodies.bodies, connections: settings.connections, warmup: settings.warmupSeconds, duration: settings.eventsSeconds }, () => {
+      sampler.mark('events');
+      cpu0 = cpuSeconds(svc.pid);
+    });
+    const cpuCores = (cpuSeconds(svc.pid) - cpu0) / fl.seconds;
+    const memory = { steadyMB: sampler.steady('events'), peakMB: Math.max(sampler.peak('events'), sampler.peak('events-warmup')), cpuCores };
+    log(`  ${Math.round(fl.okPerSecond)}/s, p99 ${fl.latency.p99.toFixed(1)} ms, non-2xx ${fl.non2xx}, RSS ${Math.round(memory.steadyMB)} MB`);
+    results.events = {
+      bodies: {
+        count: bodies.bodies.length,
+        averageBytes: bodies.averageBytes,
+        p5Bytes: sizes[Math.floor(sizes.length * 0.05)],
+        p95Bytes: sizes[Math.floor(sizes.length * 0.95)],
+        distinctErrors: bodies.distinctErrors,
+        releases: 3,
+      },
+      faultline: fl,
+      bare,
+      ratio: fl.okPerSecond / bare.okPerSecond,
+      memory,
+    };
+    steady = Math.max(steady, memory.steadyMB);
+    peak = Math.max(peak, memory.peakMB);
+
+    const rate = Math.max(50, Math.round(3 * fl.okPerSecond));
+    log(`Overload: ${rate}/s for ${settings.overloadSeconds} s…`);
+    results.overload = await measureOverload({
+      baseUrl: svc.baseUrl,
+      key: svc.liveKey,
+      bodies: bodies.bodies,
+      rate,
+      duration: settings.overloadSeconds,
+      connections: settings.overloadConnections,
+      maxInFlight: settings.overloadMaxInFlight,
+      normalP99: fl.latency.p99,
+      recoveryTimeout: settings.recoveryTimeoutSeconds,
+      sampler,
+    });
+    const o = results.overload;
+    log(`  sent ${o.sent}, 202 ${o.accepted}, refused ${o.refused}, other 5xx ${o.otherServerErrors}, lost ${o.lost}, recovery ${o.recoverySeconds.toFixed(2)} s`);
+    peak = Math.max(peak, readRss(svc.pid).hwmMB);
+    sampler.stop();
+    await stopChild(svc);
+    takeProfile('events');
+
+    // Storage: DuckDB file growth after the shutdown checkpoint, over the events it holds.
+    const empty = await emptyDatabaseBytes();
+    const bytes = duckdbBytes(dataDir) - empty;
+    const emptyUsed = (await eventStats(removeLater(tempDir('faultline-bench-empty-')))).usedBytes;
+    const stats = await eventStats(dataDir);
+    const stored = stats.events;
+    results.storage = {
+      rawJsonBytesPerEvent: bodies.averageBytes,
+      duckdb: {
+        events: stored,
+        bytes,
+        bytesPerEvent: bytes / stored,
+        ratioToRaw: bytes / stored / bodies.averageBytes,
+        usedBytesPerEvent: (stats.usedBytes - emptyUsed) / stored,
+      },
+      parquet: { na: 'n/a (no parquet exporter yet)' },
+    };
+
+    if (defaultRegistry().get('exporter', 'parquet')) {
+      log(`Storage: Parquet exporter (${settings.parquetSeconds} s of events)…`);
+      try {
+        results.storage.parquet = await measureParquet(bodies.bodies, bodies.averageBytes);
+      } catch (error) {
+        results.storage.parquet = { na: `n/a (parquet run failed: ${(error as Error).message.split('\n')[0]})` };
+      }
+    }
+  }
+
+  if (phases.has('spans')) {
+    log(`Spans: Faultline OTLP (${settings.spansSeconds} s)…`);
+    const dataDir = removeLater(tempDir('faultline-bench-spans-'));
+    const svc = await startChild({ dataDir, nodeArgs });
+    cleanup.push(() => svc.child.kill('SIGKILL'));
+    const sampler = new RssSampler(svc.pid).start();
+    sampler.mark('spans-warmup');
+    let cpu0 = 0;
+    const fl = await measureFaultlineSpans(svc, { payloads: spanPayloads, connections: settings.spanConnections, warmup: settings.warmupSeconds, duration: settings.spansSeconds }, () => {
+      sampler.mark('spans');
+      cpu0 = cpuSeconds(svc.pid);
+    });
+    const cpuCores = (cpuSeconds(svc.pid) - cpu0) / fl.seconds;
+    const memory = { steadyMB: sampler.steady('spans'), peakMB: Math.max(sampler.peak('spans'), sampler.peak('spans-warmup'), readRss(svc.pid).hwmMB), cpuCores };
+    sampler.stop();
+    await stopChild(svc);
+    takeProfile('spans');
+    log(`  ${Math.round(fl.spansPerSecond)} spans/s, p99 ${fl.latency.p99.toFixed(1)} ms, non-2xx ${fl.non2xx}, RSS ${Math.round(memory.steadyMB)} MB`);
+    if (!decode) throw new Error('no decode measurement');
+    results.spans = { requestBytes: spanPayloads.averageBytes, spansPerRequest: spanPayloads.spansPerRequest, faultline: fl, decode, ratio: fl.spansPerSecond / decode.spansPerSecond, memory };
+    steady = Math.max(steady, memory.steadyMB);
+    peak = Math.max(peak, memory.peakMB);
+  }
+
+  if (steady > 0) results.memory = { steadyMB: steady, peakMB: peak, note: 'child process; steady = median RSS over the 2nd half of the events and spans loads (the larger), peak = VmHWM incl. overload' };
+
+  if (phases.has('reads')) {
+    log(`Reads: bulk-loading ${N_EVENTS.toLocaleString('en-US')} events and ${N_SPANS.toLocaleString('en-US')} spans…`);
+    const dataDir = removeLater(tempDir('faultline-bench-reads-'));
+    const loaded = await bulkLoad(dataDir, N_EVENTS, N_SPANS, log);
+    const databaseBytes = duckdbBytes(dataDir);
+    log(`  loaded in ${loaded.seconds.toFixed(1)} s, ${(databaseBytes / 2 ** 30).toFixed(2)} GiB; starting the service in-process…`);
+    const svc = await startInProcess(dataDir, readsConfig());
+    cleanup.push(() => svc.stop());
+    const cases = await measureReads({
+      svc,
+      requests: settings.readRequests,
+      deepPages: settings.deepPages,
+      maxSeconds: settings.readMaxSecondsPerSide,
+      walkSeconds: settings.readWalkSeconds,
+      filter: { environment: 'production', release: 'shop-web@2.15.0', query: 'undefined' },
+      log,
+    });
+    results.reads = { ...loaded, loadSeconds: loaded.seconds, databaseBytes, cases, rssMB: readRss(process.pid).rssMB };
+    await svc.stop();
+    cleanup.pop();
+  }
+}
+
+/** The embedded default config with retention long enough to keep the loaded 30 days. */
+function readsConfig(): string {
+  const doc = readConfigFile(DEFAULT_CONFIG_PATH).raw as { service?: Record<string, unknown> };
+  doc.service ??= {};
+  doc.service.retention = { ...(doc.service.retention as object), events_days: 365, traces_days: 365 };
+  return toYaml(doc);
+}
+
+async function measureParquet(bodies: Buffer[], rawBytes: number): Promise<NonNullable<Results['storage']>['parquet']> {
+  const dataDir = removeLater(tempDir('faultline-bench-parquet-'));
+  const configFile = join(dataDir, 'bench-parquet.yaml');
+  writeFileSync(
+    configFile,
+    toYaml({
+      receivers: { http_api: {}, otlp: {} },
+      processors: { validation: {}, grouping: {} },
+      exporters: { parquet: {} },
+      service: {
+        storage: { events: 'parquet', traces: 'parquet' },
+        pipelines: {
+          events: { receivers: ['http_api'], processors: ['validation', 'grouping'], exporters: ['parquet'] },
+          traces: { receivers: ['otlp'], processors: ['validation'], exporters: ['parquet'] },
+        },
+      },
+    }),
+  );
+  const svc = await startChild({ dataDir, configFile });
+  cleanup.push(() => svc.child.kill('SIGKILL'));
+  let i = 0;
+  const result = await drive({
+    url: `${svc.baseUrl}/v1/events`,
+    connections: settings.connections,
+    duration: settings.parquetSeconds,
+    headers: { authorization: `Bearer ${svc.liveKey}`, 'content-type': 'application/json' },
+    nextBody: () => bodies[i++ % bodies.length],
+  });
+  await stopChild(svc); // a graceful stop flushes what is staged into Parquet files
+  await sleep(100);
+  const isParquet = (name: string) => name.endsWith('.parquet');
+  const bytes = directoryBytes(dataDir, isParquet);
+  const files = countFiles(dataDir, isParquet);
+  if (bytes === 0) return { na: `n/a (the parquet exporter wrote no files for ${result.ok} events)` };
+  return { events: result.ok, bytes, files, bytesPerEvent: bytes / result.ok, ratioToRaw: bytes / result.ok / rawBytes, eventsPerSecond: result.okPerSecond };
+}
+
+function countFiles(dir: string, match: (name: string) => boolean): number {
+  let n = 0;
+  const walk = (d: string) => {
+    for (const entry of readdirSyncSafe(d)) {
+      const path = join(d, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (match(entry.name)) n++;
+    }
+  };
+  walk(dir);
+  return n;
+}
+
+function readdirSyncSafe(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+let failed = false;
+try {
+  await main();
+} catch (error) {
+  failed = true;
+  log(`benchmark failed: ${(error as Error).stack ?? error}`);
+} finally {
+  for (const fn of cleanup.reverse()) {
+    try {
+      await fn();
+    } catch {
+      // best effort
+    }
+  }
+  if (profDir) rmSync(profDir, { recursive: true, force: true });
+}
+results.wallSeconds = (Date.now() - started) / 1000;
+results.goals = evaluateGoals(results);
+const resultsDir = join(packageRoot, 'bench/results');
+mkdirSync(resultsDir, { recursive: true });
+writeFileSync(join(resultsDir, 'latest.json'), `${JSON.stringify(results, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`);
+process.stdout.write(`${formatReport(results)}\n`);
+if (results.profiles) for (const [name, summary] of Object.entries(results.profiles)) process.stdout.write(`\n${formatProfile(`CPU profile of the service during the ${name} load`, summary)}\n`);
+process.stdout.write(`\nJSON: ${join(resultsDir, 'latest.json')}\n`);
+process.exit(failed ? 1 : 0);
