@@ -2,7 +2,7 @@
 // opaque cursor, from the configured source (see sources.ts). Pages are assembled from the stored
 // JSON documents without parsing them. Over the lake, a page reads the newest date partitions
 // first and widens only when they cannot fill it, so the first page opens a few files.
-import type { DuckDBValue } from '@duckdb/node-api';
+import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
 import { decodeCursor, encodeCursor, type Cursor } from './cursor.js';
 import type { Database } from './database.js';
@@ -102,17 +102,44 @@ export class EventStore {
       params.cursor_id = after.id;
     }
     params.limit = limit + 1;
-    const result = await this.db.reader().runAndReadAll(
-      `SELECT doc, epoch_us(timestamp) AS micros, id FROM ${relation} WHERE ${where.join(' AND ')}
-       ORDER BY timestamp DESC, id DESC LIMIT $limit`,
-      params,
-    );
-    const rows = result.getRows();
-    const page = rows.slice(0, limit);
+    // Keys first, documents after: ordering rows while carrying their multi-kilobyte documents
+    // made a page read every scanned row's document (600 ms at 1M rows; ~10 ms this way).
+    const direct = relation === 'events';
+    const reader = this.db.reader();
+    const keys = (
+      await reader.runAndReadAll(
+        `SELECT ${direct ? 'rowid' : 'id'} AS k, epoch_us(timestamp) AS micros, id FROM ${relation} WHERE ${where.join(' AND ')}
+         ORDER BY timestamp DESC, id DESC LIMIT $limit`,
+        params,
+      )
+    ).getRows();
+    const page = keys.slice(0, limit);
+    const docs = new Map<string, string>();
+    if (page.length) {
+      const fetched = direct
+        ? await reader.runAndReadAll(`SELECT rowid, doc FROM events WHERE rowid IN (${page.map((row) => BigInt(row[0] as bigint).toString()).join(', ')})`)
+        : await reader.runAndReadAll(`SELECT id, doc FROM ${relation} WHERE dataset = $dataset AND project_id = $project AND list_contains($ids, id)`, {
+            dataset: filter.dataset,
+            project: filter.projectId,
+            ids: listValue(page.map((row) => String(row[0]))),
+          });
+      for (const [key, doc] of fetched.getRows()) docs.set(String(key), String(doc));
+      // The two reads are separate snapshots: a row deleted in between (retention) or moved (a
+      // checkpoint after deletes renumbers rows) is read again the slow, single-statement way.
+      if (page.some((row) => !docs.has(String(row[0])))) {
+        const again = await reader.runAndReadAll(
+          `SELECT id, doc FROM ${relation} WHERE ${where.join(' AND ')} ORDER BY timestamp DESC, id DESC LIMIT $limit`,
+          params,
+        );
+        docs.clear();
+        const byId = new Map(again.getRows().map(([id, doc]) => [String(id), String(doc)]));
+        for (const row of page) if (byId.has(String(row[2]))) docs.set(String(row[0]), byId.get(String(row[2])) as string);
+      }
+    }
     const last = page[page.length - 1];
     return {
-      docs: page.map((row) => String(row[0])),
-      nextCursor: rows.length > limit && last ? encodeCursor({ micros: last[1] as bigint, id: String(last[2]) }) : null,
+      docs: page.filter((row) => docs.has(String(row[0]))).map((row) => docs.get(String(row[0])) as string),
+      nextCursor: keys.length > limit && last ? encodeCursor({ micros: last[1] as bigint, id: String(last[2]) }) : null,
       lastMicros: last ? (last[1] as bigint) : undefined,
     };
   }
@@ -120,14 +147,15 @@ export class EventStore {
   /** The stored document of one event among `projectIds`, if any. */
   async get(dataset: Dataset, projectIds: string[], id: string): Promise<string | undefined> {
     if (projectIds.length === 0) return undefined;
-    const placeholders = projectIds.map((_, i) => `$p${i}`).join(', ');
+    // With one project, equality on all of (dataset, project_id, id) lets DuckDB use the primary key.
+    const projectMatch = projectIds.length === 1 ? 'project_id = $p0' : `project_id IN (${projectIds.map((_, i) => `$p${i}`).join(', ')})`;
     const params: Record<string, DuckDBValue> = { dataset, id };
     projectIds.forEach((p, i) => (params[`p${i}`] = p));
     const result = await this.sources.consistent('events', () =>
       this.db
         .reader()
         .runAndReadAll(
-          `SELECT doc FROM ${this.sources.relation('events', projectIds)} WHERE dataset = $dataset AND id = $id AND project_id IN (${placeholders}) ORDER BY received_at LIMIT 1`,
+          `SELECT doc FROM ${this.sources.relation('events', projectIds)} WHERE dataset = $dataset AND id = $id AND ${projectMatch} ORDER BY received_at LIMIT 1`,
           params,
         ),
     );

@@ -43,8 +43,11 @@ export class TraceStore {
     const [spanResult, eventResult] = await Promise.all([
       this.sources.consistent('traces', () =>
         this.db.reader().runAndReadAll(
-          `SELECT doc, span_id, parent_span_id, name, service_name, start_ns, end_ns, status FROM ${this.sources.relation('traces', projectIds)}
-           WHERE trace_id = $trace AND dataset = $dataset AND project_id IN (${projects}) ORDER BY start_ns, span_id`,
+          // trace_id alone first, so DuckDB takes the trace_id index (with the other predicates beside
+          // it, it scanned the table: 63 ms instead of 3 ms at 1M spans).
+          `WITH t AS MATERIALIZED (SELECT * FROM ${this.sources.relation('traces', projectIds)} WHERE trace_id = $trace)
+           SELECT doc, span_id, parent_span_id, name, service_name, start_ns, end_ns, status FROM t
+           WHERE dataset = $dataset AND project_id IN (${projects}) ORDER BY start_ns, span_id`,
           params,
         ),
       ),
@@ -52,7 +55,8 @@ export class TraceStore {
         this.db
           .reader()
           .runAndReadAll(
-            `SELECT id FROM ${this.sources.relation('events', projectIds)} WHERE trace_id = $trace AND dataset = $dataset AND project_id IN (${projects}) ORDER BY timestamp, id`,
+            `WITH t AS MATERIALIZED (SELECT dataset, project_id, id, timestamp FROM ${this.sources.relation('events', projectIds)} WHERE trace_id = $trace)
+             SELECT id FROM t WHERE dataset = $dataset AND project_id IN (${projects}) ORDER BY timestamp, id`,
             params,
           ),
       ),
