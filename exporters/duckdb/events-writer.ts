@@ -1,12 +1,13 @@
-// Writes one group of events in the current transaction: appends the rows with the Appender and
-// folds them into their issues' rows. Ids already stored are skipped (idempotent ingest): the
-// common case, ids never seen, appends straight away and lets the primary key catch a repeat,
-// which fails the transaction; the exporter then writes the group again with `checkStored`,
-// which looks the ids up first (one query more per commit, paid only when a sender repeats).
-import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+// Writes one group of events in the current transaction: skips ids already stored (idempotent
+// ingest), appends the new rows with the Appender, and folds them into their issues' rows.
+// The ids are looked up first rather than left to the primary key to catch: a failed append
+// leaves its rows buffered in the appender, and they would be flushed into some later
+// transaction when the appender is garbage-collected.
+import { listValue, timestampValue, type DuckDBConnection } from '@duckdb/node-api';
 import type { Item } from '../../src/engine/item.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import { appendEventColumns, isoMicros } from '../../src/storage/appenders.js';
+import { appendRows } from './appenders.js';
 
 interface IssueDelta {
   id: string;
@@ -23,36 +24,25 @@ interface IssueDelta {
   count: number;
 }
 
-export async function writeEvents(connection: DuckDBConnection, items: Item<ErrorEvent>[], checkStored: boolean): Promise<void> {
-  const fresh = checkStored ? await skipStored(connection, items) : items;
+export async function writeEvents(connection: DuckDBConnection, items: Item<ErrorEvent>[]): Promise<void> {
+  const fresh = await skipStored(connection, items);
   if (fresh.length === 0) return;
-  const appender = await connection.createAppender('events');
-  try {
+  await appendRows(connection, 'events', (appender) => {
     for (const item of fresh) {
       appendEventColumns(appender, item);
       appender.endRow();
     }
-    appender.flushSync();
-  } catch (error) {
-    closeQuietly(appender); // closing an appender of an aborted transaction throws again: keep the first error
-    throw error;
-  }
-  appender.closeSync();
+  });
   await upsertIssues(connection, fresh);
 }
 
 /** Returns the items not stored yet; a repeated id takes the stored event's issue id for its ack. */
 async function skipStored(connection: DuckDBConnection, items: Item<ErrorEvent>[]): Promise<Item<ErrorEvent>[]> {
   const keyOf = (dataset: string, project: string, id: string) => `${dataset}\0${project}\0${id}`;
-  const params: Record<string, DuckDBValue> = {};
-  const placeholders = items.map((item, i) => {
-    params[`i${i}`] = item.data.id;
-    return `$i${i}`;
+  // One list parameter, not one per id: binding dozens of named parameters was most of the cost.
+  const result = await connection.runAndReadAll('SELECT dataset, project_id, id, issue_id FROM events WHERE list_contains($ids, id)', {
+    ids: listValue(items.map((item) => item.data.id)),
   });
-  const result = await connection.runAndReadAll(
-    `SELECT dataset, project_id, id, issue_id FROM events WHERE id IN (${placeholders.join(', ')})`,
-    params,
-  );
   const stored = new Map<string, string>();
   for (const [dataset, project, id, issue] of result.getRows()) stored.set(keyOf(String(dataset), String(project), String(id)), String(issue));
 
@@ -102,30 +92,24 @@ async function upsertIssues(connection: DuckDBConnection, items: Item<ErrorEvent
     }
   }
 
-  const params: Record<string, DuckDBValue> = { now: BigInt(Date.now()) * 1000n };
-  const rows = [...deltas.values()].map((d, i) => {
-    Object.assign(params, {
-      [`id${i}`]: d.id,
-      [`ds${i}`]: d.dataset,
-      [`p${i}`]: d.projectId,
-      [`h${i}`]: d.groupingHash,
-      [`t${i}`]: d.title,
-      [`c${i}`]: d.culprit,
-      [`ty${i}`]: d.type,
-      [`v${i}`]: d.value,
-      [`l${i}`]: d.level,
-      [`fs${i}`]: d.first.micros,
-      [`ls${i}`]: d.last.micros,
-      [`n${i}`]: d.count,
-      [`fr${i}`]: d.first.release,
-      [`lr${i}`]: d.last.release,
-    });
-    return `($id${i}, $ds${i}, $p${i}, $h${i}, $t${i}, $c${i}, $ty${i}, $v${i}, $l${i}, 'unresolved',
-      make_timestamp($fs${i}::BIGINT), make_timestamp($ls${i}::BIGINT), $n${i}, $fr${i}, $lr${i}, NULL)`;
+  await appendRows(connection, 'issue_deltas', (appender) => {
+    for (const d of deltas.values()) {
+      for (const text of [d.id, d.dataset, d.projectId, d.groupingHash, d.title, d.culprit, d.type, d.value, d.level, 'unresolved'])
+        appender.appendVarchar(text);
+      appender.appendTimestamp(timestampValue(d.first.micros));
+      appender.appendTimestamp(timestampValue(d.last.micros));
+      appender.appendBigInt(BigInt(d.count));
+      appender.appendVarchar(d.first.release);
+      appender.appendVarchar(d.last.release);
+      appender.appendNull();
+      appender.endRow();
+    }
   });
-  // A new event reopens a resolved issue as `regressed`; ignored issues stay ignored.
+  // A new event reopens a resolved issue as `regressed`; ignored issues stay ignored. No
+  // parameters: the one value spliced in is an integer we computed.
+  const now = (BigInt(Date.now()) * 1000n).toString();
   await connection.run(
-    `INSERT INTO issues VALUES ${rows.join(',\n')}
+    `INSERT INTO issues SELECT * FROM issue_deltas
      ON CONFLICT (id) DO UPDATE SET
        count = issues.count + excluded.count,
        first_release = CASE WHEN excluded.first_seen < issues.first_seen THEN excluded.first_release ELSE issues.first_release END,
@@ -137,8 +121,8 @@ async function upsertIssues(connection: DuckDBConnection, items: Item<ErrorEvent
        level = CASE WHEN excluded.last_seen >= issues.last_seen THEN excluded.level ELSE issues.level END,
        last_seen = greatest(issues.last_seen, excluded.last_seen),
        status = CASE WHEN issues.status = 'resolved' THEN 'regressed' ELSE issues.status END,
-       status_changed_at = CASE WHEN issues.status = 'resolved' THEN make_timestamp($now::BIGINT) ELSE issues.status_changed_at END`,
-    params,
+       status_changed_at = CASE WHEN issues.status = 'resolved' THEN make_timestamp(${now}::BIGINT) ELSE issues.status_changed_at END;
+     DELETE FROM issue_deltas;`,
   );
 }
 
@@ -146,17 +130,4 @@ async function upsertIssues(connection: DuckDBConnection, items: Item<ErrorEvent
 function requireIssue(event: ErrorEvent): string {
   if (!event.issue_id) throw new Error(`event ${event.id} has no issue id: put the grouping processor in the pipeline before the duckdb exporter`);
   return event.issue_id;
-}
-
-function closeQuietly(appender: { closeSync(): void }): void {
-  try {
-    appender.closeSync();
-  } catch {
-    // the transaction is rolled back by the caller
-  }
-}
-
-/** The error DuckDB raises when an appended row repeats a primary key. */
-export function isDuplicateKey(error: unknown): boolean {
-  return /duplicate key|primary key|unique constraint/i.test(String((error as Error)?.message ?? error));
 }

@@ -2,8 +2,10 @@ import type { ComponentSettings, Exporter } from '../../src/engine/component.js'
 import type { Item, Signal } from '../../src/engine/item.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import type { Span } from '../../src/records/span.js';
+import type { Database } from '../../src/storage/database.js';
+import { closeAppenders } from './appenders.js';
 import type { DuckdbConfig } from './config.js';
-import { isDuplicateKey, writeEvents } from './events-writer.js';
+import { writeEvents } from './events-writer.js';
 import { GroupCommit } from '../../src/storage/group-commit.js';
 import { writeSpans } from './spans-writer.js';
 
@@ -11,19 +13,12 @@ export class DuckdbExporter implements Exporter {
   private readonly events: GroupCommit<Item<ErrorEvent>>;
   private readonly spans: GroupCommit<Item<Span>>;
 
+  private readonly db: Database;
+
   constructor(settings: ComponentSettings<DuckdbConfig>) {
-    const db = settings.host.database;
+    const db = (this.db = settings.host.database);
     const max = settings.config.max_batch_items;
-    this.events = new GroupCommit(
-      (items) =>
-        db
-          .write((connection) => writeEvents(connection, items, false))
-          .catch((error: unknown) => {
-            if (!isDuplicateKey(error)) throw error;
-            return db.write((connection) => writeEvents(connection, items, true));
-          }),
-      max,
-    );
+    this.events = new GroupCommit((items) => db.write((connection) => writeEvents(connection, items)), max);
     this.spans = new GroupCommit((items) => db.write((connection) => writeSpans(connection, items)), max);
   }
 
@@ -35,5 +30,6 @@ export class DuckdbExporter implements Exporter {
 
   async shutdown(): Promise<void> {
     await Promise.all([this.events.flush(), this.spans.flush()]);
+    await this.db.write(async (connection) => closeAppenders(connection));
   }
 }

@@ -141,6 +141,14 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'issue deltas',
+    // The duckdb exporter appends each commit's per-issue changes here and folds them into issues
+    // with one INSERT … SELECT … ON CONFLICT in the same transaction, so the table is empty
+    // between commits: appending beats binding a dozen parameters per issue.
+    sql: 'CREATE TABLE issue_deltas AS SELECT * FROM issues LIMIT 0;',
+  },
 ];
 
 export async function migrate(connection: DuckDBConnection): Promise<void> {
