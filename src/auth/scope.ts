@@ -31,6 +31,11 @@ export async function reachableProjects(catalog: Catalog, principal: Principal):
   return catalog.listProjects(principal.orgId);
 }
 
+/** The projects a read looks in: the one it names, else every project the key reaches. */
+export async function readProjects(catalog: Catalog, principal: Principal, requested: string | undefined): Promise<Project[]> {
+  return requested ? [await resolveProject(catalog, principal, requested)] : reachableProjects(catalog, principal);
+}
+
 export function tenantOf(principal: Principal, project: Project): Tenant {
   return { orgId: project.org_id, projectId: project.id, dataset: principal.dataset };
 }

@@ -2,6 +2,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullEvent, startService, type TestService } from '../support/service.js';
+import { expectError, type ErrorBody, type Ack } from '../support/http.js';
 
 let svc: TestService;
 /** A project key (live) for `shop`. */
@@ -21,27 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await svc?.stop();
 });
-
-interface Ack {
-  id: string;
-  status: string;
-  permalink: string;
-}
-
-interface ErrorBody {
-  error: { code: string; message: string; details: Array<{ path: string; message: string }>; request_id: string };
-}
-
-async function expectError(res: Response, status: number, code: string): Promise<ErrorBody> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  const body = JSON.parse(text) as ErrorBody;
-  expect(body.error.code).toBe(code);
-  expect(typeof body.error.message).toBe('string');
-  expect(Array.isArray(body.error.details)).toBe(true);
-  expect(res.headers.get('x-request-id')).toBe(body.error.request_id);
-  return body;
-}
 
 async function expectUnauthorized(res: Response): Promise<void> {
   const wwwAuthenticate = res.headers.get('www-authenticate');

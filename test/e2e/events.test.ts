@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullEvent, startService, type TestService } from '../support/service.js';
+import { expectError, type ErrorBody, type Ack } from '../support/http.js';
 
 let svc: TestService;
 
@@ -18,34 +19,6 @@ afterAll(async () => {
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const PERMALINK = /^http:\/\/faultline\.test\/issues\/([^/]+)$/;
-
-interface Ack {
-  id: string;
-  status: string;
-  permalink: string;
-}
-
-interface ErrorBody {
-  error: { code: string; message: string; details: Array<{ path: string; message: string }>; request_id: string };
-}
-
-/** Asserts the one error body and X-Request-Id, and returns the body. */
-async function expectError(res: Response, status: number, code: string): Promise<ErrorBody> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  const body = JSON.parse(text) as ErrorBody;
-  expect(Object.keys(body)).toEqual(['error']);
-  expect(body.error.code).toBe(code);
-  expect(typeof body.error.message).toBe('string');
-  expect(body.error.message.length).toBeGreaterThan(0);
-  expect(Array.isArray(body.error.details)).toBe(true);
-  expect(typeof body.error.request_id).toBe('string');
-  expect(body.error.request_id.length).toBeGreaterThan(0);
-  expect(res.headers.get('x-request-id')).toBe(body.error.request_id);
-  // Never a stack trace in a response.
-  expect(text).not.toMatch(/\n\s+at /);
-  return body;
-}
 
 async function post(event: unknown, path = '/v1/events', init: RequestInit & { key?: string | null } = {}): Promise<Response> {
   return svc.api(path, { method: 'POST', body: JSON.stringify(event), ...init });

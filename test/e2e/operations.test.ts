@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { fullEvent, startService, type TestService } from '../support/service.js';
+import { expectError, type ErrorBody } from '../support/http.js';
 
 let svc: TestService;
 
@@ -15,24 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await svc?.stop();
 });
-
-interface ErrorBody {
-  error: { code: string; message: string; details: Array<{ path: string; message: string }>; request_id: string };
-}
-
-async function expectError(res: Response, status: number, code: string): Promise<ErrorBody> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  const body = JSON.parse(text) as ErrorBody;
-  expect(Object.keys(body)).toEqual(['error']);
-  expect(body.error.code).toBe(code);
-  expect(typeof body.error.message).toBe('string');
-  expect(Array.isArray(body.error.details)).toBe(true);
-  expect(typeof body.error.request_id).toBe('string');
-  expect(res.headers.get('x-request-id')).toBe(body.error.request_id);
-  return body;
-}
 
 /** The value of a Prometheus sample whose name and labels match, or undefined. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {

@@ -10,7 +10,7 @@ import { InvalidCursorError } from '../../../src/storage/cursor.js';
 import { errorEventJsonSchema } from '../../../src/records/event-schema.js';
 import { ingestProject, INGEST_PROJECT_DOC, LIST_QUERY_DOCS, optional, parseEnum, parseLimit, parseTime } from '../params.js';
 import { parseQuery } from '../query-syntax.js';
-import { reachableProjects, resolveProject, tenantOf } from '../../../src/auth/scope.js';
+import { readProjects, resolveProject, tenantOf } from '../../../src/auth/scope.js';
 
 export interface EventRoutesOptions {
   host: Host;
@@ -149,8 +149,7 @@ export function eventRoutes({ host, receiverId, consumer, maxBodyBytes }: EventR
     responses: { 200: 'The event', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' },
     handler: async (ctx) => {
       const principal = principalOf(ctx);
-      const requested = optional(ctx.query, 'project_id');
-      const projects = requested ? [await resolveProject(catalog, principal, requested)] : await reachableProjects(catalog, principal);
+      const projects = await readProjects(catalog, principal, optional(ctx.query, 'project_id'));
       const doc = await storage.events.get(
         principal.dataset,
         projects.map((p) => p.id),

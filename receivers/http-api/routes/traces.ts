@@ -8,7 +8,7 @@ import { ApiError, errors } from '../../../src/http/errors.js';
 import { parseJsonExact } from '../../../src/http/json.js';
 import { json, principalOf, type RouteDefinition } from '../../../src/http/host.js';
 import { ingestProject, INGEST_PROJECT_DOC, optional } from '../params.js';
-import { reachableProjects, resolveProject, tenantOf } from '../../../src/auth/scope.js';
+import { readProjects, resolveProject, tenantOf } from '../../../src/auth/scope.js';
 
 export interface TraceRoutesOptions {
   host: Host;
@@ -80,8 +80,7 @@ export function traceRoutes({ host, receiverId, consumers }: TraceRoutesOptions)
     responses: { 200: 'The trace record', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' },
     handler: async (ctx) => {
       const principal = principalOf(ctx);
-      const requested = optional(ctx.query, 'project_id');
-      const projects = requested ? [await resolveProject(catalog, principal, requested)] : await reachableProjects(catalog, principal);
+      const projects = await readProjects(catalog, principal, optional(ctx.query, 'project_id'));
       const id = HEX.test(ctx.params.id) ? ctx.params.id.toLowerCase() : ctx.params.id;
       const trace = await storage.traces.get(
         principal.dataset,
