@@ -139,6 +139,27 @@ describe('OTLP/HTTP receiver with the OpenTelemetry SDK', () => {
     expect(record.tree[0].children).toHaveLength(1);
   });
 
+  it('routes an organization key by the faultline.project resource attribute, and a project key to its project', async () => {
+    await svc.service.host.catalog.createProject({ id: 'otlp-shop', name: 'OTLP shop' });
+    const provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ 'service.name': 'routed', 'faultline.project': 'otlp-shop' }),
+      spanProcessors: [new SimpleSpanProcessor(exporters().proto)],
+    });
+    const span = provider.getTracer('t').startSpan('routed op');
+    span.end();
+    await provider.forceFlush();
+    const traceId = span.spanContext().traceId;
+    expect((await svc.api(`/v1/traces/${traceId}?project_id=otlp-shop`)).status).toBe(200);
+    expect((await svc.api(`/v1/traces/${traceId}?project_id=default`)).status).toBe(404);
+
+    const projectKey = (await svc.service.host.catalog.createKey({ dataset: 'live', projectId: 'otlp-shop' })).secret;
+    const keyed = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporters(projectKey).json)] });
+    const other = keyed.getTracer('t').startSpan('by key');
+    other.end();
+    await keyed.forceFlush();
+    expect((await svc.api(`/v1/traces/${other.spanContext().traceId}?project_id=otlp-shop`)).status).toBe(200);
+  });
+
   it('refuses garbage protobuf and bad JSON with 400, other content types with 415, missing keys with 401', async () => {
     const post = (body: string | Uint8Array, type: string, key: string | null = svc.liveKey) =>
       fetch(`${svc.otlpUrl}/v1/traces`, { method: 'POST', body, headers: { 'content-type': type, ...(key ? { authorization: `Bearer ${key}` } : {}) } });
