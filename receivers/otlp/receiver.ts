@@ -82,6 +82,7 @@ export class OtlpReceiver implements Receiver {
       const wait = host.http.rateLimiter.take(principal.keyId);
       if (wait > 0) throw new OtlpFailure(429, RPC.RESOURCE_EXHAUSTED, 'too many requests for this API key', { 'retry-after': String(wait) });
 
+      this.settings.consumers.traces?.assertRoom(1, Number(ctx.event.req.headers.get('content-length')) || 0); // refuse before reading the body
       const body = await readBody(ctx.event, host.settings.limits.span_batch_bytes);
       const request = encoding === 'protobuf' ? decodeTraceRequestProtobuf(body) : decodeTraceRequestJson(body.toString('utf8'));
       const total = request.resourceSpans.reduce((sum, r) => sum + r.spans.length, 0);

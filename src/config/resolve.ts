@@ -37,6 +37,17 @@ export interface ResolvedConfig {
 
 const SECTIONS: Record<ComponentKind, string> = { receiver: 'receivers', processor: 'processors', exporter: 'exporters' };
 
+/**
+ * About two seconds of what one instance commits per signal (see the README's Performance section):
+ * past it a sender is better told to retry than left waiting in a queue, and memory stays bounded.
+ * Bytes are request bytes; a parsed item takes several times its share of the body in memory.
+ */
+export const DEFAULT_BUDGETS: Record<Signal, BudgetLimits> = {
+  events: { items: 2_000, bytes: 64 * 1024 * 1024 },
+  traces: { items: 40_000, bytes: 128 * 1024 * 1024 },
+  replays: { items: 1_000, bytes: 128 * 1024 * 1024 },
+};
+
 const pipelineSchema = z
   .object({
     receivers: z.array(z.string()).min(1, 'a pipeline needs at least one receiver'),
@@ -44,11 +55,11 @@ const pipelineSchema = z
     exporters: z.array(z.string()).min(1, 'a pipeline needs at least one exporter'),
     max_in_flight: z
       .object({
-        items: z.number().int().positive().default(10_000),
-        bytes: z.number().int().positive().default(256 * 1024 * 1024),
+        items: z.number().int().positive().optional(),
+        bytes: z.number().int().positive().optional(),
       })
       .strict()
-      .default({ items: 10_000, bytes: 256 * 1024 * 1024 }),
+      .optional(),
   })
   .strict();
 
@@ -160,9 +171,14 @@ function resolvePipelines(
     check('receiver', receivers, 'receivers');
     check('processor', processors, 'processors');
     check('exporter', exporters, 'exporters');
-    pipelines.push({ id, signal, receivers, processors, exporters, limits: max_in_flight });
+    const limits = { ...DEFAULT_BUDGETS[signal], ...stripUndefined(max_in_flight ?? {}) };
+    pipelines.push({ id, signal, receivers, processors, exporters, limits });
   }
   return pipelines;
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function joinPath(base: string, parts: readonly PropertyKey[]): string {

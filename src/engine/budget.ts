@@ -20,11 +20,15 @@ export class InFlightBudget {
 
   /** Takes the whole batch or nothing. A batch larger than the whole budget still passes when idle. */
   tryAcquire(items: number, bytes: number): boolean {
-    const idle = this.items === 0;
-    if (!idle && (this.items + items > this.limits.items || this.bytes + bytes > this.limits.bytes)) return false;
+    if (!this.hasRoom(items, bytes)) return false;
     this.items += items;
     this.bytes += bytes;
     return true;
+  }
+
+  /** Whether tryAcquire would take the batch now (nothing is taken). */
+  hasRoom(items: number, bytes: number): boolean {
+    return this.items === 0 || (this.items + items <= this.limits.items && this.bytes + bytes <= this.limits.bytes);
   }
 
   acquire(items: number, bytes: number): void {

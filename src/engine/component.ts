@@ -36,6 +36,12 @@ export interface Consumer {
    * taken), ShuttingDownError while draining, ExportError when an exporter failed.
    */
   consume(items: Item[]): Promise<void>;
+  /**
+   * Throws what consume would (OverloadedError, ShuttingDownError) if `count` items of `bytes`
+   * would be refused now, taking nothing: receivers ask before reading a body, so a refusal
+   * costs neither the read nor the parse.
+   */
+  assertRoom(count: number, bytes: number): void;
 }
 
 export interface Receiver extends Lifecycle {}

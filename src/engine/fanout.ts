@@ -6,6 +6,10 @@ import type { Pipeline } from './pipeline.js';
 export class FanOutConsumer implements Consumer {
   constructor(private readonly pipelines: Pipeline[]) {}
 
+  assertRoom(count: number, bytes: number): void {
+    for (const pipeline of this.pipelines) pipeline.assertRoom(count, bytes);
+  }
+
   async consume(items: Item[]): Promise<void> {
     const bytes = items.reduce((sum, item) => sum + item.size, 0);
     const admitted: Pipeline[] = [];

@@ -1,7 +1,7 @@
 // One pipeline: an ordered chain of processors over batches, fanning out to every exporter.
 import type { Exporter, Processor } from './component.js';
 import { InFlightBudget, type BudgetLimits } from './budget.js';
-import { ExportError, ShuttingDownError } from './errors.js';
+import { ExportError, OverloadedError, ShuttingDownError } from './errors.js';
 import { isLive, type Item, type Signal } from './item.js';
 import type { Metrics } from '../telemetry/metrics.js';
 
@@ -36,6 +36,12 @@ export class Pipeline {
     if (this.draining) throw new ShuttingDownError();
     this.budget.acquire(count, bytes);
     this.updateGauges();
+  }
+
+  /** Throws as admit would, without taking anything. */
+  assertRoom(count: number, bytes: number): void {
+    if (this.draining) throw new ShuttingDownError();
+    if (!this.budget.hasRoom(count, bytes)) throw new OverloadedError(this.id);
   }
 
   release(count: number, bytes: number): void {

@@ -17,6 +17,10 @@ describe('configuration', () => {
       expect.objectContaining({ id: 'traces', signal: 'traces', receivers: ['http_api', 'otlp'], processors: ['validation'], exporters: ['duckdb'] }),
     ]);
     expect(config?.settings.http.port).toBe(8080);
+    expect(config?.pipelines.map((p) => [p.id, p.limits])).toEqual([
+      ['events', { items: 2_000, bytes: 64 * 1024 * 1024 }],
+      ['traces', { items: 40_000, bytes: 128 * 1024 * 1024 }],
+    ]);
     expect(config?.settings.data_dir).toBe('./data');
   });
 

@@ -176,9 +176,11 @@ service:
     const consumer = h.consumers.get('test_in')?.events as Consumer;
     const first = consumer.consume(items({ n: 1 }, { n: 2 }));
     await expect(consumer.consume(items({ n: 3 }))).rejects.toBeInstanceOf(OverloadedError);
+    expect(() => consumer.assertRoom(1, 10)).toThrow(OverloadedError); // asked before a body is read: nothing taken
     expect(await metrics.registry.metrics()).toMatch(/faultline_pipeline_in_flight_items\{pipeline="events"\} 2/);
     open();
     await first;
+    expect(() => consumer.assertRoom(1, 10)).not.toThrow();
     await consumer.consume(items({ n: 4 }));
     expect(h.exported.get('memory')?.map((i) => (i.data as { n: number }).n)).toEqual([1, 2, 4]);
     await graph.shutdown();

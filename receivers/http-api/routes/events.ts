@@ -47,6 +47,13 @@ export function eventRoutes({ host, receiverId, consumer, maxBodyBytes }: EventR
       handler: async (ctx) => {
         const principal = principalOf(ctx);
         const project = await resolveProject(catalog, principal, ingestProject(ctx));
+        const size = Number(ctx.event.req.headers.get('content-length')) || 4096;
+        try {
+          consumer.assertRoom(1, size); // refuse before reading and parsing the body
+        } catch (error) {
+          refused('overloaded');
+          throw error;
+        }
         let data: unknown;
         try {
           data = await readJson(ctx.event, maxBodyBytes);
@@ -58,7 +65,7 @@ export function eventRoutes({ host, receiverId, consumer, maxBodyBytes }: EventR
           data,
           tenant: tenantOf(principal, project),
           receivedAt: Date.now(),
-          size: Number(ctx.event.req.headers.get('content-length')) || 4096,
+          size,
         };
         try {
           await consumer.consume([item]);

@@ -46,6 +46,12 @@ export function traceRoutes({ host, receiverId, consumers }: TraceRoutesOptions)
         const principal = principalOf(ctx);
         const project = await resolveProject(catalog, principal, ingestProject(ctx));
         const refused = (reason: string, count = 1) => metrics.receiverRefused.inc({ receiver: receiverId, signal: 'traces', reason }, count);
+        try {
+          consumers.traces?.assertRoom(1, Number(ctx.event.req.headers.get('content-length')) || 0); // refuse before reading the body
+        } catch (error) {
+          refused('overloaded');
+          throw error;
+        }
         let body: unknown;
         try {
           body = await readJson(ctx.event, maxBytes, parseJsonExact);
