@@ -9,6 +9,8 @@ import type { ErrorEvent } from '../../src/records/event.js';
 import { appendEventColumns, isoMicros } from '../../src/storage/appenders.js';
 import { appendRows } from './appenders.js';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 interface IssueDelta {
   id: string;
   dataset: string;
@@ -24,9 +26,15 @@ interface IssueDelta {
   count: number;
 }
 
+/** Writes the group in one transaction that it begins and commits itself (Database.writeInOwnTransaction). */
 export async function writeEvents(connection: DuckDBConnection, items: Item<ErrorEvent>[]): Promise<void> {
-  const fresh = await skipStored(connection, items);
-  if (fresh.length === 0) return;
+  // Checked before anything is appended: an appender abandoned half-filled would flush its rows later.
+  for (const item of items) requireIssue(item.data);
+  const fresh = await skipStored(connection, items); // begins the transaction
+  if (fresh.length === 0) {
+    await connection.run('COMMIT');
+    return;
+  }
   await appendRows(connection, 'events', (appender) => {
     for (const item of fresh) {
       appendEventColumns(appender, item);
@@ -39,10 +47,17 @@ export async function writeEvents(connection: DuckDBConnection, items: Item<Erro
 /** Returns the items not stored yet; a repeated id takes the stored event's issue id for its ack. */
 async function skipStored(connection: DuckDBConnection, items: Item<ErrorEvent>[]): Promise<Item<ErrorEvent>[]> {
   const keyOf = (dataset: string, project: string, id: string) => `${dataset}\0${project}\0${id}`;
-  // One list parameter, not one per id: binding dozens of named parameters was most of the cost.
-  const result = await connection.runAndReadAll('SELECT dataset, project_id, id, issue_id FROM events WHERE list_contains($ids, id)', {
-    ids: listValue(items.map((item) => item.data.id)),
-  });
+  // Ids the validation processor normalized (lower-case UUIDs) are spliced in as literals, so BEGIN
+  // and the lookup go in one round trip; anything else is bound as one list parameter.
+  const ids = items.map((item) => item.data.id);
+  const lookup = 'SELECT dataset, project_id, id, issue_id FROM events WHERE';
+  let result;
+  if (ids.every((id) => UUID.test(id))) {
+    result = await connection.runAndReadAll(`BEGIN TRANSACTION; ${lookup} id IN (${ids.map((id) => `'${id}'`).join(', ')})`);
+  } else {
+    await connection.run('BEGIN TRANSACTION');
+    result = await connection.runAndReadAll(`${lookup} list_contains($ids, id)`, { ids: listValue(ids) });
+  }
   const stored = new Map<string, string>();
   for (const [dataset, project, id, issue] of result.getRows()) stored.set(keyOf(String(dataset), String(project), String(id)), String(issue));
 
@@ -122,7 +137,8 @@ async function upsertIssues(connection: DuckDBConnection, items: Item<ErrorEvent
        last_seen = greatest(issues.last_seen, excluded.last_seen),
        status = CASE WHEN issues.status = 'resolved' THEN 'regressed' ELSE issues.status END,
        status_changed_at = CASE WHEN issues.status = 'resolved' THEN make_timestamp(${now}::BIGINT) ELSE issues.status_changed_at END;
-     DELETE FROM issue_deltas;`,
+     DELETE FROM issue_deltas;
+     COMMIT;`,
   );
 }
 

@@ -59,6 +59,25 @@ export class Database {
     return result;
   }
 
+  /**
+   * Like write, but `work` begins and commits the transaction itself, so it can fold BEGIN and
+   * COMMIT into its own statements: under load every round trip to DuckDB's threads waits behind
+   * the HTTP work on the event loop. On an error the transaction is rolled back.
+   */
+  writeInOwnTransaction<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    const run = async () => {
+      try {
+        return await work(this.writer);
+      } catch (error) {
+        await this.writer.run('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    };
+    const result = this.tail.then(run, run);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
   /** A connection for reads, round-robin over a small pool. */
   reader(): DuckDBConnection {
     const connection = this.readers[this.nextReader];
