@@ -78,18 +78,18 @@ export class IssueStore {
     }
     const result = await this.sources.consistent('events', () =>
       this.db.reader().runAndReadAll(
-        `SELECT ${COLUMNS}, epoch_us(last_seen) AS micros FROM ${this.relation([filter.projectId])} WHERE ${where.join(' AND ')}
+        `SELECT ${COLUMNS}, epoch_us(last_seen)::VARCHAR AS micros FROM ${this.relation([filter.projectId])} WHERE ${where.join(' AND ')}
          ORDER BY last_seen DESC, id DESC LIMIT $limit`,
         params,
       ),
     );
-    const found = rows<Issue & { micros: number }>(result);
-    const raw = result.getRowObjectsJS();
+    // micros as text: a BIGINT would become a lossy number in rows().
+    const found = rows<Issue & { micros: string }>(result);
     const page = found.slice(0, limit);
-    const next = found.length > limit ? raw[limit - 1] : undefined;
+    const next = found.length > limit ? page[limit - 1] : undefined;
     return {
       issues: page.map(({ micros: _micros, ...issue }) => issue),
-      nextCursor: next ? encodeCursor({ micros: next.micros as bigint, id: String(next.id) }) : null,
+      nextCursor: next ? encodeCursor({ micros: BigInt(next.micros), id: next.id }) : null,
     };
   }
 
