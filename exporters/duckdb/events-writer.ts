@@ -1,12 +1,16 @@
 // Writes one group of events in the current transaction: skips ids already stored (idempotent
-// ingest), appends the new rows with the Appender, and folds them into their issues' rows.
+// ingest), puts the new events' documents in the DocStore, appends their rows (without the
+// document) with the Appender, and folds them into their issues' rows. The documents are durable
+// before the rows commit, so every committed row has its document.
 // The ids are looked up first rather than left to the primary key to catch: a failed append
 // leaves its rows buffered in the appender, and they would be flushed into some later
 // transaction when the appender is garbage-collected.
 import { listValue, timestampValue, type DuckDBConnection } from '@duckdb/node-api';
 import type { Item } from '../../src/engine/item.js';
 import type { ErrorEvent } from '../../src/records/event.js';
+import { eventDocumentJson } from '../../src/records/event-document.js';
 import { appendEventColumns, isoMicros } from '../../src/storage/appenders.js';
+import type { DocStore } from '../../src/storage/docs.js';
 import { appendRows } from './appenders.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -27,39 +31,55 @@ interface IssueDelta {
 }
 
 /** Writes the group in one transaction that it begins and commits itself (Database.writeInOwnTransaction). */
-export async function writeEvents(connection: DuckDBConnection, items: Item<ErrorEvent>[]): Promise<void> {
+export async function writeEvents(connection: DuckDBConnection, docs: DocStore, items: Item<ErrorEvent>[]): Promise<void> {
   // Checked before anything is appended: an appender abandoned half-filled would flush its rows later.
   for (const item of items) requireIssue(item.data);
-  const fresh = await skipStored(connection, items); // begins the transaction
+  const fresh = await skipStored(connection, docs, items); // begins the transaction
   if (fresh.length === 0) {
     await connection.run('COMMIT');
     return;
   }
+  const entries = fresh.map(({ tenant, data }) => ({ key: docKey(tenant, data), doc: eventDocumentJson(data) }));
+  const durable = docs.putEvents(entries); // LMDB writes on its own thread meanwhile
+  durable.catch(() => undefined); // awaited below; a failed append must not leave it unhandled
   await appendRows(connection, 'events', (appender) => {
     for (const item of fresh) {
-      appendEventColumns(appender, item);
+      appendEventColumns(appender, item, '');
       appender.endRow();
     }
   });
+  await durable;
   await upsertIssues(connection, fresh);
 }
 
-/** Returns the items not stored yet; a repeated id takes the stored event's issue id for its ack. */
-async function skipStored(connection: DuckDBConnection, items: Item<ErrorEvent>[]): Promise<Item<ErrorEvent>[]> {
+function docKey(tenant: Item['tenant'], event: ErrorEvent): [string, string, string] {
+  return [tenant.dataset, tenant.projectId, event.id];
+}
+
+/**
+ * Returns the items not stored yet; a repeated id takes the stored event's issue id for its ack.
+ * The DocStore answers first: every committed row's document was stored before the row, so an id
+ * without a document was never committed, and DuckDB is asked only about ids that have one (a
+ * re-sent event, or a document whose rows failed to commit). Fresh ids, nearly all of them, cost
+ * no query: DuckDB could only scan the id column for them, which grows with the table.
+ */
+async function skipStored(connection: DuckDBConnection, docs: DocStore, items: Item<ErrorEvent>[]): Promise<Item<ErrorEvent>[]> {
   const keyOf = (dataset: string, project: string, id: string) => `${dataset}\0${project}\0${id}`;
-  // Ids the validation processor normalized (lower-case UUIDs) are spliced in as literals, so BEGIN
-  // and the lookup go in one round trip; anything else is bound as one list parameter.
-  const ids = items.map((item) => item.data.id);
+  const ids = [...new Set(items.filter(({ tenant, data }) => docs.hasEvent(tenant.dataset, tenant.projectId, data.id)).map((item) => item.data.id))];
   const lookup = 'SELECT dataset, project_id, id, issue_id FROM events WHERE';
   let result;
-  if (ids.every((id) => UUID.test(id))) {
+  if (ids.length === 0) {
+    await connection.run('BEGIN TRANSACTION');
+  } else if (ids.every((id) => UUID.test(id))) {
+    // Ids the validation processor normalized (lower-case UUIDs) are spliced in as literals, so
+    // BEGIN and the lookup go in one round trip; anything else is bound as one list parameter.
     result = await connection.runAndReadAll(`BEGIN TRANSACTION; ${lookup} id IN (${ids.map((id) => `'${id}'`).join(', ')})`);
   } else {
     await connection.run('BEGIN TRANSACTION');
     result = await connection.runAndReadAll(`${lookup} list_contains($ids, id)`, { ids: listValue(ids) });
   }
   const stored = new Map<string, string>();
-  for (const [dataset, project, id, issue] of result.getRows()) stored.set(keyOf(String(dataset), String(project), String(id)), String(issue));
+  for (const [dataset, project, id, issue] of result?.getRows() ?? []) stored.set(keyOf(String(dataset), String(project), String(id)), String(issue));
 
   const fresh: Item<ErrorEvent>[] = [];
   const inBatch = new Map<string, ErrorEvent>();

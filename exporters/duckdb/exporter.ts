@@ -18,7 +18,7 @@ export class DuckdbExporter implements Exporter {
   constructor(settings: ComponentSettings<DuckdbConfig>) {
     const db = (this.db = settings.host.database);
     const max = settings.config.max_batch_items;
-    this.events = new GroupCommit((items) => db.writeInOwnTransaction((connection) => writeEvents(connection, items)), max);
+    this.events = new GroupCommit((items) => db.writeInOwnTransaction((connection) => writeEvents(connection, db.docs, items)), max);
     this.spans = new GroupCommit((items) => db.write((connection) => writeSpans(connection, items)), max);
   }
 

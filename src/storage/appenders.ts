@@ -2,13 +2,16 @@
 // `spans`, and the parquet exporter's staging tables (the same columns plus a trailing batch_id).
 import { timestampValue, type DuckDBAppender } from '@duckdb/node-api';
 import type { Item } from '../engine/item.js';
-import { toEventDocument } from '../records/event-document.js';
+import { eventDocumentJson } from '../records/event-document.js';
 import type { ErrorEvent } from '../records/event.js';
 import { toSpanDocument } from '../records/span-document.js';
 import type { Span } from '../records/span.js';
 
-/** Appends the columns of one event (no endRow, so callers may add trailing columns). */
-export function appendEventColumns(appender: DuckDBAppender, item: Item<ErrorEvent>): void {
+/**
+ * Appends the columns of one event (no endRow, so callers may add trailing columns). `doc` is the
+ * stored document; the duckdb exporter passes '' because its documents live in the DocStore.
+ */
+export function appendEventColumns(appender: DuckDBAppender, item: Item<ErrorEvent>, doc = eventDocumentJson(item.data)): void {
   const event = item.data;
   const text = (value: string | undefined) => (value === undefined ? appender.appendNull() : appender.appendVarchar(value));
   if (!event.issue_id) throw new Error(`event ${event.id} has no issue id: put the grouping processor in the pipeline before the exporter`);
@@ -29,7 +32,7 @@ export function appendEventColumns(appender: DuckDBAppender, item: Item<ErrorEve
   text(event.trace_id);
   text(event.replay_id);
   text(event.tags ? JSON.stringify(event.tags) : undefined);
-  appender.appendVarchar(JSON.stringify(toEventDocument(event)));
+  appender.appendVarchar(doc);
 }
 
 /** Appends the columns of one span (no endRow). */

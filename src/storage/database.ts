@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DocStore } from './docs.js';
 import { migrate } from './migrations.js';
 
 export class DatabaseLockedError extends Error {
@@ -20,6 +21,8 @@ export class Database {
 
   private constructor(
     readonly path: string,
+    /** The events' JSON documents (see docs.ts). */
+    readonly docs: DocStore,
     private readonly instance: DuckDBInstance,
     private readonly writer: DuckDBConnection,
   ) {}
@@ -35,8 +38,14 @@ export class Database {
       throw error;
     }
     const writer = await instance.connect();
-    await migrate(writer);
-    const db = new Database(path, instance, writer);
+    const docs = DocStore.open(dataDir);
+    try {
+      await migrate(writer, docs);
+    } catch (error) {
+      await docs.close();
+      throw error;
+    }
+    const db = new Database(path, docs, instance, writer);
     for (let i = 0; i < readers; i++) db.readers.push(await instance.connect());
     return db;
   }
@@ -90,5 +99,6 @@ export class Database {
     await this.writer.run('CHECKPOINT').catch(() => undefined);
     for (const connection of [...this.readers, this.writer]) connection.closeSync();
     this.instance.closeSync();
+    await this.docs.close();
   }
 }

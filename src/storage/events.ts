@@ -1,6 +1,7 @@
 // Event reads: filtered, newest first (timestamp desc, then id desc), keyset-paginated with an
 // opaque cursor, from the configured source (see sources.ts). Pages are assembled from the stored
-// JSON documents without parsing them. Over the lake, a page reads the newest date partitions
+// JSON documents without parsing them, taken from the DocStore (docs.ts) for rows written
+// without one. Over the lake, a page reads the newest date partitions
 // first and widens only when they cannot fill it, so the first page opens a few files.
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
@@ -108,40 +109,56 @@ export class EventStore {
     const reader = this.db.reader();
     const keys = (
       await reader.runAndReadAll(
-        `SELECT ${direct ? 'rowid' : 'id'} AS k, epoch_us(timestamp) AS micros, id FROM ${relation} WHERE ${where.join(' AND ')}
+        `SELECT id, epoch_us(timestamp) AS micros FROM ${relation} WHERE ${where.join(' AND ')}
          ORDER BY timestamp DESC, id DESC LIMIT $limit`,
         params,
       )
     ).getRows();
     const page = keys.slice(0, limit);
     const docs = new Map<string, string>();
-    if (page.length) {
-      const fetched = direct
-        ? await reader.runAndReadAll(`SELECT rowid, doc FROM events WHERE rowid IN (${page.map((row) => BigInt(row[0] as bigint).toString()).join(', ')})`)
-        : await reader.runAndReadAll(`SELECT id, doc FROM ${relation} WHERE dataset = $dataset AND project_id = $project AND list_contains($ids, id)`, {
-            dataset: filter.dataset,
-            project: filter.projectId,
-            ids: listValue(page.map((row) => String(row[0]))),
-          });
-      for (const [key, doc] of fetched.getRows()) docs.set(String(key), String(doc));
-      // The two reads are separate snapshots: a row deleted in between (retention) or moved (a
-      // checkpoint after deletes renumbers rows) is read again the slow, single-statement way.
-      if (page.some((row) => !docs.has(String(row[0])))) {
-        const again = await reader.runAndReadAll(
-          `SELECT id, doc FROM ${relation} WHERE ${where.join(' AND ')} ORDER BY timestamp DESC, id DESC LIMIT $limit`,
-          params,
-        );
-        docs.clear();
-        const byId = new Map(again.getRows().map(([id, doc]) => [String(id), String(doc)]));
-        for (const row of page) if (byId.has(String(row[2]))) docs.set(String(row[0]), byId.get(String(row[2])) as string);
+    const stored = (id: unknown, doc: unknown) => this.document(filter.dataset, filter.projectId, String(id), String(doc));
+    if (direct) {
+      // The duckdb exporter keeps its documents in the DocStore.
+      for (const [id] of page) {
+        const doc = this.db.docs.getEvent(filter.dataset, filter.projectId, String(id));
+        if (doc !== undefined) docs.set(String(id), doc);
+      }
+    } else if (page.length) {
+      const fetched = await reader.runAndReadAll(`SELECT id, doc FROM ${relation} WHERE dataset = $dataset AND project_id = $project AND list_contains($ids, id)`, {
+        dataset: filter.dataset,
+        project: filter.projectId,
+        ids: listValue(page.map((row) => String(row[0]))),
+      });
+      for (const [id, doc] of fetched.getRows()) {
+        const found = stored(id, doc);
+        if (found !== undefined) docs.set(String(id), found);
+      }
+    }
+    // The reads are separate snapshots: a row deleted in between (retention), or moved (a
+    // checkpoint after deletes renumbers rows), is read again the slow, single-statement way.
+    if (page.some((row) => !docs.has(String(row[0])))) {
+      const again = await reader.runAndReadAll(
+        `SELECT id, doc FROM ${relation} WHERE ${where.join(' AND ')} ORDER BY timestamp DESC, id DESC LIMIT $limit`,
+        params,
+      );
+      docs.clear();
+      const byId = new Map(again.getRows().map(([id, doc]) => [String(id), stored(id, doc)]));
+      for (const [id] of page) {
+        const doc = byId.get(String(id));
+        if (doc !== undefined) docs.set(String(id), doc);
       }
     }
     const last = page[page.length - 1];
     return {
       docs: page.filter((row) => docs.has(String(row[0]))).map((row) => docs.get(String(row[0])) as string),
-      nextCursor: keys.length > limit && last ? encodeCursor({ micros: last[1] as bigint, id: String(last[2]) }) : null,
+      nextCursor: keys.length > limit && last ? encodeCursor({ micros: last[1] as bigint, id: String(last[0]) }) : null,
       lastMicros: last ? (last[1] as bigint) : undefined,
     };
+  }
+
+  /** A row's document: its own, or the DocStore's when the row was written without one (''). */
+  private document(dataset: string, projectId: string, id: string, doc: string): string | undefined {
+    return doc === '' ? this.db.docs.getEvent(dataset, projectId, id) : doc;
   }
 
   /** The stored document of one event among `projectIds`, if any. */
@@ -155,12 +172,12 @@ export class EventStore {
       this.db
         .reader()
         .runAndReadAll(
-          `SELECT doc FROM ${this.sources.relation('events', projectIds)} WHERE dataset = $dataset AND id = $id AND ${projectMatch} ORDER BY received_at LIMIT 1`,
+          `SELECT project_id, doc FROM ${this.sources.relation('events', projectIds)} WHERE dataset = $dataset AND id = $id AND ${projectMatch} ORDER BY received_at LIMIT 1`,
           params,
         ),
     );
     const row = result.getRows()[0];
-    return row ? String(row[0]) : undefined;
+    return row ? this.document(dataset, String(row[0]), id, String(row[1])) : undefined;
   }
 
   /** Per project: when an event last arrived and how many arrived in the last 24 hours. */

@@ -1,10 +1,13 @@
 // Versioned schema migrations: each runs once, in order, recorded in schema_migrations.
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DocStore } from './docs.js';
 
 interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** A step SQL cannot do, run after `sql` in the same transaction. */
+  run?: (connection: DuckDBConnection, docs: DocStore) => Promise<void>;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -149,9 +152,25 @@ export const MIGRATIONS: readonly Migration[] = [
     // between commits: appending beats binding a dozen parameters per issue.
     sql: 'CREATE TABLE issue_deltas AS SELECT * FROM issues LIMIT 0;',
   },
+  {
+    version: 5,
+    name: 'event documents move to the DocStore',
+    // The duckdb exporter now keeps documents in the DocStore and '' in the doc column (docs.ts).
+    // Puts are idempotent, so a crash half-way leaves nothing to undo: the step runs again.
+    sql: '',
+    run: async (connection, docs) => {
+      const batch = 10_000;
+      for (;;) {
+        const rows = (await connection.runAndReadAll(`SELECT rowid, dataset, project_id, id, doc FROM events WHERE doc <> '' LIMIT ${batch}`)).getRows();
+        if (rows.length === 0) return;
+        await docs.putEvents(rows.map(([, dataset, project, id, doc]) => ({ key: [String(dataset), String(project), String(id)], doc: String(doc) })));
+        await connection.run(`UPDATE events SET doc = '' WHERE rowid IN (${rows.map((row) => String(row[0])).join(', ')})`);
+      }
+    },
+  },
 ];
 
-export async function migrate(connection: DuckDBConnection): Promise<void> {
+export async function migrate(connection: DuckDBConnection, docs: DocStore): Promise<void> {
   await connection.run(
     'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)',
   );
@@ -161,7 +180,8 @@ export async function migrate(connection: DuckDBConnection): Promise<void> {
     if (done.has(migration.version)) continue;
     await connection.run('BEGIN TRANSACTION');
     try {
-      await connection.run(migration.sql);
+      if (migration.sql) await connection.run(migration.sql);
+      await migration.run?.(connection, docs);
       await connection.run('INSERT INTO schema_migrations VALUES (?, ?, now())', [migration.version, migration.name]);
       await connection.run('COMMIT');
     } catch (error) {

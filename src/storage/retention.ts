@@ -57,18 +57,23 @@ export class RetentionJob {
     const cutoff = { events: firstKeptDay(this.settings.events_days, now), traces: firstKeptDay(this.settings.traces_days, now) };
     const eventsBefore = BigInt(Date.parse(cutoff.events)) * 1000n;
     const spansBefore = BigInt(Date.parse(cutoff.traces)) * 1_000_000n;
+    let expiredDocs: Array<[string, string, string]> = [];
     const deletedRows = await this.db.write(async (c) => {
       const counts: Record<string, number> = {};
       const remove = async (name: string, sql: string, value: bigint) => {
         counts[name] = (await c.run(sql, [value])).rowsChanged;
       };
-      await remove('events', 'DELETE FROM events WHERE timestamp < make_timestamp(?::BIGINT)', eventsBefore);
+      const events = await c.runAndReadAll('DELETE FROM events WHERE timestamp < make_timestamp(?::BIGINT) RETURNING dataset, project_id, id', [eventsBefore]);
+      expiredDocs = events.getRows().map(([dataset, project, id]) => [String(dataset), String(project), String(id)] as [string, string, string]);
+      counts.events = expiredDocs.length;
       await remove('issues', 'DELETE FROM issues WHERE last_seen < make_timestamp(?::BIGINT)', eventsBefore);
       await remove('lake_staging_events', 'DELETE FROM lake_staging_events WHERE timestamp < make_timestamp(?::BIGINT) AND batch_id IS NULL', eventsBefore);
       await remove('spans', 'DELETE FROM spans WHERE start_ns < ?', spansBefore);
       await remove('lake_staging_spans', 'DELETE FROM lake_staging_spans WHERE start_ns < ? AND batch_id IS NULL', spansBefore);
       return counts;
     });
+    // After the commit: a crash in between leaves documents without rows, never the reverse.
+    await this.db.docs.removeEvents(expiredDocs);
     const deletedPartitions = [...this.dropPartitions('events', cutoff.events), ...this.dropPartitions('traces', cutoff.traces)];
     if (deletedPartitions.length || Object.values(deletedRows).some((n) => n > 0))
       this.logger.info({ cutoff, deletedRows, deletedPartitions: deletedPartitions.length }, 'retention deleted expired data');

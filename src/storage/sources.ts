@@ -9,7 +9,7 @@ import { fileListSql, LAKE_READ_SQL, lakeGeneration, listDates, listFiles, STAGI
 
 const EVENT_COLUMNS = `dataset, project_id, id, timestamp, received_at, issue_id, environment, release, level,
   exception_type, exception_value, message, user_id, user_email, trace_id, replay_id, tags, doc,
-  json_extract_string(doc, '$.title') AS title, json_extract_string(doc, '$.culprit') AS culprit`;
+  json_extract_string(NULLIF(doc, ''), '$.title') AS title, json_extract_string(NULLIF(doc, ''), '$.culprit') AS culprit`;
 const SPAN_COLUMNS = `dataset, project_id, trace_id, span_id, parent_span_id, name, service_name, start_ns, end_ns,
   status, kind, received_at, doc`;
 
@@ -73,6 +73,8 @@ export class ReadSources {
     });
     if (files.length) parts.push(`SELECT ${LAKE_READ_SQL[signal]} FROM read_parquet(${fileListSql(files)}, hive_partitioning = true, hive_types = {'project_id': VARCHAR})`);
     const union = parts.join(' UNION ALL BY NAME ');
-    return `(SELECT * FROM (${union}) QUALIFY row_number() OVER (PARTITION BY ${key} ORDER BY ${order}) = 1)`;
+    // Of two copies, the one that carries its document (the duckdb exporter's rows keep theirs in
+    // the DocStore) wins, so lake aggregates can read titles from it.
+    return `(SELECT * FROM (${union}) QUALIFY row_number() OVER (PARTITION BY ${key} ORDER BY ${order}, doc = '') = 1)`;
   }
 }

@@ -62,5 +62,12 @@ describe.each([
     }
     const list = (await (await svc.api('/v1/events?limit=1000')).json()) as { data: Array<{ id: string }> };
     expect(list.data.map((e) => e.id).sort()).toEqual([events.get(9), events.get(0)].sort());
+    if (example.includes('lake')) return;
+    // The duckdb exporter's expired documents leave the DocStore too; the kept ones stay.
+    const project = (await (await svc.api(`/v1/events/${events.get(0)}`)).json()) as { project_id: string };
+    for (const age of ages) {
+      const doc = host.database.docs.getEvent('live', project.project_id, events.get(age) as string);
+      expect(doc === undefined, `document of the event ${age} days old`).toBe(age >= 10);
+    }
   });
 });

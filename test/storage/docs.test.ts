@@ -1,0 +1,62 @@
+// The DocStore beside the DuckDB file: the real service for what the API shows, a real Database
+// for what only the files can show (a document without a row, a database from before the store).
+import { rmSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Database } from '../../src/storage/database.js';
+import { startService, tempDir, type TestService } from '../support/service.js';
+
+const ID = '0192f0a4-7b1c-7d2e-8f00-123456789abc';
+const body = (value: string) =>
+  JSON.stringify({ id: ID, exception: { type: 'TypeError', value }, timestamp: new Date().toISOString(), environment: 'production', release: 'web@1.0.0' });
+
+describe('DocStore', () => {
+  let svc: TestService | undefined;
+  const dirs: string[] = [];
+  afterEach(async () => {
+    await svc?.stop();
+    svc = undefined;
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('stores an event whose id has a document but no row (a commit that failed after the document was written)', async () => {
+    svc = await startService();
+    const projects = (await (await svc.api('/v1/projects')).json()) as { data: Array<{ id: string }> };
+    const project = projects.data[0].id;
+    await svc.service.host.database.docs.putEvents([{ key: ['live', project, ID], doc: '{"orphan":true}' }]);
+
+    const first = await svc.api('/v1/events', { method: 'POST', body: body('first') });
+    expect(first.status, await first.clone().text()).toBe(202);
+    const stored = (await (await svc.api(`/v1/events/${ID}`)).json()) as { exception: { value: string } };
+    expect(stored.exception.value).toBe('first');
+    // Sent again, it is a duplicate: the first one stays.
+    expect((await svc.api('/v1/events', { method: 'POST', body: body('second') })).status).toBe(202);
+    const again = (await (await svc.api(`/v1/events/${ID}`)).json()) as { exception: { value: string } };
+    expect(again.exception.value).toBe('first');
+    const list = (await (await svc.api('/v1/events')).json()) as { data: unknown[] };
+    expect(list.data).toHaveLength(1);
+  });
+
+  it('moves the documents of a database written before the store out of its rows (migration 5)', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const db = await Database.open(dir);
+    await db.write(async (c) => {
+      await c.run(`INSERT INTO events (dataset, project_id, id, timestamp, received_at, issue_id, environment, release, level, exception_type, exception_value, doc)
+        SELECT 'live', 'p' || (i % 2)::VARCHAR, 'id-' || i::VARCHAR, now(), now(), 'issue', 'production', '', 'error', 'Error', 'v', '{"n":' || i::VARCHAR || '}'
+        FROM range(25000) AS r(i)`);
+      await c.run('DELETE FROM schema_migrations WHERE version = 5');
+    });
+    await db.close();
+
+    const reopened = await Database.open(dir);
+    try {
+      const left = await reopened.reader().runAndReadAll("SELECT count(*) FROM events WHERE doc <> ''");
+      expect(Number(left.getRows()[0][0])).toBe(0);
+      expect(reopened.docs.getEvent('live', 'p1', 'id-24999')).toBe('{"n":24999}');
+      expect(reopened.docs.getEvent('live', 'p0', 'id-0')).toBe('{"n":0}');
+      expect(reopened.docs.getEvent('live', 'p0', 'id-1')).toBeUndefined();
+    } finally {
+      await reopened.close();
+    }
+  });
+});
