@@ -1,15 +1,44 @@
 // How deep a parsed body nests, measured without recursion (the point is to refuse bodies that
-// would overflow the stack of whatever walks them later).
+// would overflow the stack of whatever walks them later). Only objects and arrays are visited, and
+// the path is spelled out only for the node that fails: this runs on every event.
+
+interface Visit {
+  node: object;
+  depth: number;
+  parent: Visit | undefined;
+  key: string | number;
+}
 
 /** The path of the first node nested deeper than `max`, or undefined when the body is within it. */
 export function tooDeep(value: unknown, max: number): string | undefined {
-  const stack: Array<{ node: unknown; depth: number; path: string }> = [{ node: value, depth: 0, path: '' }];
+  if (typeof value !== 'object' || value === null) return undefined;
+  const stack: Visit[] = [{ node: value, depth: 0, parent: undefined, key: '' }];
   while (stack.length) {
-    const { node, depth, path } = stack.pop() as { node: unknown; depth: number; path: string };
-    if (typeof node !== 'object' || node === null) continue;
-    if (depth >= max) return path;
-    if (Array.isArray(node)) node.forEach((child, i) => stack.push({ node: child, depth: depth + 1, path: `${path}[${i}]` }));
-    else for (const [key, child] of Object.entries(node)) stack.push({ node: child, depth: depth + 1, path: path ? `${path}.${key}` : key });
+    const visit = stack.pop() as Visit;
+    if (visit.depth >= max) return pathOf(visit);
+    const depth = visit.depth + 1;
+    if (Array.isArray(visit.node)) {
+      const items: unknown[] = visit.node;
+      for (let i = items.length - 1; i >= 0; i--) {
+        const child = items[i];
+        if (typeof child === 'object' && child !== null) stack.push({ node: child, depth, parent: visit, key: i });
+      }
+    } else {
+      const entries = visit.node as Record<string, unknown>;
+      const keys = Object.keys(entries);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const child = entries[keys[i]];
+        if (typeof child === 'object' && child !== null) stack.push({ node: child, depth, parent: visit, key: keys[i] });
+      }
+    }
   }
   return undefined;
+}
+
+function pathOf(visit: Visit): string {
+  const keys: Array<string | number> = [];
+  for (let at: Visit | undefined = visit; at?.parent; at = at.parent) keys.unshift(at.key);
+  let path = '';
+  for (const key of keys) path = typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+  return path;
 }
