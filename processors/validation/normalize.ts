@@ -1,7 +1,7 @@
 // The post-pass over an event the schema accepted: normalize ids and times, apply the size caps
 // and discard unknown fields, noting every change on the event. Paths in notes refer to the body
 // as received (a frame keeps its original index after the stack trace was trimmed).
-import { v7 as uuidv7 } from 'uuid';
+import { uuidv7 } from '../../src/records/uuid.js';
 import type { Breadcrumb, ErrorEventInput, ProcessingError, StackFrame } from '../../src/records/event.js';
 import type { ValidationConfig } from './config.js';
 import { joinPath } from './issues.js';
