@@ -13,3 +13,22 @@ export function toEventDocument(event: ErrorEvent): Record<string, unknown> {
     exception: { ...exception, stacktrace: frames, raw_stacktrace: raw_stacktrace ?? frames },
   };
 }
+
+/**
+ * toEventDocument as JSON text. When the raw frames are the symbolicated ones, they are
+ * serialized once and written twice: the frames are most of an event.
+ */
+export function eventDocumentJson(event: ErrorEvent): string {
+  const { raw_stacktrace, grouping_hash: _hash, exception, ...rest } = event;
+  const frames = exception.stacktrace ?? [];
+  if (raw_stacktrace !== undefined && raw_stacktrace !== frames) return JSON.stringify(toEventDocument(event));
+  const { stacktrace: _frames, ...exceptionRest } = exception;
+  const framesJson = JSON.stringify(frames);
+  const exceptionJson = `${openObject(JSON.stringify(exceptionRest))}"stacktrace":${framesJson},"raw_stacktrace":${framesJson}}`;
+  return `${openObject(JSON.stringify(rest))}"exception":${exceptionJson}}`;
+}
+
+/** `{"a":1}` -> `{"a":1,` and `{}` -> `{`: ready for more members. */
+function openObject(json: string): string {
+  return json === '{}' ? '{' : `${json.slice(0, -1)},`;
+}
