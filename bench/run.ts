@@ -112,7 +112,7 @@ function takeProfile(name: string): void {
   }
   const summary = summarizeProfile(file);
   results.profiles[name] = summary;
-  rmSync(file);
+  if (!args.keep) rmSync(file);
 }
 
 /** The size of a fresh, migrated DuckDB file (what the events grow it from). */
@@ -367,7 +367,8 @@ try {
       // best effort
     }
   }
-  if (profDir) rmSync(profDir, { recursive: true, force: true });
+  if (profDir && !args.keep) rmSync(profDir, { recursive: true, force: true });
+  else if (profDir) process.stderr.write(`profiles kept in ${profDir}\n`);
 }
 results.wallSeconds = (Date.now() - started) / 1000;
 results.goals = evaluateGoals(results);
