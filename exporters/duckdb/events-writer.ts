@@ -1,19 +1,20 @@
-// Writes one group of events in the current transaction: skips ids already stored (idempotent
-// ingest), puts the new events' documents in the DocStore, appends their rows (without the
-// document) with the Appender, and folds them into their issues' rows. The documents are durable
-// before the rows commit, so every committed row has its document.
-// The ids are looked up first rather than left to the primary key to catch: a failed append
-// leaves its rows buffered in the appender, and they would be flushed into some later
-// transaction when the appender is garbage-collected.
+// Adds acknowledged events to DuckDB in one transaction: their rows (without the document, which
+// is in the DocStore already) with the Appender, folded into their issues' rows. Events coming
+// back from the DocStore's pending entries after a restart may have been committed before the
+// crash, so those are looked up first (`recheck`); in normal running the intake has already
+// made sure every id is new. Issue ids are checked before anything is appended: an appender
+// abandoned half-filled would flush its rows into some later transaction.
 import { listValue, timestampValue, type DuckDBConnection } from '@duckdb/node-api';
-import type { Item } from '../../src/engine/item.js';
+import type { Tenant } from '../../src/engine/item.js';
 import type { ErrorEvent } from '../../src/records/event.js';
-import { eventDocumentJson } from '../../src/records/event-document.js';
 import { appendEventColumns, isoMicros } from '../../src/storage/appenders.js';
-import type { DocStore } from '../../src/storage/docs.js';
 import { appendRows } from './appenders.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** An event the intake made durable, on its way to DuckDB. */
+export interface AcceptedEvent {
+  tenant: Tenant;
+  data: ErrorEvent;
+}
 
 interface IssueDelta {
   id: string;
@@ -30,73 +31,34 @@ interface IssueDelta {
   count: number;
 }
 
-/** Writes the group in one transaction that it begins and commits itself (Database.writeInOwnTransaction). */
-export async function writeEvents(connection: DuckDBConnection, docs: DocStore, items: Item<ErrorEvent>[]): Promise<void> {
-  // Checked before anything is appended: an appender abandoned half-filled would flush its rows later.
-  for (const item of items) requireIssue(item.data);
-  const fresh = await skipStored(connection, docs, items); // begins the transaction
-  if (fresh.length === 0) {
-    await connection.run('COMMIT');
-    return;
+/** Writes the events in one transaction that it begins and commits itself (Database.writeInOwnTransaction). */
+export async function indexEvents(connection: DuckDBConnection, events: AcceptedEvent[], recheck: boolean): Promise<void> {
+  for (const event of events) requireIssue(event.data);
+  let fresh = events;
+  if (recheck) {
+    await connection.run('BEGIN TRANSACTION');
+    const stored = await connection.runAndReadAll('SELECT dataset, project_id, id FROM events WHERE list_contains($ids, id)', {
+      ids: listValue(events.map((event) => event.data.id)),
+    });
+    const keys = new Set(stored.getRows().map(([dataset, project, id]) => `${dataset}\0${project}\0${id}`));
+    fresh = events.filter(({ tenant, data }) => !keys.has(`${tenant.dataset}\0${tenant.projectId}\0${data.id}`));
+    if (fresh.length === 0) {
+      await connection.run('COMMIT');
+      return;
+    }
+  } else {
+    await connection.run('BEGIN TRANSACTION');
   }
-  const entries = fresh.map(({ tenant, data }) => ({ key: docKey(tenant, data), doc: eventDocumentJson(data) }));
-  const durable = docs.putEvents(entries); // LMDB writes on its own thread meanwhile
-  durable.catch(() => undefined); // awaited below; a failed append must not leave it unhandled
   await appendRows(connection, 'events', (appender) => {
-    for (const item of fresh) {
-      appendEventColumns(appender, item, '');
+    for (const event of fresh) {
+      appendEventColumns(appender, event, '');
       appender.endRow();
     }
   });
-  await durable;
   await upsertIssues(connection, fresh);
 }
 
-function docKey(tenant: Item['tenant'], event: ErrorEvent): [string, string, string] {
-  return [tenant.dataset, tenant.projectId, event.id];
-}
-
-/**
- * Returns the items not stored yet; a repeated id takes the stored event's issue id for its ack.
- * The DocStore answers first: every committed row's document was stored before the row, so an id
- * without a document was never committed, and DuckDB is asked only about ids that have one (a
- * re-sent event, or a document whose rows failed to commit). Fresh ids, nearly all of them, cost
- * no query: DuckDB could only scan the id column for them, which grows with the table.
- */
-async function skipStored(connection: DuckDBConnection, docs: DocStore, items: Item<ErrorEvent>[]): Promise<Item<ErrorEvent>[]> {
-  const keyOf = (dataset: string, project: string, id: string) => `${dataset}\0${project}\0${id}`;
-  const ids = [...new Set(items.filter(({ tenant, data }) => docs.hasEvent(tenant.dataset, tenant.projectId, data.id)).map((item) => item.data.id))];
-  const lookup = 'SELECT dataset, project_id, id, issue_id FROM events WHERE';
-  let result;
-  if (ids.length === 0) {
-    await connection.run('BEGIN TRANSACTION');
-  } else if (ids.every((id) => UUID.test(id))) {
-    // Ids the validation processor normalized (lower-case UUIDs) are spliced in as literals, so
-    // BEGIN and the lookup go in one round trip; anything else is bound as one list parameter.
-    result = await connection.runAndReadAll(`BEGIN TRANSACTION; ${lookup} id IN (${ids.map((id) => `'${id}'`).join(', ')})`);
-  } else {
-    await connection.run('BEGIN TRANSACTION');
-    result = await connection.runAndReadAll(`${lookup} list_contains($ids, id)`, { ids: listValue(ids) });
-  }
-  const stored = new Map<string, string>();
-  for (const [dataset, project, id, issue] of result?.getRows() ?? []) stored.set(keyOf(String(dataset), String(project), String(id)), String(issue));
-
-  const fresh: Item<ErrorEvent>[] = [];
-  const inBatch = new Map<string, ErrorEvent>();
-  for (const item of items) {
-    const key = keyOf(item.tenant.dataset, item.tenant.projectId, item.data.id);
-    const storedIssue = stored.get(key) ?? inBatch.get(key)?.issue_id;
-    if (storedIssue !== undefined) {
-      item.data.issue_id = storedIssue;
-      continue;
-    }
-    inBatch.set(key, item.data);
-    fresh.push(item);
-  }
-  return fresh;
-}
-
-async function upsertIssues(connection: DuckDBConnection, items: Item<ErrorEvent>[]): Promise<void> {
+async function upsertIssues(connection: DuckDBConnection, items: AcceptedEvent[]): Promise<void> {
   const deltas = new Map<string, IssueDelta>();
   for (const { data: event, tenant } of items) {
     const id = requireIssue(event);
@@ -162,8 +124,7 @@ async function upsertIssues(connection: DuckDBConnection, items: Item<ErrorEvent
   );
 }
 
-
-function requireIssue(event: ErrorEvent): string {
+export function requireIssue(event: ErrorEvent): string {
   if (!event.issue_id) throw new Error(`event ${event.id} has no issue id: put the grouping processor in the pipeline before the duckdb exporter`);
   return event.issue_id;
 }

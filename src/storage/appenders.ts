@@ -11,7 +11,7 @@ import type { Span } from '../records/span.js';
  * Appends the columns of one event (no endRow, so callers may add trailing columns). `doc` is the
  * stored document; the duckdb exporter passes '' because its documents live in the DocStore.
  */
-export function appendEventColumns(appender: DuckDBAppender, item: Item<ErrorEvent>, doc = eventDocumentJson(item.data)): void {
+export function appendEventColumns(appender: DuckDBAppender, item: Pick<Item<ErrorEvent>, 'tenant' | 'data'>, doc = eventDocumentJson(item.data)): void {
   const event = item.data;
   const text = (value: string | undefined) => (value === undefined ? appender.appendNull() : appender.appendVarchar(value));
   if (!event.issue_id) throw new Error(`event ${event.id} has no issue id: put the grouping processor in the pipeline before the exporter`);

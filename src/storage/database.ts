@@ -17,6 +17,7 @@ export class DatabaseLockedError extends Error {
 export class Database {
   private tail: Promise<unknown> = Promise.resolve();
   private readonly readers: DuckDBConnection[] = [];
+  private readonly settlers = new Set<() => Promise<void>>();
   private nextReader = 0;
 
   private constructor(
@@ -85,6 +86,20 @@ export class Database {
     const result = this.tail.then(run, run);
     this.tail = result.catch(() => undefined);
     return result;
+  }
+
+  /**
+   * Registers what must finish before a read: a writer that acknowledges before its rows are in
+   * DuckDB (the duckdb exporter's events) settles here. Returns the unregistering function.
+   */
+  onSettle(settle: () => Promise<void>): () => void {
+    this.settlers.add(settle);
+    return () => this.settlers.delete(settle);
+  }
+
+  /** Resolves once everything acknowledged so far is readable. */
+  async settled(): Promise<void> {
+    if (this.settlers.size) await Promise.all([...this.settlers].map((settle) => settle()));
   }
 
   /** A connection for reads, round-robin over a small pool. */

@@ -6,32 +6,64 @@
 // a 50-event page took 125 ms). LMDB writes them from its own thread, LZ4-compressed, and reads
 // one in a few microseconds from its memory map.
 //
-// Durability: a put resolves once its transaction is committed and synced (overlappingSync off),
-// and the duckdb exporter awaits that before it commits the rows, so a committed row always has
-// its document. A crash between the two leaves a document without a row, which the retried
-// request overwrites.
+// It is also where an event becomes durable: the duckdb exporter acknowledges an event once its
+// document and a `pending` entry (what its DuckDB rows are made from) are committed and synced
+// in one transaction, and adds the rows in larger batches behind it, deleting the pending
+// entries after DuckDB commits. After a crash, the entries still pending are indexed again.
 import { join } from 'node:path';
 import { open, type Database as LmdbDatabase, type RootDatabase } from 'lmdb';
 
-type EventKey = [dataset: string, projectId: string, id: string];
+export type EventKey = [dataset: string, projectId: string, id: string];
 
 export class DocStore {
+  private batch: Array<{ entries: Array<{ key: EventKey; doc: string; pending?: string }>; resolve: () => void; reject: (error: unknown) => void }> = [];
+
   private constructor(
     private readonly root: RootDatabase,
     private readonly events: LmdbDatabase<string, EventKey>,
+    private readonly pending: LmdbDatabase<string, EventKey>,
   ) {}
 
   static open(dataDir: string): DocStore {
     const root = open({ path: join(dataDir, 'docs'), compression: true, overlappingSync: false });
-    return new DocStore(root, root.openDB<string, EventKey>({ name: 'events', encoding: 'string' }));
+    return new DocStore(
+      root,
+      root.openDB<string, EventKey>({ name: 'events', encoding: 'string' }),
+      root.openDB<string, EventKey>({ name: 'pending', encoding: 'string' }),
+    );
   }
 
-  /** Stores the documents; resolves once they are durable. */
-  async putEvents(entries: Array<{ key: EventKey; doc: string }>): Promise<void> {
-    if (entries.length === 0) return;
-    const writes = entries.map(({ key, doc }) => this.events.put(key, doc));
-    await Promise.all(writes);
-    await this.root.flushed;
+  /**
+   * Stores the documents (and, with `pending`, the entries their rows are made from); resolves
+   * once they are durable. Everything handed in during one turn of the event loop goes into one
+   * synchronous, synced LMDB transaction at the end of the turn (setImmediate): an asynchronous
+   * write needs two more hops through the event loop, and under load each hop waits behind a
+   * whole turn of HTTP work (60 ms per event measured, against < 1 ms for the commit itself).
+   */
+  putEvents(entries: Array<{ key: EventKey; doc: string; pending?: string }>): Promise<void> {
+    if (entries.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.batch.push({ entries, resolve, reject });
+      if (this.batch.length === 1) setImmediate(() => this.commitBatch());
+    });
+  }
+
+  private commitBatch(): void {
+    const batch = this.batch.splice(0);
+    try {
+      this.root.transactionSync(() => {
+        for (const { entries } of batch) {
+          for (const { key, doc, pending } of entries) {
+            this.events.putSync(key, doc);
+            if (pending !== undefined) this.pending.putSync(key, pending);
+          }
+        }
+      });
+    } catch (error) {
+      for (const { reject } of batch) reject(error);
+      return;
+    }
+    for (const { resolve } of batch) resolve();
   }
 
   getEvent(dataset: string, projectId: string, id: string): string | undefined {
@@ -40,6 +72,21 @@ export class DocStore {
 
   hasEvent(dataset: string, projectId: string, id: string): boolean {
     return this.events.doesExist([dataset, projectId, id]);
+  }
+
+  /** The pending entry of an event not in DuckDB yet. */
+  getPending(key: EventKey): string | undefined {
+    return this.pending.get(key);
+  }
+
+  /** Every pending entry (after a restart: what the last run acknowledged but did not index). */
+  allPending(): Array<{ key: EventKey; value: string }> {
+    return [...this.pending.getRange()].map(({ key, value }) => ({ key, value }));
+  }
+
+  async removePending(keys: EventKey[]): Promise<void> {
+    if (keys.length === 0) return;
+    await Promise.all(keys.map((key) => this.pending.remove(key)));
   }
 
   async removeEvents(keys: EventKey[]): Promise<void> {

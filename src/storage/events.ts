@@ -44,6 +44,7 @@ export class EventStore {
   ) {}
 
   async list(filter: EventFilter, limit: number, cursor?: string): Promise<Page> {
+    await this.db.settled(); // acknowledged events are readable
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
     if (!this.sources.usesLake('events')) return this.listFrom('events', filter, limit, after);
     // Date partitions that can hold a row of this page, newest first.
@@ -163,6 +164,7 @@ export class EventStore {
 
   /** The stored document of one event among `projectIds`, if any. */
   async get(dataset: Dataset, projectIds: string[], id: string): Promise<string | undefined> {
+    await this.db.settled(); // acknowledged events are readable
     if (projectIds.length === 0) return undefined;
     // With one project, equality on all of (dataset, project_id, id) lets DuckDB use the primary key.
     const projectMatch = projectIds.length === 1 ? 'project_id = $p0' : `project_id IN (${projectIds.map((_, i) => `$p${i}`).join(', ')})`;
@@ -182,6 +184,7 @@ export class EventStore {
 
   /** Per project: when an event last arrived and how many arrived in the last 24 hours. */
   async activity(dataset: Dataset, projectIds: string[], now = Date.now()): Promise<Map<string, { last_received_at: string; count_24h: number }>> {
+    await this.db.settled(); // acknowledged events are readable
     const result = await this.sources.consistent('events', () =>
       this.db.reader().runAndReadAll(
         `SELECT project_id, max(received_at) AS last, count(*) FILTER (WHERE received_at >= make_timestamp($since::BIGINT)) AS recent

@@ -64,6 +64,7 @@ export class IssueStore {
 
   /** Most recently seen first, keyset-paginated on (last_seen, id). */
   async list(filter: IssueFilter, limit: number, cursor?: string): Promise<{ issues: Issue[]; nextCursor: string | null }> {
+    await this.db.settled(); // acknowledged events are readable
     const where = ['dataset = $dataset', 'project_id = $project'];
     const params: Record<string, DuckDBValue> = { dataset: filter.dataset, project: filter.projectId, limit: limit + 1 };
     if (filter.status) {
@@ -95,6 +96,7 @@ export class IssueStore {
 
   /** The issue, if it belongs to one of `projectIds`. */
   async get(dataset: Dataset, projectIds: string[], id: string): Promise<Issue | undefined> {
+    await this.db.settled(); // acknowledged events are readable
     if (projectIds.length === 0) return undefined;
     const params: Record<string, DuckDBValue> = { dataset, id };
     const projects = projectIds.map((p, i) => ((params[`p${i}`] = p), `$p${i}`)).join(', ');
@@ -108,6 +110,7 @@ export class IssueStore {
 
   /** Sets the status in issue_states (what lake reads use) and in the issues table (DuckDB reads). */
   async setStatus(dataset: Dataset, projectIds: string[], id: string, status: (typeof SETTABLE_STATUSES)[number]): Promise<Issue | undefined> {
+    await this.db.settled(); // acknowledged events are readable
     const now = BigInt(Date.now()) * 1000n;
     await this.db.write(async (c) => {
       await c.run(

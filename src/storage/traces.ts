@@ -37,6 +37,7 @@ export class TraceStore {
 
   /** The trace as a JSON document, or undefined when none of its spans is visible. */
   async get(dataset: Dataset, projectIds: string[], traceId: string): Promise<string | undefined> {
+    await this.db.settled(); // acknowledged events are readable
     if (projectIds.length === 0) return undefined;
     const params: Record<string, DuckDBValue> = { dataset, trace: traceId };
     const projects = projectIds.map((id, i) => ((params[`p${i}`] = id), `$p${i}`)).join(', ');

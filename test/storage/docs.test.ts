@@ -59,4 +59,34 @@ describe('DocStore', () => {
       await reopened.close();
     }
   });
+
+  it('indexes after a restart what was acknowledged but not yet in DuckDB, and nothing twice', async () => {
+    const first = await startService({ keepData: true });
+    const keys = { live: first.liveKey, test: first.testKey };
+    const dataDir = first.dataDir;
+    dirs.push(dataDir);
+    expect((await first.api('/v1/events', { method: 'POST', body: body('indexed') })).status).toBe(202);
+    const stored = (await (await first.api(`/v1/events/${ID}`)).json()) as Record<string, unknown> & { project_id: string; issue_id: string };
+    await first.stop();
+
+    // As a crash would leave them: one acknowledged event never indexed, and one indexed whose
+    // pending entry was not deleted yet.
+    const db = await Database.open(dataDir);
+    const tenant = { orgId: 'default', projectId: stored.project_id, dataset: 'live' };
+    const other = { ...stored, id: '0192f0a4-7b1c-7d2e-8f00-000000000002', grouping_hash: 'h', exception: { type: 'TypeError', value: 'pending' } };
+    await db.docs.putEvents([
+      { key: ['live', stored.project_id, other.id], doc: JSON.stringify(other), pending: JSON.stringify({ tenant, data: other }) },
+      { key: ['live', stored.project_id, ID], doc: JSON.stringify(stored), pending: JSON.stringify({ tenant, data: { ...stored, grouping_hash: 'h' } }) },
+    ]);
+    await db.close();
+
+    svc = await startService({ dataDir, keys });
+    const recovered = (await (await svc.api(`/v1/events/${other.id}`)).json()) as { exception: { value: string } };
+    expect(recovered.exception.value).toBe('pending');
+    const list = (await (await svc.api('/v1/events')).json()) as { data: Array<{ id: string }> };
+    expect(list.data.map((e) => e.id).sort()).toEqual([ID, other.id].sort());
+    const issue = (await (await svc.api(`/v1/issues/${stored.issue_id}`)).json()) as { count: number };
+    expect(issue.count).toBe(2);
+    expect(svc.service.host.database.docs.allPending()).toEqual([]);
+  });
 });
