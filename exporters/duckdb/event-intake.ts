@@ -10,7 +10,7 @@
 // Reads call settled() (through Database) first, so an acknowledged event is always visible.
 import { listValue } from '@duckdb/node-api';
 import type { Logger } from 'pino';
-import type { Item } from '../../src/engine/item.js';
+import type { Item, Tenant } from '../../src/engine/item.js';
 import { eventDocumentJson } from '../../src/records/event-document.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import type { Database } from '../../src/storage/database.js';
@@ -18,6 +18,13 @@ import type { EventKey } from '../../src/storage/docs.js';
 import { indexEvents, requireIssue, type AcceptedEvent } from './events-writer.js';
 
 const RETRY_MS = 1000;
+/**
+ * How long acknowledged events may wait for more before they are indexed (reads do not wait for
+ * it: they start indexing at once). A DuckDB commit costs about the same for 60 rows as for
+ * 1,000, so batching saves most of its work and of the main thread's time around it.
+ */
+const LINGER_MS = 50;
+const LINGER_ROWS = 1000;
 
 interface Queued extends AcceptedEvent {
   /** Came back from a pending entry after a restart: DuckDB may have it already. */
@@ -28,6 +35,9 @@ export class EventIntake {
   private queue: Queued[] = [];
   private indexing?: Promise<void>;
   private retryTimer?: NodeJS.Timeout;
+  private lingerTimer?: NodeJS.Timeout;
+  /** Readers waiting in settled(): while there are any, nothing lingers. */
+  private readersWaiting = 0;
   /** Events being made durable, by key: a duplicate arriving meanwhile waits for the first. */
   private inFlight = new Map<string, { issueId: string; durable: Promise<void> }>();
   private roomWaiters: Array<() => void> = [];
@@ -47,7 +57,11 @@ export class EventIntake {
     const pending = this.db.docs.allPending();
     if (pending.length === 0) return;
     this.logger.info({ events: pending.length }, 'indexing events acknowledged before a restart');
-    for (const { value } of pending) this.queue.push({ ...(JSON.parse(value) as AcceptedEvent), recheck: true });
+    for (const { key, value } of pending) {
+      const doc = this.db.docs.getEvent(...key);
+      if (doc === undefined) continue; // cannot happen: the entry and its document commit together
+      this.queue.push({ ...fromPending(value, doc), recheck: true });
+    }
     await this.settled();
     if (this.queue.length) throw new Error('could not index the events acknowledged before the restart');
   }
@@ -60,7 +74,7 @@ export class EventIntake {
       const entries = fresh.map(({ tenant, data }) => ({
         key: keyOf(tenant.dataset, tenant.projectId, data.id),
         doc: eventDocumentJson(data),
-        pending: JSON.stringify({ tenant, data } satisfies AcceptedEvent),
+        pending: JSON.stringify({ tenant, grouping_hash: data.grouping_hash } satisfies PendingEntry),
       }));
       const durable = this.db.docs.putEvents(entries);
       const settledDurable = durable.then(
@@ -74,7 +88,7 @@ export class EventIntake {
         for (const { tenant, data } of fresh) this.inFlight.delete(flat(tenant.dataset, tenant.projectId, data.id));
       }
       for (const { tenant, data } of fresh) this.queue.push({ tenant, data, recheck: false });
-      this.kick();
+      this.kick(this.queue.length >= LINGER_ROWS);
     }
     // Backpressure: past the backlog, the sender waits (holding its pipeline budget) until
     // DuckDB catches up, so overload turns into refusals rather than memory.
@@ -83,18 +97,24 @@ export class EventIntake {
 
   /** Resolves when everything acknowledged so far is in DuckDB (or its indexing failed and is retried later). */
   async settled(): Promise<void> {
-    for (let rounds = 0; this.queue.length && rounds < 1000; rounds++) {
-      this.kick();
-      const before = this.queue.length;
+    this.readersWaiting++;
+    try {
+      for (let rounds = 0; this.queue.length && rounds < 1000; rounds++) {
+        this.kick(true);
+        const before = this.queue.length;
+        await this.indexing;
+        if (this.queue.length >= before) return; // failing: readers see what DuckDB has
+      }
       await this.indexing;
-      if (this.queue.length >= before) return; // failing: readers see what DuckDB has
+    } finally {
+      this.readersWaiting--;
     }
-    await this.indexing;
   }
 
   async shutdown(): Promise<void> {
     await this.settled();
     clearTimeout(this.retryTimer);
+    clearTimeout(this.lingerTimer);
     this.stopSettling();
     for (const wake of this.roomWaiters.splice(0)) wake();
   }
@@ -124,9 +144,8 @@ export class EventIntake {
         fresh.push(item);
         continue;
       }
-      const pending = docs.getPending(keyOf(tenant.dataset, tenant.projectId, data.id));
-      if (pending !== undefined) {
-        data.issue_id = (JSON.parse(pending) as AcceptedEvent).data.issue_id;
+      if (docs.getPending(keyOf(tenant.dataset, tenant.projectId, data.id)) !== undefined) {
+        data.issue_id = (JSON.parse(docs.getEvent(tenant.dataset, tenant.projectId, data.id) as string) as ErrorEvent).issue_id;
         continue;
       }
       candidates.push(item); // a document: in DuckDB, or left by a failed commit
@@ -147,13 +166,26 @@ export class EventIntake {
     return fresh;
   }
 
-  private kick(): void {
+  private kick(now: boolean): void {
     if (this.indexing || this.retryTimer || this.queue.length === 0) return;
-    this.indexing = this.loop().finally(() => (this.indexing = undefined));
+    if (!now) {
+      this.lingerTimer ??= setTimeout(() => {
+        this.lingerTimer = undefined;
+        this.kick(true);
+      }, LINGER_MS);
+      this.lingerTimer.unref();
+      return;
+    }
+    clearTimeout(this.lingerTimer);
+    this.lingerTimer = undefined;
+    this.indexing = this.loop().finally(() => {
+      this.indexing = undefined;
+      this.kick(false); // what arrived during the last batch lingers in turn
+    });
   }
 
   private async loop(): Promise<void> {
-    while (this.queue.length) {
+    for (let first = true; this.queue.length && (first || this.readersWaiting > 0 || this.queue.length >= LINGER_ROWS); first = false) {
       const batch = this.queue.slice(0, this.maxBatch);
       const recheck = batch.some((event) => event.recheck);
       try {
@@ -163,7 +195,7 @@ export class EventIntake {
         this.logger.error({ err: error, events: batch.length }, 'indexing events into DuckDB failed; retrying');
         this.retryTimer = setTimeout(() => {
           this.retryTimer = undefined;
-          this.kick();
+          this.kick(true);
         }, RETRY_MS);
         this.retryTimer.unref();
         return;
@@ -173,6 +205,22 @@ export class EventIntake {
       await this.db.docs.removePending(batch.map(({ tenant, data }) => keyOf(tenant.dataset, tenant.projectId, data.id)));
     }
   }
+}
+
+/**
+ * A pending entry holds what the event's document lacks to rebuild the event: the tenant and
+ * the grouping hash (small, so the commit a request waits for writes the document only once).
+ */
+interface PendingEntry {
+  tenant: Tenant;
+  grouping_hash: string | undefined;
+}
+
+function fromPending(value: string, doc: string): AcceptedEvent {
+  const { tenant, grouping_hash } = JSON.parse(value) as PendingEntry;
+  const { exception, ...rest } = JSON.parse(doc) as ErrorEvent & { exception: { raw_stacktrace?: ErrorEvent['raw_stacktrace'] } };
+  const { raw_stacktrace, ...symbolicated } = exception;
+  return { tenant, data: { ...rest, exception: symbolicated, raw_stacktrace, grouping_hash } };
 }
 
 function keyOf(dataset: string, projectId: string, id: string): EventKey {

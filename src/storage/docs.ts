@@ -3,11 +3,11 @@
 // queries filter and sort on; the multi-kilobyte documents live here because DuckDB is slow at
 // both ends for them: committing them (its WAL and checkpoints write every byte again, ~4x fewer
 // events per second than rows without them) and fetching them by key (~2.5 ms per document, so
-// a 50-event page took 125 ms). LMDB writes them from its own thread, LZ4-compressed, and reads
-// one in a few microseconds from its memory map.
+// a 50-event page took 125 ms). LMDB commits a batch of them in well under a millisecond and
+// reads one in a few microseconds from its memory map.
 //
 // It is also where an event becomes durable: the duckdb exporter acknowledges an event once its
-// document and a `pending` entry (what its DuckDB rows are made from) are committed and synced
+// document and a `pending` entry (with the document, what its DuckDB rows are made from) are committed and synced
 // in one transaction, and adds the rows in larger batches behind it, deleting the pending
 // entries after DuckDB commits. After a crash, the entries still pending are indexed again.
 import { join } from 'node:path';
@@ -25,7 +25,9 @@ export class DocStore {
   ) {}
 
   static open(dataDir: string): DocStore {
-    const root = open({ path: join(dataDir, 'docs'), compression: true, overlappingSync: false });
+    // No compression: lmdb-js compresses synchronous writes on the main thread (LZ4, ~30 us per
+    // 4 KB document, more than the commit); the documents take about their JSON size on disk.
+    const root = open({ path: join(dataDir, 'docs'), compression: false, overlappingSync: false });
     return new DocStore(
       root,
       root.openDB<string, EventKey>({ name: 'events', encoding: 'string' }),

@@ -73,10 +73,10 @@ describe('DocStore', () => {
     // pending entry was not deleted yet.
     const db = await Database.open(dataDir);
     const tenant = { orgId: 'default', projectId: stored.project_id, dataset: 'live' };
-    const other = { ...stored, id: '0192f0a4-7b1c-7d2e-8f00-000000000002', grouping_hash: 'h', exception: { type: 'TypeError', value: 'pending' } };
+    const other = { ...stored, id: '0192f0a4-7b1c-7d2e-8f00-000000000002', exception: { type: 'TypeError', value: 'pending' } };
     await db.docs.putEvents([
-      { key: ['live', stored.project_id, other.id], doc: JSON.stringify(other), pending: JSON.stringify({ tenant, data: other }) },
-      { key: ['live', stored.project_id, ID], doc: JSON.stringify(stored), pending: JSON.stringify({ tenant, data: { ...stored, grouping_hash: 'h' } }) },
+      { key: ['live', stored.project_id, other.id], doc: JSON.stringify(other), pending: JSON.stringify({ tenant, grouping_hash: 'h' }) },
+      { key: ['live', stored.project_id, ID], doc: JSON.stringify(stored), pending: JSON.stringify({ tenant, grouping_hash: 'h' }) },
     ]);
     await db.close();
 
