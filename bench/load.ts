@@ -28,7 +28,7 @@ const PROJECT = 'default';
 const DAY_MS = 24 * 3600 * 1000;
 /** Rows per INSERT transaction. */
 const CHUNK = 250_000;
-const DOC_BATCH = 10_000;
+const DOC_BATCH = 50_000;
 /** Average spans per trace (5..20). */
 export const SPANS_PER_TRACE = 12.5;
 

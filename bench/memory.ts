@@ -85,6 +85,12 @@ export function duckdbBytes(dataDir: string): number {
   return directoryBytes(dataDir, (name) => name.startsWith('faultline.duckdb'));
 }
 
+/** The DocStore's LMDB file (event documents): blocks allocated on disk, as the file is sparse. */
+export function docStoreBytes(dataDir: string): number {
+  const path = join(dataDir, 'docs', 'data.mdb');
+  return existsSync(path) ? statSync(path).blocks * 512 : 0;
+}
+
 /** CPU seconds (user + system, all threads) a process has used so far. */
 export function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

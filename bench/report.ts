@@ -60,7 +60,7 @@ export interface Results {
   };
   storage?: {
     rawJsonBytesPerEvent: number;
-    duckdb: { events: number; bytes: number; bytesPerEvent: number; ratioToRaw: number; usedBytesPerEvent: number } | { na: string };
+    duckdb: { events: number; bytes: number; bytesPerEvent: number; ratioToRaw: number; usedBytesPerEvent: number; docStoreBytesPerEvent: number; totalRatioToRaw: number } | { na: string };
     parquet: { events: number; bytes: number; files: number; bytesPerEvent: number; ratioToRaw: number; eventsPerSecond: number } | { na: string };
   };
   reads?: {
@@ -216,6 +216,7 @@ export function formatReport(r: Results): string {
         out.push(
           `  DuckDB: ${n0(st.duckdb.bytesPerEvent)} bytes/event (${n0(st.duckdb.bytes / 2 ** 20)} MiB file growth for ${n0(st.duckdb.events)} events, after the shutdown checkpoint) = ${n2(st.duckdb.ratioToRaw)} x raw;`,
           `          of which blocks in use ${n0(st.duckdb.usedBytesPerEvent)} bytes/event (the rest are free blocks left by many small commits)`,
+          `  DocStore (event documents, LMDB): ${n0(st.duckdb.docStoreBytesPerEvent)} bytes/event; with DuckDB ${n2(st.duckdb.totalRatioToRaw)} x raw`,
         );
       if ('na' in st.parquet) out.push(`  Parquet: ${st.parquet.na}`);
       else

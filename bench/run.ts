@@ -14,7 +14,7 @@ import { Database } from '../src/storage/database.js';
 import { measureBareEvents, measureFaultlineEvents } from './events.js';
 import { drive } from './driver.js';
 import { bulkLoad } from './load.js';
-import { cpuSeconds, directoryBytes, duckdbBytes, readRss, RssSampler } from './memory.js';
+import { cpuSeconds, directoryBytes, docStoreBytes, duckdbBytes, readRss, RssSampler } from './memory.js';
 import { measureOverload } from './overload.js';
 import { eventBodies, SpanPayloads } from './payloads.js';
 import { formatProfile, newestProfile, summarizeProfile } from './profile.js';
@@ -213,9 +213,11 @@ async function main(): Promise<void> {
     // Storage: DuckDB file growth after the shutdown checkpoint, over the events it holds.
     const empty = await emptyDatabaseBytes();
     const bytes = duckdbBytes(dataDir) - empty;
-    const emptyUsed = (await eventStats(removeLater(tempDir('faultline-bench-empty-')))).usedBytes;
+    const emptyDir = removeLater(tempDir('faultline-bench-empty-'));
+    const emptyUsed = (await eventStats(emptyDir)).usedBytes;
     const stats = await eventStats(dataDir);
     const stored = stats.events;
+    const docs = docStoreBytes(dataDir) - docStoreBytes(emptyDir);
     results.storage = {
       rawJsonBytesPerEvent: bodies.averageBytes,
       duckdb: {
@@ -224,6 +226,8 @@ async function main(): Promise<void> {
         bytesPerEvent: bytes / stored,
         ratioToRaw: bytes / stored / bodies.averageBytes,
         usedBytesPerEvent: (stats.usedBytes - emptyUsed) / stored,
+        docStoreBytesPerEvent: docs / stored,
+        totalRatioToRaw: (bytes + docs) / stored / bodies.averageBytes,
       },
       parquet: { na: 'n/a (no parquet exporter yet)' },
     };

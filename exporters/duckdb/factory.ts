@@ -6,7 +6,7 @@ export const duckdbFactory: ExporterFactory<DuckdbConfig> = {
   kind: 'exporter',
   type: 'duckdb',
   signals: ['events', 'traces'],
-  description: 'Stores events (with their issues) and spans in the service DuckDB file (Appender, group commit, ack after commit)',
+  description: 'Stores events (documents in the LMDB DocStore, rows and issues in DuckDB) and spans in the service DuckDB file',
   configSchema: duckdbConfigSchema,
   create: (settings) => new DuckdbExporter(settings),
 };
