@@ -15,6 +15,7 @@ import { Database } from '../src/storage/database.js';
 import type { Item } from '../src/engine/item.js';
 import type { ErrorEvent } from '../src/records/event.js';
 import { toEventDocument } from '../src/records/event-document.js';
+import { moveDocuments } from '../src/storage/migrations.js';
 import { toSpanDocument } from '../src/records/span-document.js';
 import type { Span } from '../src/records/span.js';
 import { validationConfigSchema } from '../processors/validation/config.js';
@@ -309,7 +310,7 @@ export async function bulkLoad(dataDir: string, events: number, spans: number, l
       });
       for (let at = 0; at < hi - lo; at += DOC_BATCH) {
         const rows = (await db.reader().runAndReadAll(`SELECT id, doc FROM bench_event_chunk WHERE rowid >= ${at} AND rowid < ${at + DOC_BATCH}`)).getRows();
-        await db.docs.putEvents(rows.map(([id, doc]) => ({ key: [DATASET, PROJECT, String(id)], doc: String(doc) })));
+        await db.docs.put(rows.map(([id, doc]) => ({ kind: 'events', key: [DATASET, PROJECT, String(id)], doc: String(doc) })));
       }
       await db.write(async (c) => {
         await c.run(`INSERT INTO events BY NAME SELECT * REPLACE ('' AS doc) FROM bench_event_chunk; DROP TABLE bench_event_chunk`);
@@ -362,6 +363,9 @@ export async function bulkLoad(dataDir: string, events: number, spans: number, l
       });
       log(`  spans ${spanCount.toLocaleString('en-US')} / ~${spans.toLocaleString('en-US')} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     }
+    // The documents move to the DocStore, where the duckdb exporter keeps them.
+    await db.write((c) => moveDocuments(c, db.docs, 'spans', 'dataset, project_id, trace_id, span_id'));
+    log(`  span documents in the DocStore (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     const issues = await db.reader().runAndReadAll(`SELECT count(*) FROM issues WHERE dataset = '${DATASET}'`);
     return { events, spans: spanCount, traces, issues: Number(issues.getRows()[0][0]), seconds: (performance.now() - started) / 1000 };
   } finally {

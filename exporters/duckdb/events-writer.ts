@@ -1,20 +1,36 @@
-// Adds acknowledged events to DuckDB in one transaction: their rows (without the document, which
-// is in the DocStore already) with the Appender, folded into their issues' rows. Events coming
-// back from the DocStore's pending entries after a restart may have been committed before the
-// crash, so those are looked up first (`recheck`); in normal running the intake has already
-// made sure every id is new. Issue ids are checked before anything is appended: an appender
-// abandoned half-filled would flush its rows into some later transaction.
+// Events in the duckdb exporter's intake (intake.ts): documents keyed (dataset, project, id);
+// rows added to DuckDB in one transaction with the Appender (without the document), folded into
+// their issues' rows. Events coming back from pending entries after a restart may have been
+// committed before the crash, so those are looked up first (`recheck`); in normal running the
+// intake has already made sure every id is new. Issue ids are checked before anything is
+// appended: an appender abandoned half-filled would flush its rows into some later transaction.
 import { listValue, timestampValue, type DuckDBConnection } from '@duckdb/node-api';
-import type { Tenant } from '../../src/engine/item.js';
+import { eventDocumentJson } from '../../src/records/event-document.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import { appendEventColumns, isoMicros } from '../../src/storage/appenders.js';
 import { appendRows } from './appenders.js';
+import type { Accepted, IntakeKind } from './intake.js';
 
-/** An event the intake made durable, on its way to DuckDB. */
-export interface AcceptedEvent {
-  tenant: Tenant;
-  data: ErrorEvent;
-}
+type AcceptedEvent = Accepted<ErrorEvent>;
+
+export const eventIntake: IntakeKind<ErrorEvent> = {
+  kind: 'events',
+  key: (tenant, event) => [tenant.dataset, tenant.projectId, event.id],
+  check: requireIssue,
+  document: eventDocumentJson,
+  // The document lacks only the grouping hash (the issue fold needs it).
+  pending: (event) => event.grouping_hash ?? null,
+  fromPending(extra, doc) {
+    const { exception, ...rest } = JSON.parse(doc) as ErrorEvent & { exception: { raw_stacktrace?: ErrorEvent['raw_stacktrace'] } };
+    const { raw_stacktrace, ...symbolicated } = exception;
+    return { ...rest, exception: symbolicated, raw_stacktrace, grouping_hash: typeof extra === 'string' ? extra : undefined };
+  },
+  // A repeated id is acknowledged with the stored event's issue id.
+  duplicate(event, storedDoc, earlier) {
+    event.issue_id = earlier ? earlier.issue_id : (JSON.parse(storedDoc()) as ErrorEvent).issue_id;
+  },
+  index: indexEvents,
+};
 
 interface IssueDelta {
   id: string;
@@ -32,7 +48,7 @@ interface IssueDelta {
 }
 
 /** Writes the events in one transaction that it begins and commits itself (Database.writeInOwnTransaction). */
-export async function indexEvents(connection: DuckDBConnection, events: AcceptedEvent[], recheck: boolean): Promise<void> {
+async function indexEvents(connection: DuckDBConnection, events: AcceptedEvent[], recheck: boolean): Promise<void> {
   for (const event of events) requireIssue(event.data);
   let fresh = events;
   if (recheck) {
@@ -124,7 +140,7 @@ async function upsertIssues(connection: DuckDBConnection, items: AcceptedEvent[]
   );
 }
 
-export function requireIssue(event: ErrorEvent): string {
+function requireIssue(event: ErrorEvent): string {
   if (!event.issue_id) throw new Error(`event ${event.id} has no issue id: put the grouping processor in the pipeline before the duckdb exporter`);
   return event.issue_id;
 }

@@ -1,35 +1,59 @@
-// Writes one group of spans in the current transaction, skipping (trace_id, span_id) pairs already
-// stored for the same dataset and project, so a re-sent batch stores nothing twice.
+// Spans in the duckdb exporter's intake (intake.ts): documents keyed (dataset, project, trace id,
+// span id), so a re-sent batch stores nothing twice; rows added to DuckDB in one transaction with
+// the Appender, without the document. After a restart a row is rebuilt from its document and the
+// time of receipt kept in the pending entry. Spans coming back from pending entries after a restart may have been
+// committed before the crash, so those are looked up first (`recheck`).
 import { listValue, type DuckDBConnection } from '@duckdb/node-api';
-import type { Item } from '../../src/engine/item.js';
-import { appendSpanColumns } from '../../src/storage/appenders.js';
+import { toSpanDocument } from '../../src/records/span-document.js';
 import type { Span } from '../../src/records/span.js';
+import { appendSpanColumns, type SpanColumns } from '../../src/storage/appenders.js';
 import { appendRows } from './appenders.js';
+import type { Accepted, IntakeKind } from './intake.js';
 
-export async function writeSpans(connection: DuckDBConnection, items: Item<Span>[]): Promise<void> {
-  const fresh = await skipStored(connection, items);
-  if (fresh.length === 0) return;
-  await appendRows(connection, 'spans', (appender) => {
-    for (const item of fresh) {
-      appendSpanColumns(appender, item);
-      appender.endRow();
-    }
-  });
-}
+export const spanIntake: IntakeKind<Span> = {
+  kind: 'spans',
+  key: (tenant, span) => [tenant.dataset, tenant.projectId, span.trace_id, span.span_id],
+  document: (span) => JSON.stringify(toSpanDocument(span)),
+  // The document has every column of the row but the time of receipt.
+  pending: (span) => span.received_at,
+  fromPending(extra, doc) {
+    const d = JSON.parse(doc) as Omit<SpanColumns, 'start_time_unix_nano' | 'end_time_unix_nano'> & { start_time_unix_nano: string; end_time_unix_nano: string };
+    const columns: SpanColumns = {
+      trace_id: d.trace_id,
+      span_id: d.span_id,
+      parent_span_id: d.parent_span_id,
+      name: d.name,
+      service_name: d.service_name,
+      start_time_unix_nano: BigInt(d.start_time_unix_nano),
+      end_time_unix_nano: BigInt(d.end_time_unix_nano),
+      status: d.status,
+      kind: d.kind,
+      received_at: String(extra),
+    };
+    return columns as Span; // indexing reads only the row's columns
+  },
+  index: indexSpans,
+};
 
-async function skipStored(connection: DuckDBConnection, items: Item<Span>[]): Promise<Item<Span>[]> {
-  const key = (dataset: string, project: string, trace: string, span: string) => `${dataset}\0${project}\0${trace}\0${span}`;
-  const traces = [...new Set(items.map((item) => item.data.trace_id))];
-  // One list parameter joined against the trace ids, not one parameter per trace.
-  const result = await connection.runAndReadAll(
-    'SELECT dataset, project_id, trace_id, span_id FROM spans WHERE trace_id IN (SELECT unnest($traces))',
-    { traces: listValue(traces) },
-  );
-  const seen = new Set(result.getRows().map(([d, p, t, s]) => key(String(d), String(p), String(t), String(s))));
-  return items.filter(({ data, tenant }) => {
-    const k = key(tenant.dataset, tenant.projectId, data.trace_id, data.span_id);
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
+async function indexSpans(connection: DuckDBConnection, spans: Accepted<Span>[], recheck: boolean): Promise<void> {
+  await connection.run('BEGIN TRANSACTION');
+  let fresh = spans;
+  if (recheck) {
+    const key = (dataset: unknown, project: unknown, trace: unknown, span: unknown) => `${dataset}\0${project}\0${trace}\0${span}`;
+    // One list parameter joined against the trace ids (the trace_id index), not one per trace.
+    const stored = await connection.runAndReadAll('SELECT dataset, project_id, trace_id, span_id FROM spans WHERE trace_id IN (SELECT unnest($traces))', {
+      traces: listValue([...new Set(spans.map(({ data }) => data.trace_id))]),
+    });
+    const seen = new Set(stored.getRows().map(([d, p, t, s]) => key(d, p, t, s)));
+    fresh = spans.filter(({ tenant, data }) => !seen.has(key(tenant.dataset, tenant.projectId, data.trace_id, data.span_id)));
+  }
+  if (fresh.length) {
+    await appendRows(connection, 'spans', (appender) => {
+      for (const span of fresh) {
+        appendSpanColumns(appender, span, '');
+        appender.endRow();
+      }
+    });
+  }
+  await connection.run('COMMIT');
 }

@@ -35,8 +35,15 @@ export function appendEventColumns(appender: DuckDBAppender, item: Pick<Item<Err
   appender.appendVarchar(doc);
 }
 
-/** Appends the columns of one span (no endRow). */
-export function appendSpanColumns(appender: DuckDBAppender, item: Item<Span>): void {
+/** The columns of a span row: what its pending entry keeps (the duckdb exporter's spans). */
+export type SpanColumns = Pick<Span, 'trace_id' | 'span_id' | 'parent_span_id' | 'name' | 'service_name' | 'start_time_unix_nano' | 'end_time_unix_nano' | 'status' | 'kind' | 'received_at'>;
+
+/** Appends the columns of one span (no endRow); `doc` as for appendEventColumns. */
+export function appendSpanColumns(
+  appender: DuckDBAppender,
+  item: { tenant: Item['tenant']; data: SpanColumns },
+  doc = JSON.stringify(toSpanDocument(item.data as Span)),
+): void {
   const { data: span, tenant } = item;
   appender.appendVarchar(tenant.dataset);
   appender.appendVarchar(tenant.projectId);
@@ -50,7 +57,7 @@ export function appendSpanColumns(appender: DuckDBAppender, item: Item<Span>): v
   appender.appendVarchar(span.status);
   appender.appendVarchar(span.kind);
   appender.appendTimestamp(timestampValue(isoMicros(span.received_at)));
-  appender.appendVarchar(JSON.stringify(toSpanDocument(span)));
+  appender.appendVarchar(doc);
 }
 
 export function isoMicros(iso: string): bigint {

@@ -121,7 +121,7 @@ export class EventStore {
     if (direct) {
       // The duckdb exporter keeps its documents in the DocStore.
       for (const [id] of page) {
-        const doc = this.db.docs.getEvent(filter.dataset, filter.projectId, String(id));
+        const doc = this.db.docs.get('events', [filter.dataset, filter.projectId, String(id)]);
         if (doc !== undefined) docs.set(String(id), doc);
       }
     } else if (page.length) {
@@ -159,7 +159,7 @@ export class EventStore {
 
   /** A row's document: its own, or the DocStore's when the row was written without one (''). */
   private document(dataset: string, projectId: string, id: string, doc: string): string | undefined {
-    return doc === '' ? this.db.docs.getEvent(dataset, projectId, id) : doc;
+    return doc === '' ? this.db.docs.get('events', [dataset, projectId, id]) : doc;
   }
 
   /** The stored document of one event among `projectIds`, if any. */

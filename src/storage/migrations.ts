@@ -1,6 +1,6 @@
 // Versioned schema migrations: each runs once, in order, recorded in schema_migrations.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { DocStore } from './docs.js';
+import type { DocKind, DocStore } from './docs.js';
 
 interface Migration {
   version: number;
@@ -155,20 +155,28 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 5,
     name: 'event documents move to the DocStore',
-    // The duckdb exporter now keeps documents in the DocStore and '' in the doc column (docs.ts).
-    // Puts are idempotent, so a crash half-way leaves nothing to undo: the step runs again.
+    // The duckdb exporter keeps documents in the DocStore and '' in the doc column (docs.ts).
     sql: '',
-    run: async (connection, docs) => {
-      const batch = 10_000;
-      for (;;) {
-        const rows = (await connection.runAndReadAll(`SELECT rowid, dataset, project_id, id, doc FROM events WHERE doc <> '' LIMIT ${batch}`)).getRows();
-        if (rows.length === 0) return;
-        await docs.putEvents(rows.map(([, dataset, project, id, doc]) => ({ key: [String(dataset), String(project), String(id)], doc: String(doc) })));
-        await connection.run(`UPDATE events SET doc = '' WHERE rowid IN (${rows.map((row) => String(row[0])).join(', ')})`);
-      }
-    },
+    run: (connection, docs) => moveDocuments(connection, docs, 'events', 'dataset, project_id, id'),
+  },
+  {
+    version: 6,
+    name: 'span documents move to the DocStore',
+    sql: '',
+    run: (connection, docs) => moveDocuments(connection, docs, 'spans', 'dataset, project_id, trace_id, span_id'),
   },
 ];
+
+/** Puts the documents of a table's rows in the DocStore and empties their column, in batches. Puts
+ * are idempotent, so a crash half-way leaves nothing to undo: the migration runs again. */
+export async function moveDocuments(connection: DuckDBConnection, docs: DocStore, table: DocKind, keyColumns: string): Promise<void> {
+  for (;;) {
+    const rows = (await connection.runAndReadAll(`SELECT rowid, doc, ${keyColumns} FROM ${table} WHERE doc <> '' LIMIT 10000`)).getRows();
+    if (rows.length === 0) return;
+    await docs.put(rows.map(([, doc, ...key]) => ({ kind: table, key: key.map(String), doc: String(doc) })));
+    await connection.run(`UPDATE ${table} SET doc = '' WHERE rowid IN (${rows.map((row) => String(row[0])).join(', ')})`);
+  }
+}
 
 export async function migrate(connection: DuckDBConnection, docs: DocStore): Promise<void> {
   await connection.run(

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Database } from './database.js';
+import type { DocKey, DocKind } from './docs.js';
 import { listDates, partitionDir, type LakeSignal } from './lake.js';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -57,23 +58,27 @@ export class RetentionJob {
     const cutoff = { events: firstKeptDay(this.settings.events_days, now), traces: firstKeptDay(this.settings.traces_days, now) };
     const eventsBefore = BigInt(Date.parse(cutoff.events)) * 1000n;
     const spansBefore = BigInt(Date.parse(cutoff.traces)) * 1_000_000n;
-    let expiredDocs: Array<[string, string, string]> = [];
+    await this.db.settled(); // acknowledged items still on their way to DuckDB expire too
+    const expired: Record<DocKind, DocKey[]> = { events: [], spans: [] };
     const deletedRows = await this.db.write(async (c) => {
       const counts: Record<string, number> = {};
       const remove = async (name: string, sql: string, value: bigint) => {
         counts[name] = (await c.run(sql, [value])).rowsChanged;
       };
       const events = await c.runAndReadAll('DELETE FROM events WHERE timestamp < make_timestamp(?::BIGINT) RETURNING dataset, project_id, id', [eventsBefore]);
-      expiredDocs = events.getRows().map(([dataset, project, id]) => [String(dataset), String(project), String(id)] as [string, string, string]);
-      counts.events = expiredDocs.length;
+      expired.events = events.getRows().map((key) => key.map(String));
+      counts.events = expired.events.length;
       await remove('issues', 'DELETE FROM issues WHERE last_seen < make_timestamp(?::BIGINT)', eventsBefore);
       await remove('lake_staging_events', 'DELETE FROM lake_staging_events WHERE timestamp < make_timestamp(?::BIGINT) AND batch_id IS NULL', eventsBefore);
-      await remove('spans', 'DELETE FROM spans WHERE start_ns < ?', spansBefore);
+      const spans = await c.runAndReadAll('DELETE FROM spans WHERE start_ns < ? RETURNING dataset, project_id, trace_id, span_id', [spansBefore]);
+      expired.spans = spans.getRows().map((key) => key.map(String));
+      counts.spans = expired.spans.length;
       await remove('lake_staging_spans', 'DELETE FROM lake_staging_spans WHERE start_ns < ? AND batch_id IS NULL', spansBefore);
       return counts;
     });
     // After the commit: a crash in between leaves documents without rows, never the reverse.
-    await this.db.docs.removeEvents(expiredDocs);
+    await this.db.docs.remove('events', expired.events);
+    await this.db.docs.remove('spans', expired.spans);
     const deletedPartitions = [...this.dropPartitions('events', cutoff.events), ...this.dropPartitions('traces', cutoff.traces)];
     if (deletedPartitions.length || Object.values(deletedRows).some((n) => n > 0))
       this.logger.info({ cutoff, deletedRows, deletedPartitions: deletedPartitions.length }, 'retention deleted expired data');

@@ -66,7 +66,7 @@ describe.each([
     // The duckdb exporter's expired documents leave the DocStore too; the kept ones stay.
     const project = (await (await svc.api(`/v1/events/${events.get(0)}`)).json()) as { project_id: string };
     for (const age of ages) {
-      const doc = host.database.docs.getEvent('live', project.project_id, events.get(age) as string);
+      const doc = host.database.docs.get('events', ['live', project.project_id, events.get(age) as string]);
       expect(doc === undefined, `document of the event ${age} days old`).toBe(age >= 10);
     }
   });

@@ -1,5 +1,5 @@
 // The DocStore beside the DuckDB file: the real service for what the API shows, a real Database
-// for what only the files can show (a document without a row, a database from before the store).
+// for what only the files can show (pending entries left by a crash, a database from before the store).
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/storage/database.js';
@@ -18,24 +18,6 @@ describe('DocStore', () => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('stores an event whose id has a document but no row (a commit that failed after the document was written)', async () => {
-    svc = await startService();
-    const projects = (await (await svc.api('/v1/projects')).json()) as { data: Array<{ id: string }> };
-    const project = projects.data[0].id;
-    await svc.service.host.database.docs.putEvents([{ key: ['live', project, ID], doc: '{"orphan":true}' }]);
-
-    const first = await svc.api('/v1/events', { method: 'POST', body: body('first') });
-    expect(first.status, await first.clone().text()).toBe(202);
-    const stored = (await (await svc.api(`/v1/events/${ID}`)).json()) as { exception: { value: string } };
-    expect(stored.exception.value).toBe('first');
-    // Sent again, it is a duplicate: the first one stays.
-    expect((await svc.api('/v1/events', { method: 'POST', body: body('second') })).status).toBe(202);
-    const again = (await (await svc.api(`/v1/events/${ID}`)).json()) as { exception: { value: string } };
-    expect(again.exception.value).toBe('first');
-    const list = (await (await svc.api('/v1/events')).json()) as { data: unknown[] };
-    expect(list.data).toHaveLength(1);
-  });
-
   it('moves the documents of a database written before the store out of its rows (migration 5)', async () => {
     const dir = tempDir();
     dirs.push(dir);
@@ -52,9 +34,9 @@ describe('DocStore', () => {
     try {
       const left = await reopened.reader().runAndReadAll("SELECT count(*) FROM events WHERE doc <> ''");
       expect(Number(left.getRows()[0][0])).toBe(0);
-      expect(reopened.docs.getEvent('live', 'p1', 'id-24999')).toBe('{"n":24999}');
-      expect(reopened.docs.getEvent('live', 'p0', 'id-0')).toBe('{"n":0}');
-      expect(reopened.docs.getEvent('live', 'p0', 'id-1')).toBeUndefined();
+      expect(reopened.docs.get('events', ['live', 'p1', 'id-24999'])).toBe('{"n":24999}');
+      expect(reopened.docs.get('events', ['live', 'p0', 'id-0'])).toBe('{"n":0}');
+      expect(reopened.docs.get('events', ['live', 'p0', 'id-1'])).toBeUndefined();
     } finally {
       await reopened.close();
     }
@@ -74,10 +56,22 @@ describe('DocStore', () => {
     const db = await Database.open(dataDir);
     const tenant = { orgId: 'default', projectId: stored.project_id, dataset: 'live' };
     const other = { ...stored, id: '0192f0a4-7b1c-7d2e-8f00-000000000002', exception: { type: 'TypeError', value: 'pending' } };
-    await db.docs.putEvents([
-      { key: ['live', stored.project_id, other.id], doc: JSON.stringify(other), pending: JSON.stringify({ tenant, grouping_hash: 'h' }) },
-      { key: ['live', stored.project_id, ID], doc: JSON.stringify(stored), pending: JSON.stringify({ tenant, grouping_hash: 'h' }) },
-    ]);
+    await db.docs.put(
+      [
+        { kind: 'events', key: ['live', stored.project_id, other.id], doc: JSON.stringify(other) },
+        { kind: 'events', key: ['live', stored.project_id, ID], doc: JSON.stringify(stored) },
+      ],
+      {
+        kind: 'events',
+        id: 'crash',
+        value: JSON.stringify({
+          items: [
+            { tenant, key: ['live', stored.project_id, other.id], extra: 'h' },
+            { tenant, key: ['live', stored.project_id, ID], extra: 'h' },
+          ],
+        }),
+      },
+    );
     await db.close();
 
     svc = await startService({ dataDir, keys });
@@ -87,6 +81,47 @@ describe('DocStore', () => {
     expect(list.data.map((e) => e.id).sort()).toEqual([ID, other.id].sort());
     const issue = (await (await svc.api(`/v1/issues/${stored.issue_id}`)).json()) as { count: number };
     expect(issue.count).toBe(2);
-    expect(svc.service.host.database.docs.allPending()).toEqual([]);
+    expect(svc.service.host.database.docs.allPending('events')).toEqual([]);
+  });
+
+  it('indexes spans acknowledged but not yet in DuckDB after a restart, and nothing twice', async () => {
+    const first = await startService({ keepData: true });
+    const keys = { live: first.liveKey, test: first.testKey };
+    const dataDir = first.dataDir;
+    dirs.push(dataDir);
+    const trace = 'a'.repeat(32);
+    const now = Date.now();
+    const span = (spanId: string, parent: string) => ({
+      trace_id: trace, span_id: spanId, parent_span_id: parent, name: `op ${spanId}`, service_name: 'api',
+      start_time: now, end_time: now + 5,
+    });
+    expect((await first.api('/v1/traces', { method: 'POST', body: JSON.stringify({ spans: [span('1'.repeat(16), '')] }) })).status).toBe(202);
+    const before = (await (await first.api(`/v1/traces/${trace}`)).json()) as { spans: Array<Record<string, unknown>> };
+    const projects = (await (await first.api('/v1/projects')).json()) as { data: Array<{ id: string }> };
+    const project = projects.data[0].id;
+    await first.stop();
+
+    const db = await Database.open(dataDir);
+    const tenant = { orgId: 'default', projectId: project, dataset: 'live' };
+    const child = { ...before.spans[0], span_id: '2'.repeat(16), parent_span_id: '1'.repeat(16), name: 'op child' };
+    const childKey = ['live', project, trace, '2'.repeat(16)];
+    const rootKey = ['live', project, trace, '1'.repeat(16)];
+    const receivedAt = new Date(now).toISOString();
+    await db.docs.put(
+      [
+        { kind: 'spans', key: childKey, doc: JSON.stringify(child) },
+        { kind: 'spans', key: rootKey, doc: JSON.stringify(before.spans[0]) },
+      ],
+      { kind: 'spans', id: 'crash', value: JSON.stringify({ items: [{ tenant, key: childKey, extra: receivedAt }, { tenant, key: rootKey, extra: receivedAt }] }) },
+    );
+    await db.close();
+
+    svc = await startService({ dataDir, keys });
+    const after = (await (await svc.api(`/v1/traces/${trace}`)).json()) as { span_count: number; spans: Array<{ name: string }>; tree: Array<{ children: unknown[] }> };
+    expect(after.span_count).toBe(2);
+    expect(after.spans.map((s) => s.name).sort()).toEqual(['op 1111111111111111', 'op child']);
+    expect(after.tree).toHaveLength(1);
+    expect(after.tree[0].children).toHaveLength(1);
+    expect(svc.service.host.database.docs.allPending('spans')).toEqual([]);
   });
 });

@@ -1,0 +1,236 @@
+// The duckdb exporter's write path, for events and spans alike. A batch of items is acknowledged
+// once their documents and one pending entry listing them are durable in the DocStore (one synced
+// LMDB commit per turn of the event loop); DuckDB gets the rows behind that, in batches as large as the backlog, from one
+// indexing loop. Acknowledging after the DuckDB commit made every request wait for a 20-30 ms
+// commit cycle (and a span batch for several).
+//
+// Duplicates: documents and their pending entry commit together, and the pending entry goes only
+// after the rows are in DuckDB, so a key with a document is stored; one being stored by a request
+// still in flight waits for it. Fresh keys - nearly all - cost one LMDB lookup and no query.
+//
+// Reads call Database.settled() first, which waits for the backlog: nothing acknowledged is
+// ever invisible.
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Logger } from 'pino';
+import type { Item, Tenant } from '../../src/engine/item.js';
+import type { Database } from '../../src/storage/database.js';
+import type { DocKey, DocKind } from '../../src/storage/docs.js';
+
+const RETRY_MS = 1000;
+/**
+ * How long acknowledged items may wait for more before they are indexed (reads do not wait for
+ * it: they start indexing at once). A DuckDB commit costs about the same for 60 rows as for
+ * 1,000, so batching saves most of its work and of the main thread's time around it.
+ */
+const LINGER_MS = 50;
+const LINGER_ROWS = 1000;
+
+/** An item made durable, on its way to DuckDB. */
+export interface Accepted<T> {
+  tenant: Tenant;
+  data: T;
+}
+
+/** What differs between events and spans. */
+export interface IntakeKind<T> {
+  kind: DocKind;
+  key(tenant: Tenant, data: T): DocKey;
+  /** Throws for an item that cannot be stored (before anything is written). */
+  check?(data: T): void;
+  document(data: T): string;
+  /** What the document lacks to rebuild the item after a restart (kept in the pending entry). */
+  pending(data: T): unknown;
+  fromPending(extra: unknown, doc: string): T;
+  /** A repeated item: learns what its acknowledgment needs from the stored document. */
+  duplicate?(data: T, storedDoc: () => string, earlier: T | undefined): void;
+  /** Adds rows in one transaction that it begins and commits; `recheck`: skip keys DuckDB has. */
+  index(connection: DuckDBConnection, batch: Accepted<T>[], recheck: boolean): Promise<void>;
+}
+
+interface Queued<T> extends Accepted<T> {
+  /** The pending entry it is listed in. */
+  batch: string;
+  /** Came back from a pending entry after a restart: DuckDB may have it already. */
+  recheck: boolean;
+}
+
+/** The value of a pending entry: the items of one accepted batch. */
+interface PendingValue {
+  items: Array<{ tenant: Tenant; key: DocKey; extra: unknown }>;
+}
+
+let batchCounter = 0;
+/** Unique within a data directory: time first, then a counter for batches of the same millisecond. */
+function newBatchId(): string {
+  return `${Date.now().toString(36).padStart(10, '0')}.${(batchCounter++).toString(36)}`;
+}
+
+export class Intake<T> {
+  private queue: Queued<T>[] = [];
+  private indexing?: Promise<void>;
+  private retryTimer?: NodeJS.Timeout;
+  private lingerTimer?: NodeJS.Timeout;
+  /** Readers waiting in settled(): while there are any, nothing lingers. */
+  private readersWaiting = 0;
+  /** Items being made durable, by key: a duplicate arriving meanwhile waits for the first. */
+  private inFlight = new Map<string, { data: T; durable: Promise<void> }>();
+  private roomWaiters: Array<() => void> = [];
+  /** Per pending entry, how many of its items are not in DuckDB yet. */
+  private unindexed = new Map<string, number>();
+  private readonly stopSettling: () => void;
+
+  constructor(
+    private readonly of: IntakeKind<T>,
+    private readonly db: Database,
+    private readonly maxBatch: number,
+    private readonly maxBacklog: number,
+    private readonly logger: Logger,
+  ) {
+    this.stopSettling = db.onSettle(() => this.settled());
+  }
+
+  /** Indexes what the last run acknowledged but did not get into DuckDB. */
+  async recover(): Promise<void> {
+    const pending = this.db.docs.allPending(this.of.kind);
+    if (pending.length === 0) return;
+    this.logger.info({ [this.of.kind]: pending.length }, `indexing ${this.of.kind} acknowledged before a restart`);
+    for (const { id, value } of pending) {
+      const { items } = JSON.parse(value) as PendingValue;
+      let count = 0;
+      for (const { tenant, key, extra } of items) {
+        const doc = this.db.docs.get(this.of.kind, key);
+        if (doc === undefined) continue; // cannot happen: they commit together
+        this.queue.push({ tenant, data: this.of.fromPending(extra, doc), batch: id, recheck: true });
+        count++;
+      }
+      if (count) this.unindexed.set(id, count);
+      else await this.db.docs.removePending(this.of.kind, [id]);
+    }
+    await this.settled();
+    if (this.queue.length) throw new Error(`could not index the ${this.of.kind} acknowledged before the restart`);
+  }
+
+  /** Resolves once the items are durable (or known duplicates). */
+  async accept(items: Item<T>[]): Promise<void> {
+    for (const item of items) this.of.check?.(item.data);
+    const fresh = await this.withoutStored(items);
+    if (fresh.length) {
+      const keys = fresh.map(({ tenant, data }) => this.of.key(tenant, data));
+      const batch = newBatchId();
+      const pending: PendingValue = { items: fresh.map(({ tenant, data }, i) => ({ tenant, key: keys[i], extra: this.of.pending(data) })) };
+      const durable = this.db.docs.put(
+        fresh.map(({ data }, i) => ({ kind: this.of.kind, key: keys[i], doc: this.of.document(data) })),
+        { kind: this.of.kind, id: batch, value: JSON.stringify(pending) },
+      );
+      const settledDurable = durable.then(
+        () => undefined,
+        () => undefined,
+      );
+      fresh.forEach(({ data }, i) => this.inFlight.set(keys[i].join('\0'), { data, durable: settledDurable }));
+      try {
+        await durable;
+      } finally {
+        for (const key of keys) this.inFlight.delete(key.join('\0'));
+      }
+      for (const { tenant, data } of fresh) this.queue.push({ tenant, data, batch, recheck: false });
+      this.unindexed.set(batch, fresh.length);
+      this.kick(this.queue.length >= LINGER_ROWS);
+    }
+    // Backpressure: past the backlog, the sender waits (holding its pipeline budget) until
+    // DuckDB catches up, so overload turns into refusals rather than memory.
+    while (this.queue.length > this.maxBacklog) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  /** Resolves when everything acknowledged so far is in DuckDB (or its indexing failed and is retried later). */
+  async settled(): Promise<void> {
+    this.readersWaiting++;
+    try {
+      for (let rounds = 0; this.queue.length && rounds < 1000; rounds++) {
+        this.kick(true);
+        const before = this.queue.length;
+        await this.indexing;
+        if (this.queue.length >= before) return; // failing: readers see what DuckDB has
+      }
+      await this.indexing;
+    } finally {
+      this.readersWaiting--;
+    }
+  }
+
+  async shutdown(): Promise<void> {
+    await this.settled();
+    clearTimeout(this.retryTimer);
+    clearTimeout(this.lingerTimer);
+    this.stopSettling();
+    for (const wake of this.roomWaiters.splice(0)) wake();
+  }
+
+  /** The items to store; repeated ones learn what their acknowledgment needs from the stored one. */
+  private async withoutStored(items: Item<T>[]): Promise<Item<T>[]> {
+    const fresh: Item<T>[] = [];
+    const inBatch = new Map<string, T>();
+    for (const item of items) {
+      const key = this.of.key(item.tenant, item.data);
+      const flat = key.join('\0');
+      const earlier = inBatch.get(flat) ?? this.inFlight.get(flat)?.data;
+      if (earlier !== undefined) {
+        await this.inFlight.get(flat)?.durable;
+        this.of.duplicate?.(item.data, () => this.db.docs.get(this.of.kind, key) ?? '', earlier);
+        continue;
+      }
+      inBatch.set(flat, item.data);
+      if (this.db.docs.has(this.of.kind, key)) this.of.duplicate?.(item.data, () => this.db.docs.get(this.of.kind, key) as string, undefined);
+      else fresh.push(item);
+    }
+    return fresh;
+  }
+
+  private kick(now: boolean): void {
+    if (this.indexing || this.retryTimer || this.queue.length === 0) return;
+    if (!now) {
+      this.lingerTimer ??= setTimeout(() => {
+        this.lingerTimer = undefined;
+        this.kick(true);
+      }, LINGER_MS);
+      this.lingerTimer.unref();
+      return;
+    }
+    clearTimeout(this.lingerTimer);
+    this.lingerTimer = undefined;
+    this.indexing = this.loop().finally(() => {
+      this.indexing = undefined;
+      this.kick(false); // what arrived during the last batch lingers in turn
+    });
+  }
+
+  private async loop(): Promise<void> {
+    for (let first = true; this.queue.length && (first || this.readersWaiting > 0 || this.queue.length >= LINGER_ROWS); first = false) {
+      const batch = this.queue.slice(0, this.maxBatch);
+      const recheck = batch.some((item) => item.recheck);
+      try {
+        await this.db.writeInOwnTransaction((connection) => this.of.index(connection, batch, recheck));
+      } catch (error) {
+        // The items stay queued (and pending in the DocStore): tried again after a pause.
+        this.logger.error({ err: error, [this.of.kind]: batch.length }, `indexing ${this.of.kind} into DuckDB failed; retrying`);
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = undefined;
+          this.kick(true);
+        }, RETRY_MS);
+        this.retryTimer.unref();
+        return;
+      }
+      this.queue.splice(0, batch.length);
+      if (this.queue.length <= this.maxBacklog) for (const wake of this.roomWaiters.splice(0)) wake();
+      const done: string[] = [];
+      for (const { batch: id } of batch) {
+        const left = (this.unindexed.get(id) ?? 1) - 1;
+        if (left > 0) this.unindexed.set(id, left);
+        else {
+          this.unindexed.delete(id);
+          done.push(id);
+        }
+      }
+      await this.db.docs.removePending(this.of.kind, done);
+    }
+  }
+}
