@@ -6,17 +6,20 @@ import { join } from 'node:path';
 export interface Rss {
   rssMB: number;
   hwmMB: number;
+  /** Anonymous memory (heaps, buffers): RSS less the mapped files, such as the DocStore's LMDB map. */
+  anonMB: number;
+  fileMB: number;
 }
 
 export function readRss(pid: number): Rss {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
-  return { rssMB: kb('VmRSS') / 1024, hwmMB: kb('VmHWM') / 1024 };
+  return { rssMB: kb('VmRSS') / 1024, hwmMB: kb('VmHWM') / 1024, anonMB: kb('RssAnon') / 1024, fileMB: kb('RssFile') / 1024 };
 }
 
 /** Samples RSS every `intervalMs` until stopped; marks split the samples into named phases. */
 export class RssSampler {
-  private readonly samples: Array<{ at: number; mb: number; phase: string }> = [];
+  private readonly samples: Array<{ at: number; mb: number; anonMB: number; phase: string }> = [];
   private timer?: NodeJS.Timeout;
   private phase = 'start';
 
@@ -39,7 +42,8 @@ export class RssSampler {
 
   private take(): void {
     try {
-      this.samples.push({ at: Date.now(), mb: readRss(this.pid).rssMB, phase: this.phase });
+      const rss = readRss(this.pid);
+      this.samples.push({ at: Date.now(), mb: rss.rssMB, anonMB: rss.anonMB, phase: this.phase });
     } catch {
       // the process is gone
     }
@@ -56,8 +60,8 @@ export class RssSampler {
   }
 
   /** Steady RSS of a phase: the median of the samples in its second half (past warm-up and growth). */
-  steady(phase: string): number {
-    const values = this.samples.filter((s) => s.phase === phase).map((s) => s.mb);
+  steady(phase: string, of: 'mb' | 'anonMB' = 'mb'): number {
+    const values = this.samples.filter((s) => s.phase === phase).map((s) => s[of]);
     if (!values.length) return Number.NaN;
     const tail = values.slice(Math.floor(values.length / 2)).sort((a, b) => a - b);
     return tail[Math.floor(tail.length / 2)];

@@ -27,6 +27,7 @@ export function machineInfo(): Machine {
 
 export interface PhaseMemory {
   steadyMB: number;
+  steadyAnonMB: number;
   peakMB: number;
   /** CPU cores the service used while measured (user + system time / wall time). */
   cpuCores: number;
@@ -74,7 +75,7 @@ export interface Results {
     /** RSS of this process (bench + in-process service) after the reads. */
     rssMB: number;
   };
-  memory?: { steadyMB: number; peakMB: number; note: string };
+  memory?: { steadyMB: number; steadyAnonMB: number; peakMB: number; note: string };
   goals: Goal[];
   profiles?: Record<string, ProfileSummary>;
 }
@@ -207,7 +208,10 @@ export function formatReport(r: Results): string {
 
   if (r.storage || r.memory) {
     out.push('MEMORY AND STORAGE');
-    if (r.memory) out.push(`  service RSS: steady ${n0(r.memory.steadyMB)} MB, peak ${n0(r.memory.peakMB)} MB (${r.memory.note})`);
+    if (r.memory)
+      out.push(
+        `  service RSS: steady ${n0(r.memory.steadyMB)} MB (of which anonymous ${n0(r.memory.steadyAnonMB)} MB; the rest is mapped files, mostly the DocStore's LMDB map, which the kernel can drop), peak ${n0(r.memory.peakMB)} MB (${r.memory.note})`,
+      );
     if (r.storage) {
       const st = r.storage;
       out.push(`  raw JSON: ${n0(st.rawJsonBytesPerEvent)} bytes/event (the request bodies)`);

@@ -144,6 +144,7 @@ async function main(): Promise<void> {
   const spanPayloads = new SpanPayloads(512, 4);
   spanPayloads.selfCheck();
   let steady = 0;
+  let steadyAnon = 0;
   let peak = 0;
   // The raw decode rate first, while nothing else runs on the machine.
   let decode: ReturnType<typeof measureDecode> | undefined;
@@ -170,7 +171,7 @@ async function main(): Promise<void> {
       cpu0 = cpuSeconds(svc.pid);
     });
     const cpuCores = (cpuSeconds(svc.pid) - cpu0) / fl.seconds;
-    const memory = { steadyMB: sampler.steady('events'), peakMB: Math.max(sampler.peak('events'), sampler.peak('events-warmup')), cpuCores };
+    const memory = { steadyMB: sampler.steady('events'), steadyAnonMB: sampler.steady('events', 'anonMB'), peakMB: Math.max(sampler.peak('events'), sampler.peak('events-warmup')), cpuCores };
     log(`  ${Math.round(fl.okPerSecond)}/s, p99 ${fl.latency.p99.toFixed(1)} ms, non-2xx ${fl.non2xx}, RSS ${Math.round(memory.steadyMB)} MB`);
     results.events = {
       bodies: {
@@ -186,7 +187,7 @@ async function main(): Promise<void> {
       ratio: fl.okPerSecond / bare.okPerSecond,
       memory,
     };
-    steady = Math.max(steady, memory.steadyMB);
+    if (memory.steadyMB > steady) [steady, steadyAnon] = [memory.steadyMB, memory.steadyAnonMB];
     peak = Math.max(peak, memory.peakMB);
 
     const rate = Math.max(50, Math.round(3 * fl.okPerSecond));
@@ -255,18 +256,18 @@ async function main(): Promise<void> {
       cpu0 = cpuSeconds(svc.pid);
     });
     const cpuCores = (cpuSeconds(svc.pid) - cpu0) / fl.seconds;
-    const memory = { steadyMB: sampler.steady('spans'), peakMB: Math.max(sampler.peak('spans'), sampler.peak('spans-warmup'), readRss(svc.pid).hwmMB), cpuCores };
+    const memory = { steadyMB: sampler.steady('spans'), steadyAnonMB: sampler.steady('spans', 'anonMB'), peakMB: Math.max(sampler.peak('spans'), sampler.peak('spans-warmup'), readRss(svc.pid).hwmMB), cpuCores };
     sampler.stop();
     await stopChild(svc);
     takeProfile('spans');
     log(`  ${Math.round(fl.spansPerSecond)} spans/s, p99 ${fl.latency.p99.toFixed(1)} ms, non-2xx ${fl.non2xx}, RSS ${Math.round(memory.steadyMB)} MB`);
     if (!decode) throw new Error('no decode measurement');
     results.spans = { requestBytes: spanPayloads.averageBytes, spansPerRequest: spanPayloads.spansPerRequest, faultline: fl, decode, ratio: fl.spansPerSecond / decode.spansPerSecond, memory };
-    steady = Math.max(steady, memory.steadyMB);
+    if (memory.steadyMB > steady) [steady, steadyAnon] = [memory.steadyMB, memory.steadyAnonMB];
     peak = Math.max(peak, memory.peakMB);
   }
 
-  if (steady > 0) results.memory = { steadyMB: steady, peakMB: peak, note: 'child process; steady = median RSS over the 2nd half of the events and spans loads (the larger), peak = VmHWM incl. overload' };
+  if (steady > 0) results.memory = { steadyMB: steady, steadyAnonMB: steadyAnon, peakMB: peak, note: 'child process; steady = median RSS over the 2nd half of the events and spans loads (the larger), peak = VmHWM incl. overload' };
 
   if (phases.has('reads')) {
     log(`Reads: bulk-loading ${N_EVENTS.toLocaleString('en-US')} events and ${N_SPANS.toLocaleString('en-US')} spans…`);
