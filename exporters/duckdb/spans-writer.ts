@@ -1,5 +1,5 @@
-// Spans in the duckdb exporter's intake (intake.ts): documents keyed (dataset, project, trace id,
-// span id), so a re-sent batch stores nothing twice; rows added to DuckDB in one transaction with
+// Spans in the duckdb exporter's intake (intake.ts): documents keyed (dataset, project, start,
+// trace id, span id; see spanKey), so a re-sent batch stores nothing twice; rows added to DuckDB in one transaction with
 // the Appender, without the document. After a restart a row is rebuilt from its document and the
 // time of receipt kept in the pending entry. Spans coming back from pending entries after a restart may have been
 // committed before the crash, so those are looked up first (`recheck`).
@@ -7,12 +7,13 @@ import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { toSpanDocument } from '../../src/records/span-document.js';
 import type { Span } from '../../src/records/span.js';
 import { appendSpanColumns, type SpanColumns } from '../../src/storage/appenders.js';
+import { spanKey } from '../../src/storage/docs.js';
 import { appendRows } from './appenders.js';
 import type { Accepted, IntakeKind } from './intake.js';
 
 export const spanIntake: IntakeKind<Span> = {
   kind: 'spans',
-  key: (tenant, span) => [tenant.dataset, tenant.projectId, span.trace_id, span.span_id],
+  key: (tenant, span) => spanKey(tenant.dataset, tenant.projectId, span.start_time_unix_nano, span.trace_id, span.span_id),
   document: (span) => JSON.stringify(toSpanDocument(span)),
   // The document has every column of the row but the time of receipt.
   pending: (span) => span.received_at,

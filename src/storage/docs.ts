@@ -1,6 +1,6 @@
 // The document store: the JSON document of each stored event and span, in an LMDB environment
 // beside the DuckDB file (<data_dir>/docs). Events are keyed (dataset, project, event id); spans
-// (dataset, project, trace id, span id). DuckDB keeps the columns that queries filter and sort
+// (dataset, project, start, trace id, span id): see spanKey. DuckDB keeps the columns that queries filter and sort
 // on; the documents live here because DuckDB is slow at both ends for them: committing them (its
 // WAL and checkpoints write every byte again, ~4x fewer events per second than rows without them)
 // and fetching them by key (~2.5 ms per document, so a 50-event page took 125 ms). LMDB commits a
@@ -15,7 +15,17 @@ import { join } from 'node:path';
 import { open, type Database as LmdbDatabase, type RootDatabase } from 'lmdb';
 
 export type DocKind = 'events' | 'spans';
-export type DocKey = string[];
+export type DocKey = Array<string | number>;
+
+/**
+ * A span's key: (dataset, project, start in epoch ms, trace id, span id). The start leads so that
+ * new spans land at the end of the B-tree, as event ids (UUIDv7) do: keyed by the random trace id,
+ * every insert touched a random page of the memory map, and the process's resident memory grew
+ * with the whole store.
+ */
+export function spanKey(dataset: string, projectId: string, startNs: bigint, traceId: string, spanId: string): DocKey {
+  return [dataset, projectId, Number(startNs / 1_000_000n), traceId, spanId];
+}
 
 interface Entry {
   kind: DocKind;

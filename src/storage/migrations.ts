@@ -163,7 +163,7 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 6,
     name: 'span documents move to the DocStore',
     sql: '',
-    run: (connection, docs) => moveDocuments(connection, docs, 'spans', 'dataset, project_id, trace_id, span_id'),
+    run: (connection, docs) => moveDocuments(connection, docs, 'spans', 'dataset, project_id, start_ns // 1000000, trace_id, span_id'),
   },
 ];
 
@@ -173,7 +173,8 @@ export async function moveDocuments(connection: DuckDBConnection, docs: DocStore
   for (;;) {
     const rows = (await connection.runAndReadAll(`SELECT rowid, doc, ${keyColumns} FROM ${table} WHERE doc <> '' LIMIT 10000`)).getRows();
     if (rows.length === 0) return;
-    await docs.put(rows.map(([, doc, ...key]) => ({ kind: table, key: key.map(String), doc: String(doc) })));
+    // Numbers stay numbers (a span key's start), as the exporter writes them.
+    await docs.put(rows.map(([, doc, ...key]) => ({ kind: table, key: key.map((part) => (typeof part === 'bigint' ? Number(part) : String(part))), doc: String(doc) })));
     await connection.run(`UPDATE ${table} SET doc = '' WHERE rowid IN (${rows.map((row) => String(row[0])).join(', ')})`);
   }
 }

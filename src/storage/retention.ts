@@ -6,7 +6,7 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Database } from './database.js';
-import type { DocKey, DocKind } from './docs.js';
+import { spanKey, type DocKey, type DocKind } from './docs.js';
 import { listDates, partitionDir, type LakeSignal } from './lake.js';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -70,8 +70,8 @@ export class RetentionJob {
       counts.events = expired.events.length;
       await remove('issues', 'DELETE FROM issues WHERE last_seen < make_timestamp(?::BIGINT)', eventsBefore);
       await remove('lake_staging_events', 'DELETE FROM lake_staging_events WHERE timestamp < make_timestamp(?::BIGINT) AND batch_id IS NULL', eventsBefore);
-      const spans = await c.runAndReadAll('DELETE FROM spans WHERE start_ns < ? RETURNING dataset, project_id, trace_id, span_id', [spansBefore]);
-      expired.spans = spans.getRows().map((key) => key.map(String));
+      const spans = await c.runAndReadAll('DELETE FROM spans WHERE start_ns < ? RETURNING dataset, project_id, start_ns, trace_id, span_id', [spansBefore]);
+      expired.spans = spans.getRows().map(([d, p, start, t, s]) => spanKey(String(d), String(p), BigInt(start as bigint), String(t), String(s)));
       counts.spans = expired.spans.length;
       await remove('lake_staging_spans', 'DELETE FROM lake_staging_spans WHERE start_ns < ? AND batch_id IS NULL', spansBefore);
       return counts;

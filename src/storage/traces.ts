@@ -4,6 +4,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
 import type { Database } from './database.js';
+import { spanKey } from './docs.js';
 import type { ReadSources } from './sources.js';
 
 export interface TraceTreeNode {
@@ -66,7 +67,7 @@ export class TraceStore {
     const rows = spanResult.getRowObjectsJS() as unknown as SpanRow[];
     if (rows.length === 0) return undefined;
     // The duckdb exporter's rows keep their documents in the DocStore ('' in the column).
-    for (const row of rows) if (row.doc === '') row.doc = this.db.docs.get('spans', [dataset, row.project_id, traceId, row.span_id]) ?? '{}';
+    for (const row of rows) if (row.doc === '') row.doc = this.db.docs.get('spans', spanKey(dataset, row.project_id, row.start_ns, traceId, row.span_id)) ?? '{}';
 
     const start = rows.reduce((min, r) => (r.start_ns < min ? r.start_ns : min), rows[0].start_ns);
     const end = rows.reduce((max, r) => (r.end_ns > max ? r.end_ns : max), rows[0].end_ns);

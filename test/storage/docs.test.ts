@@ -3,6 +3,7 @@
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/storage/database.js';
+import { spanKey } from '../../src/storage/docs.js';
 import { startService, tempDir, type TestService } from '../support/service.js';
 
 const ID = '0192f0a4-7b1c-7d2e-8f00-123456789abc';
@@ -104,8 +105,8 @@ describe('DocStore', () => {
     const db = await Database.open(dataDir);
     const tenant = { orgId: 'default', projectId: project, dataset: 'live' };
     const child = { ...before.spans[0], span_id: '2'.repeat(16), parent_span_id: '1'.repeat(16), name: 'op child' };
-    const childKey = ['live', project, trace, '2'.repeat(16)];
-    const rootKey = ['live', project, trace, '1'.repeat(16)];
+    const childKey = spanKey('live', project, BigInt(now) * 1_000_000n, trace, '2'.repeat(16));
+    const rootKey = spanKey('live', project, BigInt(now) * 1_000_000n, trace, '1'.repeat(16));
     const receivedAt = new Date(now).toISOString();
     await db.docs.put(
       [
