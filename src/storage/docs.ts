@@ -27,6 +27,17 @@ export function spanKey(dataset: string, projectId: string, startNs: bigint, tra
   return [dataset, projectId, Number(startNs / 1_000_000n), traceId, spanId];
 }
 
+/**
+ * LMDB keys hold at most 511 bytes. Stored keys are far shorter (validated ids); a longer one asked
+ * for (a hostile path such as /v1/events/aaaa…) cannot be stored, so it is simply not found.
+ */
+const MAX_KEY_BYTES = 400;
+function storable(key: DocKey): boolean {
+  let bytes = 0;
+  for (const part of key) bytes += typeof part === 'string' ? Buffer.byteLength(part) + 1 : 9;
+  return bytes <= MAX_KEY_BYTES;
+}
+
 interface Entry {
   kind: DocKind;
   key: DocKey;
@@ -90,11 +101,11 @@ export class DocStore {
   }
 
   get(kind: DocKind, key: DocKey): string | undefined {
-    return this.docs[kind].get(key);
+    return storable(key) ? this.docs[kind].get(key) : undefined;
   }
 
   has(kind: DocKind, key: DocKey): boolean {
-    return this.docs[kind].doesExist(key);
+    return storable(key) && this.docs[kind].doesExist(key);
   }
 
   /** Every pending entry (after a restart: what the last run acknowledged but did not index). */

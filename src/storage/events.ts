@@ -164,8 +164,16 @@ export class EventStore {
 
   /** The stored document of one event among `projectIds`, if any. */
   async get(dataset: Dataset, projectIds: string[], id: string): Promise<string | undefined> {
-    await this.db.settled(); // acknowledged events are readable
     if (projectIds.length === 0) return undefined;
+    if (!this.sources.usesLake('events')) {
+      // The DocStore has every stored event's document from the moment it was acknowledged: a
+      // lookup per project, microseconds, where DuckDB took milliseconds.
+      const found = projectIds.flatMap((project) => this.db.docs.get('events', [dataset, project, id]) ?? []);
+      if (found.length <= 1) return found[0];
+      const receivedAt = (doc: string) => String((JSON.parse(doc) as { received_at: string }).received_at);
+      return found.sort((a, b) => receivedAt(a).localeCompare(receivedAt(b)))[0]; // the first to arrive, as below
+    }
+    await this.db.settled(); // acknowledged events are readable
     // With one project, equality on all of (dataset, project_id, id) lets DuckDB use the primary key.
     const projectMatch = projectIds.length === 1 ? 'project_id = $p0' : `project_id IN (${projectIds.map((_, i) => `$p${i}`).join(', ')})`;
     const params: Record<string, DuckDBValue> = { dataset, id };
