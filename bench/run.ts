@@ -36,8 +36,8 @@ const { values: args } = parseArgs({
 });
 
 const quick = args.quick;
-const N_EVENTS = Number(args.events ?? (quick ? 100_000 : 1_000_000));
-const N_SPANS = Number(args.spans ?? (quick ? 100_000 : 1_000_000));
+const N_EVENTS = Number(args.events ?? (quick ? 50_000 : 1_000_000));
+const N_SPANS = Number(args.spans ?? (quick ? 50_000 : 1_000_000));
 const phases = new Set((args.only ?? 'events,spans,reads').split(',').map((s) => s.trim()));
 const settings = {
   quick,
