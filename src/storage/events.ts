@@ -174,7 +174,6 @@ export class EventStore {
       return found.sort((a, b) => receivedAt(a).localeCompare(receivedAt(b)))[0]; // the first to arrive, as below
     }
     await this.db.settled(); // acknowledged events are readable
-    // With one project, equality on all of (dataset, project_id, id) lets DuckDB use the primary key.
     const projectMatch = projectIds.length === 1 ? 'project_id = $p0' : `project_id IN (${projectIds.map((_, i) => `$p${i}`).join(', ')})`;
     const params: Record<string, DuckDBValue> = { dataset, id };
     projectIds.forEach((p, i) => (params[`p${i}`] = p));
