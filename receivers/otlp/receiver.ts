@@ -2,6 +2,7 @@
 // gzip. Answers in the request's encoding, as the OTLP specification asks: an
 // ExportTraceServiceResponse (with partial_success when spans were rejected) or a google.rpc.Status
 // with the retryable codes (429, 503 + Retry-After) that make stock exporters back off and retry.
+import { FastResponse } from 'srvx';
 import type { Receiver, ReceiverSettings } from '../../src/engine/component.js';
 import { OverloadedError, ShuttingDownError } from '../../src/engine/errors.js';
 import type { Tenant } from '../../src/engine/item.js';
@@ -131,7 +132,7 @@ function encodingOf(contentType: string | null): Encoding | undefined {
 }
 
 function respond(ctx: RequestContext, status: number, encoding: Encoding, body: Uint8Array | string, headers: Record<string, string> = {}): Response {
-  return new Response(body, {
+  return new FastResponse(body as ConstructorParameters<typeof Response>[0], {
     status,
     headers: {
       'content-type': encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json',

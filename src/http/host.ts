@@ -3,7 +3,7 @@
 // latency, and keeps the OpenAPI description of every route it serves.
 import { randomUUID } from 'node:crypto';
 import { H3, HTTPError, type H3Event } from 'h3';
-import { serve, type Server } from 'srvx';
+import { FastResponse, serve, type Server } from 'srvx';
 import type { Logger } from 'pino';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import { ExportError, OverloadedError, ShuttingDownError } from '../engine/errors.js';
@@ -191,7 +191,7 @@ export function requestIdOf(event: H3Event): string {
 }
 
 export function errorResponse(error: ApiError, requestId: string): Response {
-  return new Response(errorBody(error, requestId), {
+  return new FastResponse(errorBody(error, requestId), {
     status: error.status,
     headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...error.headers },
   });
@@ -199,7 +199,9 @@ export function errorResponse(error: ApiError, requestId: string): Response {
 
 /** A JSON response; `body` may be a ready JSON string (read paths build pages from stored JSON). */
 export function json(ctx: RequestContext, status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(typeof body === 'string' ? body : JSON.stringify(body), {
+  // srvx's FastResponse: on Node it is written straight to the socket, without building an
+  // undici Response per request (2 % of the events path's main thread).
+  return new FastResponse(typeof body === 'string' ? body : JSON.stringify(body), {
     status,
     headers: { 'content-type': 'application/json', 'x-request-id': ctx.requestId, ...headers },
   });
