@@ -1,6 +1,6 @@
 // The DocStore beside the DuckDB file: the real service for what the API shows, a real Database
 // for what only the files can show (pending entries left by a crash, a database from before the store).
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/storage/database.js';
 import { spanKey } from '../../src/storage/docs.js';
@@ -124,5 +124,28 @@ describe('DocStore', () => {
     expect(after.tree).toHaveLength(1);
     expect(after.tree[0].children).toHaveLength(1);
     expect(svc.service.host.database.docs.allPending('spans')).toEqual([]);
+  });
+
+  it('holds senders past the indexing backlog and stores concurrent copies of one id once', async () => {
+    // max_batch_items 1: DuckDB indexes one event per transaction and the backlog limit is 4, so
+    // most of these requests wait for room before they are answered.
+    const yaml = readFileSync('config/default.yaml', 'utf8').replace('  duckdb: {}', '  duckdb:\n    max_batch_items: 1');
+    svc = await startService({ yaml });
+    const fresh = Array.from({ length: 40 }, (_, i) => `0192f0a4-7b1c-7d2e-8f00-${String(i).padStart(12, '0')}`);
+    const post = (id: string, value: string) =>
+      svc!.api('/v1/events', {
+        method: 'POST',
+        body: JSON.stringify({ id, exception: { type: 'TypeError', value }, timestamp: new Date().toISOString(), environment: 'production', release: 'web@1.0.0' }),
+      });
+    const answers = await Promise.all([...fresh.map((id) => post(id, 'many')), post(ID, 'same'), post(ID, 'same'), post(ID, 'same')]);
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 202));
+    const acks = (await Promise.all(answers.slice(-3).map((a) => a.json()))) as Array<{ permalink: string }>;
+    expect(new Set(acks.map((a) => a.permalink)).size).toBe(1);
+
+    const list = (await (await svc.api('/v1/events?limit=100')).json()) as { data: Array<{ id: string }> };
+    expect(list.data.map((e) => e.id).sort()).toEqual([...fresh, ID].sort());
+    const issues = (await (await svc.api('/v1/issues')).json()) as { data: Array<{ count: number }> };
+    expect(issues.data.reduce((sum, issue) => sum + issue.count, 0)).toBe(41);
+    expect(svc.service.host.database.docs.allPending('events')).toEqual([]);
   });
 });
