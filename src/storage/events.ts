@@ -36,6 +36,10 @@ export interface Page {
 }
 
 const DAY_MS = 24 * 3600 * 1000;
+/** How far back an events-table page looks before it widens (see listFrom). */
+const LOOKBACK_MS = [DAY_MS, 7 * DAY_MS, 31 * DAY_MS, Infinity];
+/** Timestamps may be up to 5 minutes ahead of receipt (validation clamps later ones). */
+const WINDOW_SLACK_MS = 10 * 60 * 1000;
 
 export class EventStore {
   constructor(
@@ -108,13 +112,27 @@ export class EventStore {
     // made a page read every scanned row's document (600 ms at 1M rows; ~10 ms this way).
     const direct = relation === 'events';
     const reader = this.db.reader();
-    const keys = (
-      await reader.runAndReadAll(
-        `SELECT id, epoch_us(timestamp) AS micros FROM ${relation} WHERE ${where.join(' AND ')}
-         ORDER BY timestamp DESC, id DESC LIMIT $limit`,
-        params,
-      )
-    ).getRows();
+    const keysIn = async (since: number | undefined) =>
+      (
+        await reader.runAndReadAll(
+          `SELECT id, epoch_us(timestamp) AS micros FROM ${relation} WHERE ${where.join(' AND ')}
+           ${since === undefined ? '' : 'AND timestamp >= make_timestamp($since::BIGINT)'}
+           ORDER BY timestamp DESC, id DESC LIMIT $limit`,
+          since === undefined ? params : { ...params, since: BigInt(since) * 1000n },
+        )
+      ).getRows();
+    // In the events table, look back a day first, then a week, a month, everything: rows arrive
+    // in time order, so DuckDB's zone maps skip the row groups before the window and a page of a
+    // busy project reads a sliver of the table instead of every timestamp in it. A window that
+    // yields more rows than the page holds every row of the page, since all rows left out are older.
+    const newest = Math.min(filter.end ?? Infinity, after ? Number(after.micros / 1000n) : Infinity, Date.now() + WINDOW_SLACK_MS);
+    let keys: DuckDBValue[][] = [];
+    for (const span of direct ? LOOKBACK_MS : [Infinity]) {
+      const since = newest - span;
+      const bounded = Number.isFinite(since) && (filter.start === undefined || since > filter.start);
+      keys = await keysIn(bounded ? since : undefined);
+      if (!bounded || keys.length > limit) break;
+    }
     const page = keys.slice(0, limit);
     const docs = new Map<string, string>();
     const stored = (id: unknown, doc: unknown) => this.document(filter.dataset, filter.projectId, String(id), String(doc));
