@@ -275,11 +275,12 @@ export async function bulkLoad(dataDir: string, events: number, spans: number, l
     );
     for (let lo = 0; lo < events; lo += CHUNK) {
       const hi = Math.min(events, lo + CHUNK);
-      // Rows with their documents go to a temporary table first: the documents then move to the
-      // DocStore, where the duckdb exporter keeps them, and the rows into events without them.
+      // Rows with their documents go to a temporary table first (on the writer connection, so no
+      // blocks of the database file are spent on them): the documents then move to the DocStore,
+      // where the duckdb exporter keeps them, and the rows into events without them.
       await db.write(async (c) => {
         await c.run(`
-          CREATE OR REPLACE TABLE bench_event_chunk AS
+          CREATE OR REPLACE TEMP TABLE bench_event_chunk AS
           WITH base AS (
             SELECT i,
               ${issueExpr} * 3 + ${releaseExpr} AS t,
@@ -304,16 +305,15 @@ export async function bulkLoad(dataDir: string, events: number, spans: number, l
           )
           SELECT '${DATASET}' AS dataset, '${PROJECT}' AS project_id, r.id, make_timestamp(r.ts_ms * 1000) AS timestamp, make_timestamp(r.received_ms * 1000) AS received_at,
             tpl.issue_id, r.environment, tpl.release, tpl.level, tpl.type AS exception_type, tpl.value AS exception_value, tpl.message, r.user_id,
-            r.user_id || '@example.com' AS user_email, r.trace_id, NULL::VARCHAR AS replay_id, r.tags, ${eventDoc} AS doc
+            r.user_id || '@example.com' AS user_email, r.trace_id, NULL::VARCHAR AS replay_id, r.tags, ${eventDoc} AS doc, r.i - ${lo} AS n
           FROM r3 AS r JOIN bench_event_tpl AS tpl ON tpl.t = r.t
           `);
-      });
-      for (let at = 0; at < hi - lo; at += DOC_BATCH) {
-        const rows = (await db.reader().runAndReadAll(`SELECT id, doc FROM bench_event_chunk WHERE rowid >= ${at} AND rowid < ${at + DOC_BATCH}`)).getRows();
-        await db.docs.put(rows.map(([id, doc]) => ({ kind: 'events', key: [DATASET, PROJECT, String(id)], doc: String(doc) })));
-      }
-      await db.write(async (c) => {
-        await c.run(`INSERT INTO events BY NAME SELECT * REPLACE ('' AS doc) FROM bench_event_chunk; DROP TABLE bench_event_chunk`);
+        for (let at = 0; at < hi - lo; at += DOC_BATCH) {
+          // (n, not rowid: a temporary table's row ids are not 0-based inside a transaction)
+          const rows = (await c.runAndReadAll(`SELECT id, doc FROM bench_event_chunk WHERE n >= ${at} AND n < ${at + DOC_BATCH}`)).getRows();
+          await db.docs.put(rows.map(([id, doc]) => ({ kind: 'events', key: [DATASET, PROJECT, String(id)], doc: String(doc) })));
+        }
+        await c.run(`INSERT INTO events BY NAME SELECT * EXCLUDE (n) REPLACE ('' AS doc) FROM bench_event_chunk; DROP TABLE bench_event_chunk`);
       });
       log(`  events ${hi.toLocaleString('en-US')} / ${events.toLocaleString('en-US')} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     }
