@@ -20,14 +20,14 @@ export const eventIntake: IntakeKind<ErrorEvent> = {
   document: eventDocumentJson,
   // The document lacks only the grouping hash (the issue fold needs it).
   pending: (event) => event.grouping_hash ?? null,
-  fromPending(extra, doc) {
+  fromDocument(doc, extra) {
     const { exception, ...rest } = JSON.parse(doc) as ErrorEvent & { exception: { raw_stacktrace?: ErrorEvent['raw_stacktrace'] } };
     const { raw_stacktrace, ...symbolicated } = exception;
     return { ...rest, exception: symbolicated, raw_stacktrace, grouping_hash: typeof extra === 'string' ? extra : undefined };
   },
   // A repeated id is acknowledged with the stored event's issue id.
-  duplicate(event, storedDoc, earlier) {
-    event.issue_id = earlier ? earlier.issue_id : (JSON.parse(storedDoc()) as ErrorEvent).issue_id;
+  duplicate(event, original) {
+    event.issue_id = original().issue_id;
   },
   index: indexEvents,
 };

@@ -1,8 +1,8 @@
 // The duckdb exporter's write path, for events and spans alike. A batch of items is acknowledged
 // once their documents and one pending entry listing them are durable in the DocStore (one synced
-// LMDB commit per turn of the event loop); DuckDB gets the rows behind that, in batches as large as the backlog, from one
-// indexing loop. Acknowledging after the DuckDB commit made every request wait for a 20-30 ms
-// commit cycle (and a span batch for several).
+// LMDB commit per turn of the event loop); DuckDB gets the rows behind that, in batches as large
+// as the backlog, from one indexing loop. Acknowledging after the DuckDB commit made every request
+// wait for a 20-30 ms commit cycle (and a span batch for several).
 //
 // Duplicates: documents and their pending entry commit together, and the pending entry goes only
 // after the rows are in DuckDB, so a key with a document is stored; one being stored by a request
@@ -40,9 +40,10 @@ export interface IntakeKind<T> {
   document(data: T): string;
   /** What the document lacks to rebuild the item after a restart (kept in the pending entry). */
   pending(data: T): unknown;
-  fromPending(extra: unknown, doc: string): T;
-  /** A repeated item: learns what its acknowledgment needs from the stored document. */
-  duplicate?(data: T, storedDoc: () => string, earlier: T | undefined): void;
+  /** The item rebuilt from its document (and, after a restart, the pending entry's `extra`). */
+  fromDocument(doc: string, extra?: unknown): T;
+  /** A repeated item: learns what its acknowledgment needs from the one stored first. */
+  duplicate?(data: T, original: () => T): void;
   /** Adds rows in one transaction that it begins and commits; `recheck`: skip keys DuckDB has. */
   index(connection: DuckDBConnection, batch: Accepted<T>[], recheck: boolean): Promise<void>;
 }
@@ -100,7 +101,7 @@ export class Intake<T> {
       for (const { tenant, key, extra } of items) {
         const doc = this.db.docs.get(this.of.kind, key);
         if (doc === undefined) continue; // cannot happen: they commit together
-        this.queue.push({ tenant, data: this.of.fromPending(extra, doc), batch: id, recheck: true });
+        this.queue.push({ tenant, data: this.of.fromDocument(doc, extra), batch: id, recheck: true });
         count++;
       }
       if (count) this.unindexed.set(id, count);
@@ -175,12 +176,12 @@ export class Intake<T> {
       const earlier = inBatch.get(flat) ?? this.inFlight.get(flat)?.data;
       if (earlier !== undefined) {
         await this.inFlight.get(flat)?.durable;
-        this.of.duplicate?.(item.data, () => this.db.docs.get(this.of.kind, key) ?? '', earlier);
+        this.of.duplicate?.(item.data, () => earlier);
         continue;
       }
       inBatch.set(flat, item.data);
-      if (this.db.docs.has(this.of.kind, key)) this.of.duplicate?.(item.data, () => this.db.docs.get(this.of.kind, key) as string, undefined);
-      else fresh.push(item);
+      if (!this.db.docs.has(this.of.kind, key)) fresh.push(item);
+      else this.of.duplicate?.(item.data, () => this.of.fromDocument(this.db.docs.get(this.of.kind, key) as string));
     }
     return fresh;
   }

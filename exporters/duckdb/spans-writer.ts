@@ -4,7 +4,7 @@
 // time of receipt kept in the pending entry. Spans coming back from pending entries after a restart may have been
 // committed before the crash, so those are looked up first (`recheck`).
 import { listValue, type DuckDBConnection } from '@duckdb/node-api';
-import { toSpanDocument } from '../../src/records/span-document.js';
+import { spanDocumentJson } from '../../src/records/span-document.js';
 import type { Span } from '../../src/records/span.js';
 import { appendSpanColumns, type SpanColumns } from '../../src/storage/appenders.js';
 import { spanKey } from '../../src/storage/docs.js';
@@ -14,10 +14,10 @@ import type { Accepted, IntakeKind } from './intake.js';
 export const spanIntake: IntakeKind<Span> = {
   kind: 'spans',
   key: (tenant, span) => spanKey(tenant.dataset, tenant.projectId, span.start_time_unix_nano, span.trace_id, span.span_id),
-  document: (span) => JSON.stringify(toSpanDocument(span)),
+  document: spanDocumentJson,
   // The document has every column of the row but the time of receipt.
   pending: (span) => span.received_at,
-  fromPending(extra, doc) {
+  fromDocument(doc, extra) {
     const d = JSON.parse(doc) as Omit<SpanColumns, 'start_time_unix_nano' | 'end_time_unix_nano'> & { start_time_unix_nano: string; end_time_unix_nano: string };
     const columns: SpanColumns = {
       trace_id: d.trace_id,

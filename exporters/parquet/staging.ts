@@ -1,9 +1,11 @@
 // Staging: the exporter's acknowledgment is the commit of the items into a staging table (the
 // same columns as the duckdb exporter's tables plus batch_id, NULL until a flush takes the row).
-import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Item } from '../../src/engine/item.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import type { Span } from '../../src/records/span.js';
+import { eventDocumentJson } from '../../src/records/event-document.js';
+import { spanDocumentJson } from '../../src/records/span-document.js';
 import { appendEventColumns, appendSpanColumns } from '../../src/storage/appenders.js';
 import { STAGING_TABLE, type LakeSignal } from '../../src/storage/lake.js';
 
@@ -13,19 +15,20 @@ import { STAGING_TABLE, type LakeSignal } from '../../src/storage/lake.js';
  */
 export async function stageItems(connection: DuckDBConnection, signal: LakeSignal, items: Item[]): Promise<number> {
   const appender = await connection.createAppender(STAGING_TABLE[signal]);
-  // The document is the last text column of both layouts: remember the last text appended.
-  let last = 0;
-  const counting = Object.create(appender) as DuckDBAppender;
-  counting.appendVarchar = (value: string) => {
-    last = value.length;
-    appender.appendVarchar(value);
-  };
   let bytes = 0;
   try {
     for (const item of items) {
-      if (signal === 'events') appendEventColumns(counting, item as Item<ErrorEvent>);
-      else appendSpanColumns(counting, item as Item<Span>);
-      bytes += last;
+      if (signal === 'events') {
+        const event = item as Item<ErrorEvent>;
+        const doc = eventDocumentJson(event.data);
+        appendEventColumns(appender, event, doc);
+        bytes += doc.length;
+      } else {
+        const span = item as Item<Span>;
+        const doc = spanDocumentJson(span.data);
+        appendSpanColumns(appender, span, doc);
+        bytes += doc.length;
+      }
       appender.appendNull(); // batch_id
       appender.endRow();
     }

@@ -37,3 +37,8 @@ export function toSpanDocument(span: Span): Record<string, unknown> {
     })),
   };
 }
+
+/** toSpanDocument as JSON text: the stored form. */
+export function spanDocumentJson(span: Span): string {
+  return JSON.stringify(toSpanDocument(span));
+}

@@ -2,16 +2,14 @@
 // `spans`, and the parquet exporter's staging tables (the same columns plus a trailing batch_id).
 import { timestampValue, type DuckDBAppender } from '@duckdb/node-api';
 import type { Item } from '../engine/item.js';
-import { eventDocumentJson } from '../records/event-document.js';
 import type { ErrorEvent } from '../records/event.js';
-import { toSpanDocument } from '../records/span-document.js';
 import type { Span } from '../records/span.js';
 
 /**
  * Appends the columns of one event (no endRow, so callers may add trailing columns). `doc` is the
  * stored document; the duckdb exporter passes '' because its documents live in the DocStore.
  */
-export function appendEventColumns(appender: DuckDBAppender, item: Pick<Item<ErrorEvent>, 'tenant' | 'data'>, doc = eventDocumentJson(item.data)): void {
+export function appendEventColumns(appender: DuckDBAppender, item: Pick<Item<ErrorEvent>, 'tenant' | 'data'>, doc: string): void {
   const event = item.data;
   const text = (value: string | undefined) => (value === undefined ? appender.appendNull() : appender.appendVarchar(value));
   if (!event.issue_id) throw new Error(`event ${event.id} has no issue id: put the grouping processor in the pipeline before the exporter`);
@@ -39,11 +37,7 @@ export function appendEventColumns(appender: DuckDBAppender, item: Pick<Item<Err
 export type SpanColumns = Pick<Span, 'trace_id' | 'span_id' | 'parent_span_id' | 'name' | 'service_name' | 'start_time_unix_nano' | 'end_time_unix_nano' | 'status' | 'kind' | 'received_at'>;
 
 /** Appends the columns of one span (no endRow); `doc` as for appendEventColumns. */
-export function appendSpanColumns(
-  appender: DuckDBAppender,
-  item: { tenant: Item['tenant']; data: SpanColumns },
-  doc = JSON.stringify(toSpanDocument(item.data as Span)),
-): void {
+export function appendSpanColumns(appender: DuckDBAppender, item: { tenant: Item['tenant']; data: SpanColumns }, doc: string): void {
   const { data: span, tenant } = item;
   appender.appendVarchar(tenant.dataset);
   appender.appendVarchar(tenant.projectId);

@@ -53,20 +53,12 @@ export class Database {
 
   /** Runs `work` alone on the writer connection, inside a transaction that commits when it returns. */
   write<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
-    const run = async () => {
-      await this.writer.run('BEGIN TRANSACTION');
-      try {
-        const result = await work(this.writer);
-        await this.writer.run('COMMIT');
-        return result;
-      } catch (error) {
-        await this.writer.run('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
-    };
-    const result = this.tail.then(run, run);
-    this.tail = result.catch(() => undefined);
-    return result;
+    return this.writeInOwnTransaction(async (connection) => {
+      await connection.run('BEGIN TRANSACTION');
+      const result = await work(connection);
+      await connection.run('COMMIT');
+      return result;
+    });
   }
 
   /**

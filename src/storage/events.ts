@@ -1,8 +1,8 @@
 // Event reads: filtered, newest first (timestamp desc, then id desc), keyset-paginated with an
 // opaque cursor, from the configured source (see sources.ts). Pages are assembled from the stored
-// JSON documents without parsing them, taken from the DocStore (docs.ts) for rows written
-// without one. Over the lake, a page reads the newest date partitions
-// first and widens only when they cannot fill it, so the first page opens a few files.
+// JSON documents without parsing them, taken from the DocStore (docs.ts) for rows written without
+// one. Over the lake, a page reads the newest date partitions first and widens only when they
+// cannot fill it, so the first page opens a few files.
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
 import { decodeCursor, encodeCursor, type Cursor } from './cursor.js';
