@@ -15,7 +15,9 @@ import { Database } from '../src/storage/database.js';
 import type { Item } from '../src/engine/item.js';
 import type { ErrorEvent } from '../src/records/event.js';
 import { toEventDocument } from '../src/records/event-document.js';
-import { moveDocuments } from '../src/storage/migrations.js';
+import { DocStore } from '../exporters/duckdb/docs.js';
+import { DUCKDB_MIGRATIONS, moveDocuments } from '../exporters/duckdb/migrations.js';
+import { migrate } from '../src/storage/migrate.js';
 import { toSpanDocument } from '../src/records/span-document.js';
 import type { Span } from '../src/records/span.js';
 import { validationConfigSchema } from '../processors/validation/config.js';
@@ -233,6 +235,8 @@ export interface LoadResult {
 export async function bulkLoad(dataDir: string, events: number, spans: number, log: (line: string) => void = () => undefined, now = Date.now()): Promise<Omit<LoadResult, 'fileBytes'>> {
   const started = performance.now();
   const db = await Database.open(dataDir);
+  const docs = DocStore.open(dataDir);
+  await migrate(db, 'duckdb', DUCKDB_MIGRATIONS, docs);
   const eventTpl = eventTemplates();
   const spanTpl = spanTemplates();
   const traces = Math.max(1, Math.round(spans / SPANS_PER_TRACE));
@@ -311,7 +315,7 @@ export async function bulkLoad(dataDir: string, events: number, spans: number, l
         for (let at = 0; at < hi - lo; at += DOC_BATCH) {
           // (n, not rowid: a temporary table's row ids are not 0-based inside a transaction)
           const rows = (await c.runAndReadAll(`SELECT id, doc FROM bench_event_chunk WHERE n >= ${at} AND n < ${at + DOC_BATCH}`)).getRows();
-          await db.docs.put(rows.map(([id, doc]) => ({ kind: 'events', key: [DATASET, PROJECT, String(id)], doc: String(doc) })));
+          await docs.put(rows.map(([id, doc]) => ({ kind: 'events', key: [DATASET, PROJECT, String(id)], doc: String(doc) })));
         }
         await c.run(`INSERT INTO events BY NAME SELECT * EXCLUDE (n) REPLACE ('' AS doc) FROM bench_event_chunk; DROP TABLE bench_event_chunk`);
       });
@@ -364,11 +368,12 @@ export async function bulkLoad(dataDir: string, events: number, spans: number, l
       log(`  spans ${spanCount.toLocaleString('en-US')} / ~${spans.toLocaleString('en-US')} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     }
     // The documents move to the DocStore, where the duckdb exporter keeps them.
-    await db.write((c) => moveDocuments(c, db.docs, 'spans', 'dataset, project_id, start_ns // 1000000, trace_id, span_id'));
+    await db.write((c) => moveDocuments(c, docs, 'spans', 'dataset, project_id, start_ns // 1000000, trace_id, span_id'));
     log(`  span documents in the DocStore (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     const issues = await db.reader().runAndReadAll(`SELECT count(*) FROM issues WHERE dataset = '${DATASET}'`);
     return { events, spans: spanCount, traces, issues: Number(issues.getRows()[0][0]), seconds: (performance.now() - started) / 1000 };
   } finally {
     await db.close();
+    await docs.close();
   }
 }

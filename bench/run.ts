@@ -10,7 +10,10 @@ import { stringify as toYaml } from 'yaml';
 import { defaultRegistry } from '../src/components.js';
 import { DEFAULT_CONFIG_PATH, readConfigFile } from '../src/config/load.js';
 import { packageRoot } from '../src/paths.js';
+import { DocStore } from '../exporters/duckdb/docs.js';
+import { DUCKDB_MIGRATIONS } from '../exporters/duckdb/migrations.js';
 import { Database } from '../src/storage/database.js';
+import { migrate } from '../src/storage/migrate.js';
 import { measureBareEvents, measureFaultlineEvents } from './events.js';
 import { drive } from './driver.js';
 import { bulkLoad } from './load.js';
@@ -119,6 +122,9 @@ function takeProfile(name: string): void {
 async function emptyDatabaseBytes(): Promise<number> {
   const dir = removeLater(tempDir('faultline-bench-empty-'));
   const db = await Database.open(dir);
+  const docs = DocStore.open(dir);
+  await migrate(db, 'duckdb', DUCKDB_MIGRATIONS, docs);
+  await docs.close();
   await db.close();
   return duckdbBytes(dir);
 }

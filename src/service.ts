@@ -8,10 +8,15 @@ import type { ResolvedConfig } from './config/resolve.js';
 import type { Exporter } from './engine/component.js';
 import { PipelineGraph } from './engine/graph.js';
 import type { Host } from './engine/host.js';
-import { HttpHost, json } from './http/host.js';
+import { mountReadApi } from './api/index.js';
+import { mountOperationalRoutes } from './api/operations.js';
+import type { Signal } from './engine/item.js';
+import { HttpHost } from './http/host.js';
 import { VERSION } from './version.js';
 import { Catalog, type CreatedKey } from './storage/catalog.js';
 import { Database } from './storage/database.js';
+import { IssueStates } from './storage/issue-states.js';
+import type { ReadSource } from './storage/read-source.js';
 import { RetentionJob } from './storage/retention.js';
 import { Storage } from './storage/storage.js';
 import { createLogger } from './telemetry/logger.js';
@@ -34,6 +39,8 @@ export interface StartedService {
 
 export class Service {
   private graph?: PipelineGraph;
+  /** The read side, once the exporters that serve it have started. */
+  storage?: Storage;
   private retention?: RetentionJob;
   private admin?: AdminServer;
   private starting?: Promise<StartedService>;
@@ -65,7 +72,7 @@ export class Service {
       rateLimit: settings.limits.rate_limit,
       version: VERSION,
     });
-    const host: Host = { logger, metrics, settings, database, storage: new Storage(database, settings), catalog, auth, http, listeners: new Map() };
+    const host: Host = { logger, metrics, settings, database, catalog, issueStates: new IssueStates(database), auth, http, listeners: new Map() };
     return new Service({ ...config, settings }, host);
   }
 
@@ -77,10 +84,12 @@ export class Service {
   private async startUp(): Promise<StartedService> {
     const { host } = this;
     const bootstrap = host.settings.auth.bootstrap ? await host.catalog.bootstrap() : undefined;
-    this.mountOperationalRoutes();
-    this.graph = PipelineGraph.build(this.config, host);
-    await this.graph.start();
-    this.retention = new RetentionJob(host.database, host.settings.lake.path, host.settings.retention, host.logger);
+    mountOperationalRoutes(host.http, host.metrics, host.settings.app_url);
+    const graph = (this.graph = PipelineGraph.build(this.config, host));
+    await graph.start();
+    this.storage = new Storage(host.database, host.issueStates, this.readSources(graph));
+    mountReadApi(host.http, { catalog: host.catalog, storage: this.storage, appUrl: host.settings.app_url });
+    this.retention = new RetentionJob(graph.exporters(), host.settings.retention, host.logger);
     this.retention.start();
     const httpPort = await host.http.listen();
     this.admin = new AdminServer(host.catalog, host.logger);
@@ -97,6 +106,21 @@ export class Service {
         test: bootstrap.test,
       },
     };
+  }
+
+  /** Per signal, the read sources of the exporters service.storage names, in order. */
+  private readSources(graph: PipelineGraph): Partial<Record<Signal, ReadSource[]>> {
+    const out: Partial<Record<Signal, ReadSource[]>> = {};
+    for (const [signal, ids] of Object.entries(readSourceIds(this.config)) as Array<[Signal, string[]]>) {
+      out[signal] = ids.flatMap((id) => graph.exporter(id)?.readSource?.() ?? []);
+    }
+    return out;
+  }
+
+  /** Runs retention now (operations and tests); the job also runs on its interval. */
+  runRetention(now?: number): ReturnType<RetentionJob['run']> {
+    if (!this.retention) throw new Error('the service is not started');
+    return this.retention.run(now);
   }
 
   /** A running exporter by its id, e.g. to flush the parquet exporter on demand. */
@@ -131,47 +155,11 @@ export class Service {
     await host.database.close();
     host.logger.info('faultline stopped');
   }
+}
 
-  private mountOperationalRoutes(): void {
-    const { http, metrics } = this.host;
-    http.route({
-      method: 'GET',
-      path: '/healthz',
-      summary: 'Liveness: the process is up',
-      tag: 'operations',
-      auth: false,
-      responses: { 200: '{status: "ok"}' },
-      handler: (ctx) => json(ctx, 200, { status: 'ok' }),
-    });
-    http.route({
-      method: 'GET',
-      path: '/readyz',
-      summary: 'Readiness: 200 while taking traffic, 503 while starting or draining',
-      tag: 'operations',
-      auth: false,
-      responses: { 200: '{status: "ready"}', 503: '{status: "unavailable"}' },
-      handler: (ctx) => (http.ready ? json(ctx, 200, { status: 'ready' }) : json(ctx, 503, { status: 'unavailable' })),
-    });
-    http.route({
-      method: 'GET',
-      path: '/metrics',
-      summary: 'Prometheus metrics',
-      tag: 'operations',
-      auth: false,
-      responses: { 200: 'Prometheus text format' },
-      handler: async (ctx) =>
-        new Response(await metrics.registry.metrics(), {
-          headers: { 'content-type': metrics.registry.contentType, 'x-request-id': ctx.requestId },
-        }),
-    });
-    http.route({
-      method: 'GET',
-      path: '/v1/openapi.json',
-      summary: 'This API, described in OpenAPI 3.1',
-      tag: 'operations',
-      auth: false,
-      responses: { 200: 'OpenAPI document' },
-      handler: (ctx) => json(ctx, 200, http.openApi(`${this.host.settings.app_url}`)),
-    });
-  }
+/** The exporter ids each signal's reads come from (service.storage). */
+function readSourceIds(config: ResolvedConfig): Partial<Record<Signal, string[]>> {
+  const storage = config.settings.storage as Record<string, string>;
+  const ids = (value: string | undefined) => (value === 'both' ? ['duckdb', 'parquet'] : value ? [value] : []);
+  return { events: ids(storage.events), traces: ids(storage.traces) };
 }

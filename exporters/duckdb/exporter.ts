@@ -1,39 +1,92 @@
-import type { ComponentSettings, Exporter } from '../../src/engine/component.js';
+// The duckdb exporter: events and spans in the service's DuckDB file (rows, and issue aggregates
+// folded as events are stored), their documents in the DocStore beside it (<data_dir>/docs). It
+// owns those tables (migrations.ts), serves reads from them (read-source.ts) and expires them.
+import type { ComponentSettings, Exporter, ExpiryResult } from '../../src/engine/component.js';
 import type { Item, Signal } from '../../src/engine/item.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import type { Span } from '../../src/records/span.js';
 import type { Database } from '../../src/storage/database.js';
-import { closeAppenders } from './appenders.js';
+import { migrate } from '../../src/storage/migrate.js';
+import type { ReadSource } from '../../src/storage/read-source.js';
 import type { DuckdbConfig } from './config.js';
-import { eventIntake } from './events-writer.js';
+import { DocStore } from './docs.js';
+import { eventIntake } from './events-intake.js';
+import { expire } from './expiry.js';
 import { Intake } from './intake.js';
-import { spanIntake } from './spans-writer.js';
+import { closeAppenders } from './kept-appenders.js';
+import { DUCKDB_MIGRATIONS } from './migrations.js';
+import { DuckdbReadSource } from './read-source.js';
+import { spanIntake } from './spans-intake.js';
 
 export class DuckdbExporter implements Exporter {
-  private readonly events: Intake<ErrorEvent>;
-  private readonly spans: Intake<Span>;
   private readonly db: Database;
+  private store?: { docs: DocStore; events: Intake<ErrorEvent>; spans: Intake<Span> };
+  private readonly source: DuckdbReadSource;
 
-  constructor(settings: ComponentSettings<DuckdbConfig>) {
-    const db = (this.db = settings.host.database);
-    const max = settings.config.max_batch_items;
-    this.events = new Intake(eventIntake, db, max, 4 * max, settings.host.logger);
-    this.spans = new Intake(spanIntake, db, max, 4 * max, settings.host.logger);
-  }
-
-  export(signal: Signal, items: Item[]): Promise<void> {
-    if (signal === 'events') return this.events.accept(items as Item<ErrorEvent>[]);
-    if (signal === 'traces') return this.spans.accept(items as Item<Span>[]);
-    return Promise.reject(new Error(`the duckdb exporter does not store ${signal}`));
+  constructor(private readonly settings: ComponentSettings<DuckdbConfig>) {
+    this.db = settings.host.database;
+    this.source = new DuckdbReadSource(
+      settings.id.text,
+      () => this.opened().docs,
+      () => this.settled(),
+    );
   }
 
   async start(): Promise<void> {
-    await this.events.recover();
-    await this.spans.recover();
+    const docs = DocStore.open(this.db.dataDir);
+    try {
+      await migrate(this.db, 'duckdb', DUCKDB_MIGRATIONS, docs);
+    } catch (error) {
+      await docs.close();
+      throw error;
+    }
+    const max = this.settings.config.max_batch_items;
+    const { logger } = this.settings.host;
+    this.store = {
+      docs,
+      events: new Intake(eventIntake, this.db, docs, max, 4 * max, logger),
+      spans: new Intake(spanIntake, this.db, docs, max, 4 * max, logger),
+    };
+    await this.store.events.recover();
+    await this.store.spans.recover();
+  }
+
+  export(signal: Signal, items: Item[]): Promise<void> {
+    const { events, spans } = this.opened();
+    if (signal === 'events') return events.accept(items as Item<ErrorEvent>[]);
+    if (signal === 'traces') return spans.accept(items as Item<Span>[]);
+    return Promise.reject(new Error(`the duckdb exporter does not store ${signal}`));
+  }
+
+  /** The DocStore (operations and tests). */
+  documents(): DocStore {
+    return this.opened().docs;
+  }
+
+  readSource(): ReadSource {
+    return this.source;
+  }
+
+  async expire(firstKept: Partial<Record<Signal, string>>): Promise<ExpiryResult> {
+    await this.settled(); // acknowledged items still on their way to DuckDB expire too
+    return expire(this.db, this.opened().docs, firstKept);
   }
 
   async shutdown(): Promise<void> {
-    await Promise.all([this.events.shutdown(), this.spans.shutdown()]);
+    const store = this.store;
+    if (!store) return;
+    await Promise.all([store.events.shutdown(), store.spans.shutdown()]);
     await this.db.write(async (connection) => closeAppenders(connection));
+    await store.docs.close();
+    this.store = undefined;
+  }
+
+  private opened(): NonNullable<DuckdbExporter['store']> {
+    if (!this.store) throw new Error(`exporter ${this.settings.id.text} is not started`);
+    return this.store;
+  }
+
+  private async settled(): Promise<void> {
+    if (this.store) await Promise.all([this.store.events.settled(), this.store.spans.settled()]);
   }
 }

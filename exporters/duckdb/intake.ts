@@ -8,13 +8,13 @@
 // after the rows are in DuckDB, so a key with a document is stored; one being stored by a request
 // still in flight waits for it. Fresh keys - nearly all - cost one LMDB lookup and no query.
 //
-// Reads call Database.settled() first, which waits for the backlog: nothing acknowledged is
-// ever invisible.
+// Reads wait for the backlog first (the read source's settled()): nothing acknowledged is ever
+// invisible.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Logger } from 'pino';
 import type { Item, Tenant } from '../../src/engine/item.js';
 import type { Database } from '../../src/storage/database.js';
-import type { DocKey, DocKind } from '../../src/storage/docs.js';
+import type { DocKey, DocKind, DocStore } from './docs.js';
 
 const RETRY_MS = 1000;
 /**
@@ -78,34 +78,32 @@ export class Intake<T> {
   private roomWaiters: Array<() => void> = [];
   /** Per pending entry, how many of its items are not in DuckDB yet. */
   private unindexed = new Map<string, number>();
-  private readonly stopSettling: () => void;
 
   constructor(
     private readonly of: IntakeKind<T>,
     private readonly db: Database,
+    private readonly docs: DocStore,
     private readonly maxBatch: number,
     private readonly maxBacklog: number,
     private readonly logger: Logger,
-  ) {
-    this.stopSettling = db.onSettle(() => this.settled());
-  }
+  ) {}
 
   /** Indexes what the last run acknowledged but did not get into DuckDB. */
   async recover(): Promise<void> {
-    const pending = this.db.docs.allPending(this.of.kind);
+    const pending = this.docs.allPending(this.of.kind);
     if (pending.length === 0) return;
     this.logger.info({ [this.of.kind]: pending.length }, `indexing ${this.of.kind} acknowledged before a restart`);
     for (const { id, value } of pending) {
       const { items } = JSON.parse(value) as PendingValue;
       let count = 0;
       for (const { tenant, key, extra } of items) {
-        const doc = this.db.docs.get(this.of.kind, key);
+        const doc = this.docs.get(this.of.kind, key);
         if (doc === undefined) continue; // cannot happen: they commit together
         this.queue.push({ tenant, data: this.of.fromDocument(doc, extra), batch: id, recheck: true });
         count++;
       }
       if (count) this.unindexed.set(id, count);
-      else await this.db.docs.removePending(this.of.kind, [id]);
+      else await this.docs.removePending(this.of.kind, [id]);
     }
     await this.settled();
     if (this.queue.length) throw new Error(`could not index the ${this.of.kind} acknowledged before the restart`);
@@ -119,7 +117,7 @@ export class Intake<T> {
       const keys = fresh.map(({ tenant, data }) => this.of.key(tenant, data));
       const batch = newBatchId();
       const pending: PendingValue = { items: fresh.map(({ tenant, data }, i) => ({ tenant, key: keys[i], extra: this.of.pending(data) })) };
-      const durable = this.db.docs.put(
+      const durable = this.docs.put(
         fresh.map(({ data }, i) => ({ kind: this.of.kind, key: keys[i], doc: this.of.document(data) })),
         { kind: this.of.kind, id: batch, value: JSON.stringify(pending) },
       );
@@ -162,7 +160,6 @@ export class Intake<T> {
     await this.settled();
     clearTimeout(this.retryTimer);
     clearTimeout(this.lingerTimer);
-    this.stopSettling();
     for (const wake of this.roomWaiters.splice(0)) wake();
   }
 
@@ -180,8 +177,8 @@ export class Intake<T> {
         continue;
       }
       inBatch.set(flat, item.data);
-      if (!this.db.docs.has(this.of.kind, key)) fresh.push(item);
-      else this.of.duplicate?.(item.data, () => this.of.fromDocument(this.db.docs.get(this.of.kind, key) as string));
+      if (!this.docs.has(this.of.kind, key)) fresh.push(item);
+      else this.of.duplicate?.(item.data, () => this.of.fromDocument(this.docs.get(this.of.kind, key) as string));
     }
     return fresh;
   }
@@ -231,7 +228,7 @@ export class Intake<T> {
           done.push(id);
         }
       }
-      await this.db.docs.removePending(this.of.kind, done);
+      await this.docs.removePending(this.of.kind, done);
     }
   }
 }

@@ -15,7 +15,7 @@ import { existsSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import type { Database } from '../../src/storage/database.js';
-import { fileListSql, type LakeSignal, lakeChanged } from '../../src/storage/lake.js';
+import { fileListSql, type Lake, type LakeSignal } from './lake.js';
 import { fileNames, fsyncDir, listPartitions, publish, removeIfExists, sqlString } from './files.js';
 import { ROW_GROUP_ROWS } from './flusher.js';
 
@@ -64,20 +64,19 @@ export class RowCounts {
  * `skip` names files that must not be touched (those of a flush still pending).
  */
 export async function planCompactions(
-  db: Database,
-  lake: string,
+  lake: Lake,
   signal: LakeSignal,
   minRows: number,
   counts: RowCounts,
   skip: (name: string) => boolean = () => false,
 ): Promise<Array<Omit<Compaction, 'id' | 'output'>>> {
   const plans: Array<Omit<Compaction, 'id' | 'output'>> = [];
-  for (const partition of listPartitions(lake, signal)) {
-    const dir = join(lake, signal, partition);
+  for (const partition of listPartitions(lake.path, signal)) {
+    const dir = join(lake.path, signal, partition);
     const names = fileNames(dir).filter((name) => name.endsWith('.parquet') && !name.startsWith('.') && !skip(name));
     if (names.length < 2) continue;
     const rows = await counts.of(
-      db,
+      lake.db,
       names.map((name) => join(dir, name)),
     );
     const inputs: string[] = [];
@@ -95,11 +94,11 @@ export async function planCompactions(
 }
 
 /** Step 1. */
-export async function journalCompaction(db: Database, plan: Omit<Compaction, 'id' | 'output'>): Promise<Compaction> {
+export async function journalCompaction(lake: Lake, plan: Omit<Compaction, 'id' | 'output'>): Promise<Compaction> {
   const id = uuidv7().replace(/-/g, '');
   const compaction: Compaction = { ...plan, id, output: `part-c${id}.parquet` };
-  await db.write((connection) =>
-    connection.run(`INSERT INTO lake_compactions VALUES ($id, $signal, $dir, $inputs, $output, 'pending', now(), NULL)`, {
+  await lake.db.write((connection) =>
+    connection.run(`INSERT INTO ${lake.tables.compactions} VALUES ($id, $signal, $dir, $inputs, $output, 'pending', now(), NULL)`, {
       id,
       signal: plan.signal,
       dir: plan.partitionDir,
@@ -111,11 +110,11 @@ export async function journalCompaction(db: Database, plan: Omit<Compaction, 'id
 }
 
 /** Step 2. Returns the rows written. */
-export async function writeCompaction(db: Database, lake: string, compaction: Compaction): Promise<number> {
-  const dir = join(lake, compaction.partitionDir);
+export async function writeCompaction(lake: Lake, compaction: Compaction): Promise<number> {
+  const dir = join(lake.path, compaction.partitionDir);
   const tmp = join(dir, compactionTmpName(compaction.output));
   const inputs = compaction.inputs.map((name) => join(dir, name));
-  const result = await db
+  const result = await lake.db
     .reader()
     .run(
       `COPY (SELECT * FROM read_parquet(${fileListSql(inputs)}, hive_partitioning = false, union_by_name = true) ORDER BY ${LAKE_TIME[compaction.signal]}) ` +
@@ -125,14 +124,14 @@ export async function writeCompaction(db: Database, lake: string, compaction: Co
 }
 
 /** Step 3. */
-export function publishCompaction(lake: string, compaction: Compaction): void {
-  const dir = join(lake, compaction.partitionDir);
+export function publishCompaction(lake: Lake, compaction: Compaction): void {
+  const dir = join(lake.path, compaction.partitionDir);
   publish(join(dir, compactionTmpName(compaction.output)), join(dir, compaction.output));
 }
 
 /** Step 4. */
-export function removeCompactionInputs(lake: string, compaction: Compaction): void {
-  const dir = join(lake, compaction.partitionDir);
+export function removeCompactionInputs(lake: Lake, compaction: Compaction): void {
+  const dir = join(lake.path, compaction.partitionDir);
   let removed = false;
   for (const name of compaction.inputs) {
     if (!existsSync(join(dir, name))) continue;
@@ -141,43 +140,43 @@ export function removeCompactionInputs(lake: string, compaction: Compaction): vo
   }
   if (removed) {
     fsyncDir(dir);
-    lakeChanged();
+    lake.changed();
   }
 }
 
 /** Step 5. */
-export function finishCompaction(db: Database, id: string): Promise<void> {
-  return db.write(async (connection) => {
-    await connection.run(`UPDATE lake_compactions SET state = 'done', finished_at = now() WHERE id = $id`, { id });
+export function finishCompaction(lake: Lake, id: string): Promise<void> {
+  return lake.db.write(async (connection) => {
+    await connection.run(`UPDATE ${lake.tables.compactions} SET state = 'done', finished_at = now() WHERE id = $id`, { id });
   });
 }
 
 /** All five steps. Returns the merged file's path. */
-export async function compact(db: Database, lake: string, plan: Omit<Compaction, 'id' | 'output'>, counts?: RowCounts): Promise<string> {
-  const compaction = await journalCompaction(db, plan);
-  const dir = join(lake, compaction.partitionDir);
+export async function compact(lake: Lake, plan: Omit<Compaction, 'id' | 'output'>, counts?: RowCounts): Promise<string> {
+  const compaction = await journalCompaction(lake, plan);
+  const dir = join(lake.path, compaction.partitionDir);
   const inputs = compaction.inputs.map((name) => join(dir, name));
-  const expected = counts ? [...(await counts.of(db, inputs)).values()].reduce((a, b) => a + b, 0) : undefined;
-  const written = await writeCompaction(db, lake, compaction);
+  const expected = counts ? [...(await counts.of(lake.db, inputs)).values()].reduce((a, b) => a + b, 0) : undefined;
+  const written = await writeCompaction(lake, compaction);
   if (expected !== undefined && written !== expected) {
     // Never publish a merge that lost or gained rows: drop it, keep the inputs.
     removeIfExists(join(dir, compactionTmpName(compaction.output)));
-    await finishCompaction(db, compaction.id);
+    await finishCompaction(lake, compaction.id);
     throw new Error(`compaction ${compaction.id} wrote ${written} rows from inputs holding ${expected}; kept the inputs`);
   }
   publishCompaction(lake, compaction);
   removeCompactionInputs(lake, compaction);
   counts?.forget(inputs);
-  await finishCompaction(db, compaction.id);
+  await finishCompaction(lake, compaction.id);
   return join(dir, compaction.output);
 }
 
 /** Resolves compactions a crash (or a failure) left pending, of one signal or all. Returns how many. */
-export async function recoverCompactions(db: Database, lake: string, signal?: LakeSignal): Promise<number> {
-  const result = await db
+export async function recoverCompactions(lake: Lake, signal?: LakeSignal): Promise<number> {
+  const result = await lake.db
     .reader()
     .runAndReadAll(
-      `SELECT id, signal, partition_dir, inputs, output FROM lake_compactions WHERE state = 'pending'` +
+      `SELECT id, signal, partition_dir, inputs, output FROM ${lake.tables.compactions} WHERE state = 'pending'` +
         (signal ? ` AND signal = ${sqlString(signal)}` : '') +
         ' ORDER BY id',
     );
@@ -191,10 +190,10 @@ export async function recoverCompactions(db: Database, lake: string, signal?: La
     }),
   );
   for (const compaction of pending) {
-    const dir = join(lake, compaction.partitionDir);
+    const dir = join(lake.path, compaction.partitionDir);
     if (existsSync(join(dir, compaction.output))) removeCompactionInputs(lake, compaction);
     else removeIfExists(join(dir, compactionTmpName(compaction.output)));
-    await finishCompaction(db, compaction.id);
+    await finishCompaction(lake, compaction.id);
   }
   return pending.length;
 }

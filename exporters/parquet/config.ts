@@ -24,6 +24,11 @@ const compactionSchema = z
 
 export const parquetConfigSchema = z
   .object({
+    /**
+     * The lake directory; default service.lake.path (<data_dir>/lake). Two instances
+     * (`parquet`, `parquet/archive`) need two directories.
+     */
+    path: z.string().min(1).optional(),
     flush: flushSchema.prefault({}),
     compaction: compactionSchema.prefault({}),
     /** Most items staged in one transaction; more waiting items go in the next one. */

@@ -1,16 +1,21 @@
 // The parquet exporter: acknowledges after a staging commit, flushes staged rows to the lake by
 // size or on an interval, compacts small files in the background. Per signal, flushes and
 // compactions run one at a time (a promise chain), so they never touch the same files at once.
+// It owns its staging and journal tables (migrations.ts), serves reads from the lake and its
+// staging rows (read-source.ts), and drops expired day partitions.
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import type { ComponentSettings, Exporter } from '../../src/engine/component.js';
+import type { Exporter, ExporterSettings, ExpiryResult } from '../../src/engine/component.js';
 import type { Item, Signal } from '../../src/engine/item.js';
-import type { Database } from '../../src/storage/database.js';
-import { GroupCommit } from '../../src/storage/group-commit.js';
-import type { LakeSignal } from '../../src/storage/lake.js';
+import { migrate } from '../../src/storage/migrate.js';
+import type { ReadSource } from '../../src/storage/read-source.js';
 import { compact, recoverCompactions, RowCounts, planCompactions } from './compactor.js';
 import type { ParquetConfig } from './config.js';
 import { batchFilePattern, claimBatch, finishBatch, pendingBatches, redoBatch, writeBatch } from './flusher.js';
+import { GroupCommit } from './group-commit.js';
+import { dropPartitionsBefore, type Lake, type LakeSignal } from './lake.js';
+import { lakeTables, parquetMigrations } from './migrations.js';
+import { LakeReadSource } from './read-source.js';
 import { LAKE_SIGNALS, recover } from './recovery.js';
 import { stagedTotals, stageItems } from './staging.js';
 
@@ -29,12 +34,11 @@ export interface CompactionResult {
   outputs: string[];
 }
 
-/** One parquet exporter per database: the staging tables and the lake are shared state. */
-const running = new WeakSet<Database>();
-
 export class ParquetExporter implements Exporter {
-  private readonly db: Database;
-  private readonly lake: string;
+  private readonly lake: Lake;
+  private generation = 0;
+  private readonly source: LakeReadSource;
+  private readonly readOnly: boolean;
   private readonly logger: Logger;
   private readonly config: ParquetConfig;
   private readonly commits: Record<LakeSignal, GroupCommit<Item>>;
@@ -52,16 +56,22 @@ export class ParquetExporter implements Exporter {
   private readonly timers: NodeJS.Timeout[] = [];
   private started = false;
 
-  constructor(settings: ComponentSettings<ParquetConfig>) {
-    const { host, config } = settings;
-    this.db = host.database;
-    // The service resolves lake.path (empty: <data_dir>/lake); resolve again for hosts that do not.
-    this.lake = resolve(host.settings.lake.path || join(host.settings.data_dir, 'lake'));
-    this.logger = host.logger.child({ component: settings.id.text });
+  constructor(private readonly settings: ExporterSettings<ParquetConfig>) {
+    const { host, config, id } = settings;
+    this.lake = {
+      db: host.database,
+      // The service resolves lake.path (empty: <data_dir>/lake); resolve again for hosts that do not.
+      path: resolve(config.path ?? (host.settings.lake.path || join(host.settings.data_dir, 'lake'))),
+      tables: lakeTables(id.name),
+      changed: () => this.generation++,
+    };
+    this.readOnly = settings.readOnly ?? false;
+    this.source = new LakeReadSource(id.text, this.lake, () => this.generation);
+    this.logger = host.logger.child({ component: id.text });
     this.config = config;
     const stage = (signal: LakeSignal) => (items: Item[]) =>
-      this.db.write(async (connection) => {
-        const bytes = await stageItems(connection, signal, items);
+      this.lake.db.write(async (connection) => {
+        const bytes = await stageItems(connection, this.lake.tables, signal, items);
         this.staged[signal].rows += items.length;
         this.staged[signal].bytes += bytes;
       });
@@ -73,19 +83,20 @@ export class ParquetExporter implements Exporter {
 
   /** Recovers what a crash interrupted, then starts the flush and compaction timers. */
   async start(): Promise<void> {
-    if (running.has(this.db)) throw new Error('only one parquet exporter may run per service (the staging tables and the lake are shared)');
-    running.add(this.db);
+    await migrate(this.lake.db, this.settings.id.text, parquetMigrations(this.lake.tables, this.settings.id.name === undefined), undefined);
+    // Serving reads only (nothing exports to it): the lake is some writer's, which recovers and
+    // compacts it; this process only reads.
+    if (this.readOnly) return;
     this.started = true;
-    const recovery = recover(this.db, this.lake, this.logger);
+    const recovery = recover(this.lake, this.logger);
     for (const signal of LAKE_SIGNALS) this.chains[signal] = recovery.catch(() => undefined);
     try {
       await recovery;
     } catch (error) {
-      running.delete(this.db);
       this.started = false;
       throw error;
     }
-    for (const signal of LAKE_SIGNALS) this.staged[signal] = await stagedTotals(this.db.reader(), signal);
+    for (const signal of LAKE_SIGNALS) this.staged[signal] = await stagedTotals(this.lake.db.reader(), this.lake.tables, signal);
     const flushTimer = setInterval(() => {
       for (const signal of LAKE_SIGNALS) if (this.staged[signal].rows > 0 || this.retry[signal]) this.scheduleFlush(signal);
     }, this.config.flush.interval_ms);
@@ -145,9 +156,28 @@ export class ParquetExporter implements Exporter {
       this.logger.error({ err: error }, 'could not flush the staged rows to the lake at shutdown; they stay staged for the next start');
     } finally {
       await Promise.all(LAKE_SIGNALS.map((signal) => this.chains[signal]));
-      running.delete(this.db);
       this.started = false;
     }
+  }
+
+  readSource(): ReadSource {
+    return this.source;
+  }
+
+  /** Staged rows past the cutoff (not yet claimed by a flush) and whole day partitions before it. */
+  async expire(firstKept: Partial<Record<Signal, string>>): Promise<ExpiryResult> {
+    const deletedRows: Record<string, number> = {};
+    const deletedPartitions: string[] = [];
+    for (const signal of LAKE_SIGNALS) {
+      const day = firstKept[signal];
+      if (!day) continue;
+      const table = this.lake.tables.staging[signal];
+      const before = signal === 'events' ? `timestamp < make_timestamp(${BigInt(Date.parse(day)) * 1000n}::BIGINT)` : `start_ns < ${BigInt(Date.parse(day)) * 1_000_000n}`;
+      deletedRows[table] = await this.lake.db.write(async (c) => (await c.run(`DELETE FROM ${table} WHERE ${before} AND batch_id IS NULL`)).rowsChanged);
+      deletedPartitions.push(...dropPartitionsBefore(this.lake.path, signal, day));
+    }
+    if (deletedPartitions.length) this.lake.changed();
+    return { deletedRows, deletedPartitions };
   }
 
   private enqueue<T>(signal: LakeSignal, task: () => Promise<T>): Promise<T> {
@@ -179,17 +209,17 @@ export class ParquetExporter implements Exporter {
     const files: string[] = [];
     try {
       // A batch a failed flush left claimed: its rows are still staged, redo it first.
-      for (const batchId of await pendingBatches(this.db, signal)) files.push(...(await redoBatch(this.db, this.lake, signal, batchId)));
+      for (const batchId of await pendingBatches(this.lake, signal)) files.push(...(await redoBatch(this.lake, signal, batchId)));
       let claimed;
       try {
-        claimed = await claimBatch(this.db, signal, () => (this.staged[signal] = { rows: 0, bytes: 0 }));
+        claimed = await claimBatch(this.lake, signal, () => (this.staged[signal] = { rows: 0, bytes: 0 }));
       } catch (error) {
-        this.staged[signal] = await stagedTotals(this.db.reader(), signal);
+        this.staged[signal] = await stagedTotals(this.lake.db.reader(), this.lake.tables, signal);
         throw error;
       }
       if (!claimed) return { signal, rows: 0, files };
-      files.push(...(await writeBatch(this.db, this.lake, signal, claimed.batchId)));
-      await finishBatch(this.db, signal, claimed.batchId);
+      files.push(...(await writeBatch(this.lake, signal, claimed.batchId)));
+      await finishBatch(this.lake, signal, claimed.batchId);
       this.retry[signal] = false;
       this.logger.debug({ signal, batch_id: String(claimed.batchId), rows: claimed.rows, files: files.length }, 'flushed to the lake');
       return { signal, batchId: claimed.batchId, rows: claimed.rows, files };
@@ -203,14 +233,14 @@ export class ParquetExporter implements Exporter {
   private async compact(signal: LakeSignal): Promise<CompactionResult> {
     // A compaction that failed half-way in this process: resolve it before planning again, or its
     // published output and its inputs could both be merged a second time.
-    await recoverCompactions(this.db, this.lake, signal);
-    const pending = (await pendingBatches(this.db, signal)).map(batchFilePattern);
-    const plans = await planCompactions(this.db, this.lake, signal, this.config.compaction.min_rows, this.counts, (name) =>
+    await recoverCompactions(this.lake, signal);
+    const pending = (await pendingBatches(this.lake, signal)).map(batchFilePattern);
+    const plans = await planCompactions(this.lake, signal, this.config.compaction.min_rows, this.counts, (name) =>
       pending.some((pattern) => pattern.test(name)),
     );
     const outputs: string[] = [];
     for (const plan of plans) {
-      const output = await compact(this.db, this.lake, plan, this.counts);
+      const output = await compact(this.lake, plan, this.counts);
       this.logger.debug({ signal, partition: plan.partitionDir, inputs: plan.inputs.length }, 'compacted lake files');
       outputs.push(output);
     }

@@ -3,7 +3,7 @@
 // directory, so that what the DuckDB journal says is done is on disk even after a power loss.
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { LakeSignal } from '../../src/storage/lake.js';
+import type { LakeSignal } from './lake.js';
 
 /** Where flushes write before publishing: `<lake>/.tmp/<signal>-<batch>/` (outside every signal's tree). */
 export function flushTmpDir(lake: string, signal: LakeSignal, batchId: bigint): string {

@@ -10,8 +10,7 @@
 // (b) and (c). Every acknowledged row reaches the lake exactly once.
 import { existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Database } from '../../src/storage/database.js';
-import { LAKE_ROW_SQL, STAGING_TABLE, type LakeSignal, lakeChanged } from '../../src/storage/lake.js';
+import { LAKE_ROW_SQL, type Lake, type LakeSignal } from './lake.js';
 import { fileNames, flushTmpDir, fsyncDir, listPartitions, publish, removeIfExists, sqlString } from './files.js';
 
 /** Rows per Parquet row group: large, since DuckDB reads row groups under ~5,000 rows 5–10× slower. */
@@ -34,15 +33,16 @@ export interface Claimed {
  * Step (a). Returns undefined when nothing is staged. `onClaimed` runs inside the transaction, so
  * in order with the staging commits (which run on the same serialized writer).
  */
-export function claimBatch(db: Database, signal: LakeSignal, onClaimed?: () => void): Promise<Claimed | undefined> {
-  return db.write(async (connection) => {
-    const next = await connection.runAndReadAll('SELECT coalesce(max(batch_id), 0) + 1 FROM lake_flushes');
+export function claimBatch(lake: Lake, signal: LakeSignal, onClaimed?: () => void): Promise<Claimed | undefined> {
+  const { tables } = lake;
+  return lake.db.write(async (connection) => {
+    const next = await connection.runAndReadAll(`SELECT coalesce(max(batch_id), 0) + 1 FROM ${tables.flushes}`);
     const batchId = BigInt(next.getRows()[0][0] as bigint | number);
-    const updated = await connection.run(`UPDATE ${STAGING_TABLE[signal]} SET batch_id = ${batchId} WHERE batch_id IS NULL`);
+    const updated = await connection.run(`UPDATE ${tables.staging[signal]} SET batch_id = ${batchId} WHERE batch_id IS NULL`);
     const rows = updated.rowsChanged;
     onClaimed?.();
     if (rows === 0) return undefined;
-    await connection.run(`INSERT INTO lake_flushes VALUES (${batchId}, ${sqlString(signal)}, 'pending', ${rows}, now(), NULL)`);
+    await connection.run(`INSERT INTO ${tables.flushes} VALUES (${batchId}, ${sqlString(signal)}, 'pending', ${rows}, now(), NULL)`);
     return { batchId, rows };
   });
 }
@@ -51,16 +51,16 @@ export function claimBatch(db: Database, signal: LakeSignal, onClaimed?: () => v
  * Step (b): writes the rows of batch B into the lake. Idempotent: a rerun overwrites the same
  * temporary directory and publishes files with the same names. Returns the published paths.
  */
-export async function writeBatch(db: Database, lake: string, signal: LakeSignal, batchId: bigint): Promise<string[]> {
-  const tmp = flushTmpDir(lake, signal, batchId);
+export async function writeBatch(lake: Lake, signal: LakeSignal, batchId: bigint): Promise<string[]> {
+  const tmp = flushTmpDir(lake.path, signal, batchId);
   removeIfExists(tmp);
   mkdirSync(dirname(tmp), { recursive: true });
   // A read connection: COPY reads committed rows and writes files, and must not hold up ingest
   // (which waits on the single writer) while it compresses.
-  await db
+  await lake.db
     .reader()
     .run(
-      `COPY (SELECT ${LAKE_ROW_SQL[signal]} FROM ${STAGING_TABLE[signal]} WHERE batch_id = ${batchId} ORDER BY ${STAGING_TIME[signal]}) ` +
+      `COPY (SELECT ${LAKE_ROW_SQL[signal]} FROM ${lake.tables.staging[signal]} WHERE batch_id = ${batchId} ORDER BY ${STAGING_TIME[signal]}) ` +
         `TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS}, ` +
         `PARTITION_BY (project_id, date), FILENAME_PATTERN 'part-${batchId}-{i}', OVERWRITE_OR_IGNORE)`,
     );
@@ -69,7 +69,7 @@ export async function writeBatch(db: Database, lake: string, signal: LakeSignal,
     for (const project of readdirSync(tmp)) {
       for (const date of readdirSync(join(tmp, project))) {
         for (const name of fileNames(join(tmp, project, date))) {
-          const to = join(lake, signal, project, date, name);
+          const to = join(lake.path, signal, project, date, name);
           publish(join(tmp, project, date, name), to);
           published.push(to);
         }
@@ -81,19 +81,19 @@ export async function writeBatch(db: Database, lake: string, signal: LakeSignal,
 }
 
 /** Step (c). */
-export async function finishBatch(db: Database, signal: LakeSignal, batchId: bigint): Promise<void> {
-  await db.write(async (connection) => {
-    await connection.run(`DELETE FROM ${STAGING_TABLE[signal]} WHERE batch_id = ${batchId}`);
-    await connection.run(`UPDATE lake_flushes SET state = 'done', finished_at = now() WHERE batch_id = ${batchId}`);
+export async function finishBatch(lake: Lake, signal: LakeSignal, batchId: bigint): Promise<void> {
+  await lake.db.write(async (connection) => {
+    await connection.run(`DELETE FROM ${lake.tables.staging[signal]} WHERE batch_id = ${batchId}`);
+    await connection.run(`UPDATE ${lake.tables.flushes} SET state = 'done', finished_at = now() WHERE batch_id = ${batchId}`);
   });
-  lakeChanged();
+  lake.changed();
 }
 
 /** Flushes of the signal that were claimed and not finished (a crash, or a failed write). */
-export async function pendingBatches(db: Database, signal: LakeSignal): Promise<bigint[]> {
-  const result = await db
+export async function pendingBatches(lake: Lake, signal: LakeSignal): Promise<bigint[]> {
+  const result = await lake.db
     .reader()
-    .runAndReadAll(`SELECT batch_id FROM lake_flushes WHERE state = 'pending' AND signal = ${sqlString(signal)} ORDER BY batch_id`);
+    .runAndReadAll(`SELECT batch_id FROM ${lake.tables.flushes} WHERE state = 'pending' AND signal = ${sqlString(signal)} ORDER BY batch_id`);
   return result.getRows().map(([id]) => BigInt(id as bigint));
 }
 
@@ -113,9 +113,9 @@ export function removeBatchFiles(lake: string, signal: LakeSignal, batchId: bigi
 }
 
 /** Completes a pending batch from scratch: its staged rows are still there. */
-export async function redoBatch(db: Database, lake: string, signal: LakeSignal, batchId: bigint): Promise<string[]> {
-  removeBatchFiles(lake, signal, batchId);
-  const files = await writeBatch(db, lake, signal, batchId);
-  await finishBatch(db, signal, batchId);
+export async function redoBatch(lake: Lake, signal: LakeSignal, batchId: bigint): Promise<string[]> {
+  removeBatchFiles(lake.path, signal, batchId);
+  const files = await writeBatch(lake, signal, batchId);
+  await finishBatch(lake, signal, batchId);
   return files;
 }

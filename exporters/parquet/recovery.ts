@@ -4,8 +4,7 @@
 import { unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Database } from '../../src/storage/database.js';
-import type { LakeSignal } from '../../src/storage/lake.js';
+import type { Lake, LakeSignal } from './lake.js';
 import { recoverCompactions } from './compactor.js';
 import { fileNames, lakeTmpRoot, listPartitions, mkdirDurable, removeIfExists } from './files.js';
 import { pendingBatches, redoBatch } from './flusher.js';
@@ -21,15 +20,15 @@ export interface Recovered {
 export const LAKE_SIGNALS: readonly LakeSignal[] = ['events', 'traces'];
 
 /** Must run before any flush or compaction of the lake starts (nothing else may be writing it). */
-export async function recover(db: Database, lake: string, logger: Logger): Promise<Recovered> {
-  mkdirDurable(lake);
-  const compactions = await recoverCompactions(db, lake);
-  const tmpFiles = sweepTemporaryFiles(lake);
+export async function recover(lake: Lake, logger: Logger): Promise<Recovered> {
+  mkdirDurable(lake.path);
+  const compactions = await recoverCompactions(lake);
+  const tmpFiles = sweepTemporaryFiles(lake.path);
   let flushes = 0;
   let published = 0;
   for (const signal of LAKE_SIGNALS) {
-    for (const batchId of await pendingBatches(db, signal)) {
-      const files = await redoBatch(db, lake, signal, batchId);
+    for (const batchId of await pendingBatches(lake, signal)) {
+      const files = await redoBatch(lake, signal, batchId);
       logger.info({ signal, batch_id: String(batchId), files: files.length }, 'redid an unfinished lake flush');
       flushes++;
       published += files.length;

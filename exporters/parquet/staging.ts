@@ -6,15 +6,17 @@ import type { ErrorEvent } from '../../src/records/event.js';
 import type { Span } from '../../src/records/span.js';
 import { eventDocumentJson } from '../../src/records/event-document.js';
 import { spanDocumentJson } from '../../src/records/span-document.js';
-import { appendEventColumns, appendSpanColumns } from '../../src/storage/appenders.js';
-import { STAGING_TABLE, type LakeSignal } from '../../src/storage/lake.js';
+import { appendEventColumns } from '../../src/records/event-row.js';
+import { appendSpanColumns } from '../../src/records/span-row.js';
+import type { LakeSignal } from './lake.js';
+import type { LakeTables } from './migrations.js';
 
 /**
  * Appends the items to the signal's staging table in the caller's transaction and returns the
  * summed length of their JSON documents (the flush trigger's size estimate).
  */
-export async function stageItems(connection: DuckDBConnection, signal: LakeSignal, items: Item[]): Promise<number> {
-  const appender = await connection.createAppender(STAGING_TABLE[signal]);
+export async function stageItems(connection: DuckDBConnection, tables: LakeTables, signal: LakeSignal, items: Item[]): Promise<number> {
+  const appender = await connection.createAppender(tables.staging[signal]);
   let bytes = 0;
   try {
     for (const item of items) {
@@ -47,9 +49,9 @@ export async function stageItems(connection: DuckDBConnection, signal: LakeSigna
 }
 
 /** Rows and document bytes staged and not yet taken by a flush. */
-export async function stagedTotals(connection: DuckDBConnection, signal: LakeSignal): Promise<{ rows: number; bytes: number }> {
+export async function stagedTotals(connection: DuckDBConnection, tables: LakeTables, signal: LakeSignal): Promise<{ rows: number; bytes: number }> {
   const result = await connection.runAndReadAll(
-    `SELECT count(*) AS n, coalesce(sum(length(doc)), 0) AS b FROM ${STAGING_TABLE[signal]} WHERE batch_id IS NULL`,
+    `SELECT count(*) AS n, coalesce(sum(length(doc)), 0) AS b FROM ${tables.staging[signal]} WHERE batch_id IS NULL`,
   );
   const [n, b] = result.getRows()[0];
   return { rows: Number(n), bytes: Number(b) };

@@ -6,7 +6,7 @@ export const httpApiFactory: ReceiverFactory<HttpApiConfig> = {
   kind: 'receiver',
   type: 'http_api',
   signals: ['events', 'traces'],
-  description: 'The /v1 HTTP API: event and span ingest plus the read endpoints (events, traces, issues, projects)',
+  description: 'The /v1 ingest API: POST /v1/events and POST /v1/traces on the service HTTP port',
   configSchema: httpApiConfigSchema,
   create: (settings) => new HttpApiReceiver(settings),
 };

@@ -2,6 +2,7 @@
 // OpenTelemetry Collector: a factory knows its type name, the signals it handles, how to
 // validate its config section, and how to create an instance.
 import type { z } from 'zod';
+import type { ReadSource } from '../storage/read-source.js';
 import type { Host } from './host.js';
 import type { Item, Signal } from './item.js';
 
@@ -54,12 +55,31 @@ export interface Processor extends Lifecycle {
 export interface Exporter extends Lifecycle {
   /** Resolves once the items are durable (committed, flushed, acknowledged). */
   export(signal: Signal, items: Item[]): Promise<void>;
+  /** A storing exporter: what the read API reads the signals it stores from. */
+  readSource?(): ReadSource;
+  /** A storing exporter: deletes what is dated before each signal's first kept day (`YYYY-MM-DD`, UTC). */
+  expire?(firstKept: Partial<Record<Signal, string>>): Promise<ExpiryResult>;
+}
+
+export interface ExpiryResult {
+  /** Rows deleted, by table. */
+  deletedRows: Record<string, number>;
+  /** Whole partitions (directories) deleted. */
+  deletedPartitions: string[];
 }
 
 export interface ComponentSettings<C> {
   id: ComponentId;
   config: C;
   host: Host;
+}
+
+export interface ExporterSettings<C> extends ComponentSettings<C> {
+  /**
+   * Nothing exports to it: it was created only to serve reads (a query node over a shared lake).
+   * It must not run background writers (flushes, compaction, recovery) on storage others write.
+   */
+  readOnly?: boolean;
 }
 
 export interface ReceiverSettings<C> extends ComponentSettings<C> {
@@ -94,7 +114,7 @@ export interface ProcessorFactory<C = unknown> extends FactoryBase<C> {
 
 export interface ExporterFactory<C = unknown> extends FactoryBase<C> {
   kind: 'exporter';
-  create(settings: ComponentSettings<C>): Exporter;
+  create(settings: ExporterSettings<C>): Exporter;
 }
 
 export type ComponentFactory = ReceiverFactory<any> | ProcessorFactory<any> | ExporterFactory<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- factories are heterogeneous in their config type

@@ -12,7 +12,7 @@ export class PipelineGraph {
     readonly pipelines: Pipeline[],
     private readonly receivers: Map<string, Receiver>,
     private readonly processors: Processor[],
-    private readonly exporters: Map<string, Exporter>,
+    private readonly exporterMap: Map<string, Exporter>,
   ) {}
 
   static build(config: ResolvedConfig, host: Host): PipelineGraph {
@@ -52,7 +52,7 @@ export class PipelineGraph {
   }
 
   async start(): Promise<void> {
-    for (const exporter of this.exporters.values()) await exporter.start?.();
+    for (const exporter of this.exporterMap.values()) await exporter.start?.();
     for (const processor of this.processors) await processor.start?.();
     for (const receiver of this.receivers.values()) await receiver.start?.();
   }
@@ -62,12 +62,17 @@ export class PipelineGraph {
     await Promise.all([...this.receivers.values()].map((r) => r.shutdown?.()));
     await Promise.all(this.pipelines.map((p) => p.drain()));
     for (const processor of this.processors) await processor.shutdown?.();
-    for (const exporter of this.exporters.values()) await exporter.shutdown?.();
+    for (const exporter of this.exporterMap.values()) await exporter.shutdown?.();
   }
 
   /** The running exporter with this id (`duckdb`, `parquet/archive`), for operations and tests. */
   exporter(id: string): Exporter | undefined {
-    return this.exporters.get(id);
+    return this.exporterMap.get(id);
+  }
+
+  /** Every running exporter with its id. */
+  exporters(): Array<{ id: string; exporter: Exporter }> {
+    return [...this.exporterMap].map(([id, exporter]) => ({ id, exporter }));
   }
 
   /** Stop admitting new items everywhere (readiness goes down before the listeners close). */

@@ -6,19 +6,19 @@ import type { ServiceSettings } from '../config/service-schema.js';
 import type { HttpHost } from '../http/host.js';
 import type { Catalog } from '../storage/catalog.js';
 import type { Database } from '../storage/database.js';
-import type { Storage } from '../storage/storage.js';
+import type { IssueStates } from '../storage/issue-states.js';
 import type { Metrics } from '../telemetry/metrics.js';
 
 export interface Host {
   logger: Logger;
   metrics: Metrics;
   settings: ServiceSettings;
-  /** The service's DuckDB database: catalog, and the tables of the duckdb exporter. */
+  /** The service's DuckDB database: the catalog, and the tables of exporters that keep theirs there. */
   database: Database;
-  /** The read side behind every read endpoint. */
-  storage: Storage;
   /** Organizations, projects and API keys. */
   catalog: Catalog;
+  /** The status of every issue (the issues processor and PATCH /v1/issues keep it). */
+  issueStates: IssueStates;
   auth: Authenticator;
   /** The service's HTTP server, on which receivers mount routes. */
   http: HttpHost;

@@ -91,6 +91,9 @@ export interface ErrorEventInput {
   sdk?: EventSdk;
 }
 
+/** What an event did to its issue: opened it, or reopened it after it was resolved. */
+export type IssueTransition = 'new' | 'regressed';
+
 /** The stored event: the input plus what the pipeline derived. */
 export interface ErrorEvent extends ErrorEventInput {
   project_id: string;
@@ -101,6 +104,8 @@ export interface ErrorEvent extends ErrorEventInput {
   issue_id?: string;
   /** The grouping hash (hex) the issue id was derived from. */
   grouping_hash?: string;
+  /** Set by the issues processor on the event that opened its issue or reopened it (not stored). */
+  issue_transition?: IssueTransition;
   /** Title of the issue this event belongs to, e.g. `TypeError: x is undefined`. */
   title?: string;
   /** Where it happened, e.g. `handleClick (src/app.js)`. */

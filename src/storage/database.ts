@@ -1,11 +1,12 @@
-// The service's DuckDB database file. DuckDB takes one writing process per file and, inside it,
-// conflicting writes from two connections fail; so every write in the process goes through one
-// queue on one connection, while reads use their own connections.
+// The service's DuckDB database file: the catalog's tables and those of the exporters that keep
+// theirs here (each runs its own migrations, see migrate.ts). DuckDB takes one writing process per
+// file and, inside it, conflicting writes from two connections fail; so every write in the process
+// goes through one queue on one connection, while reads use their own connections.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { DocStore } from './docs.js';
-import { migrate } from './migrations.js';
+import { CATALOG_MIGRATIONS } from './catalog-migrations.js';
+import { migrate } from './migrate.js';
 
 export class DatabaseLockedError extends Error {
   constructor(path: string, cause: unknown) {
@@ -17,13 +18,12 @@ export class DatabaseLockedError extends Error {
 export class Database {
   private tail: Promise<unknown> = Promise.resolve();
   private readonly readers: DuckDBConnection[] = [];
-  private readonly settlers = new Set<() => Promise<void>>();
   private nextReader = 0;
 
   private constructor(
     readonly path: string,
-    /** The events' JSON documents (see docs.ts). */
-    readonly docs: DocStore,
+    /** The directory the file is in, where exporters keep what they store beside it. */
+    readonly dataDir: string,
     private readonly instance: DuckDBInstance,
     private readonly writer: DuckDBConnection,
   ) {}
@@ -39,15 +39,9 @@ export class Database {
       throw error;
     }
     const writer = await instance.connect();
-    const docs = DocStore.open(dataDir);
-    try {
-      await migrate(writer, docs);
-    } catch (error) {
-      await docs.close();
-      throw error;
-    }
-    const db = new Database(path, docs, instance, writer);
+    const db = new Database(path, dataDir, instance, writer);
     for (let i = 0; i < readers; i++) db.readers.push(await instance.connect());
+    await migrate(db, 'catalog', CATALOG_MIGRATIONS, undefined);
     return db;
   }
 
@@ -80,20 +74,6 @@ export class Database {
     return result;
   }
 
-  /**
-   * Registers what must finish before a read: a writer that acknowledges before its rows are in
-   * DuckDB (the duckdb exporter's events) settles here. Returns the unregistering function.
-   */
-  onSettle(settle: () => Promise<void>): () => void {
-    this.settlers.add(settle);
-    return () => this.settlers.delete(settle);
-  }
-
-  /** Resolves once everything acknowledged so far is readable. */
-  async settled(): Promise<void> {
-    if (this.settlers.size) await Promise.all([...this.settlers].map((settle) => settle()));
-  }
-
   /** A connection for reads, round-robin over a small pool. */
   reader(): DuckDBConnection {
     const connection = this.readers[this.nextReader];
@@ -106,6 +86,5 @@ export class Database {
     await this.writer.run('CHECKPOINT').catch(() => undefined);
     for (const connection of [...this.readers, this.writer]) connection.closeSync();
     this.instance.closeSync();
-    await this.docs.close();
   }
 }

@@ -1,13 +1,13 @@
 // Event reads: filtered, newest first (timestamp desc, then id desc), keyset-paginated with an
-// opaque cursor, from the configured source (see sources.ts). Pages are assembled from the stored
-// JSON documents without parsing them, taken from the DocStore (docs.ts) for rows written without
-// one. Over the lake, a page reads the newest date partitions first and widens only when they
-// cannot fill it, so the first page opens a few files.
+// opaque cursor, from the events' read sources (read-sources.ts). Pages are assembled from the
+// stored JSON documents without parsing them, taken from the source's document store for rows
+// read without one. Over a source partitioned by day (the lake), a page reads the newest
+// partitions first and widens only when they cannot fill it, so the first page opens a few files.
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
 import { decodeCursor, encodeCursor, type Cursor } from './cursor.js';
 import type { Database } from './database.js';
-import type { ReadSources } from './sources.js';
+import type { MergedSource } from './read-sources.js';
 
 export interface EventFilter {
   dataset: Dataset;
@@ -44,23 +44,21 @@ const WINDOW_SLACK_MS = 10 * 60 * 1000;
 export class EventStore {
   constructor(
     private readonly db: Database,
-    private readonly sources: ReadSources,
+    private readonly source: MergedSource,
   ) {}
 
   async list(filter: EventFilter, limit: number, cursor?: string): Promise<Page> {
-    await this.db.settled(); // acknowledged events are readable
+    await this.source.settled(); // acknowledged events are readable
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
-    if (!this.sources.usesLake('events')) return this.listFrom('events', filter, limit, after);
+    if (!this.source.partitioned) return this.listFrom(this.source.relation([filter.projectId]), filter, limit, after);
     // Date partitions that can hold a row of this page, newest first.
     const upper = Math.min(filter.end ?? Infinity, after ? Number(after.micros / 1000n) + 1 : Infinity);
-    const dates = this.sources
-      .dates('events', filter.projectId)
+    const dates = this.source
+      .dates(filter.projectId)
       .filter((date) => (filter.start === undefined || Date.parse(date) + DAY_MS > filter.start) && Date.parse(date) < upper);
     for (let take = 1; ; take *= 4) {
       const chosen = dates.slice(0, take);
-      const page = await this.sources.consistent('events', () =>
-        this.listFrom(this.sources.relation('events', [filter.projectId], { kind: 'dates', dates: chosen }), filter, limit, after),
-      );
+      const page = await this.source.consistent(() => this.listFrom(this.source.relation([filter.projectId], { kind: 'dates', dates: chosen }), filter, limit, after));
       // Enough when the page is full and its last row is no older than the oldest partition read:
       // every row of the partitions left out is older still.
       const oldest = chosen.length ? Date.parse(chosen[chosen.length - 1]) : -Infinity;
@@ -110,7 +108,8 @@ export class EventStore {
     params.limit = limit + 1;
     // Keys first, documents after: ordering rows while carrying their multi-kilobyte documents
     // made a page read every scanned row's document (600 ms at 1M rows; ~10 ms this way).
-    const direct = relation === 'events';
+    // A table (not a query over several places): rows arrive in time order, see below.
+    const direct = /^\w+$/.test(relation);
     const reader = this.db.reader();
     const keysIn = async (since: number | undefined) =>
       (
@@ -135,11 +134,11 @@ export class EventStore {
     }
     const page = keys.slice(0, limit);
     const docs = new Map<string, string>();
-    const stored = (id: unknown, doc: unknown) => this.document(filter.dataset, filter.projectId, String(id), String(doc));
-    if (direct) {
-      // The duckdb exporter keeps its documents in the DocStore.
+    const stored = (id: unknown, doc: unknown) => this.source.document({ dataset: filter.dataset, project_id: filter.projectId, id: String(id), doc: String(doc) });
+    if (direct && this.source.single?.keyed?.includes('events')) {
+      // The source finds each document by its key (the duckdb exporter's DocStore).
       for (const [id] of page) {
-        const doc = this.db.docs.get('events', [filter.dataset, filter.projectId, String(id)]);
+        const doc = stored(id, '');
         if (doc !== undefined) docs.set(String(id), doc);
       }
     } else if (page.length) {
@@ -175,45 +174,41 @@ export class EventStore {
     };
   }
 
-  /** A row's document: its own, or the DocStore's when the row was written without one (''). */
-  private document(dataset: string, projectId: string, id: string, doc: string): string | undefined {
-    return doc === '' ? this.db.docs.get('events', [dataset, projectId, id]) : doc;
-  }
-
   /** The stored document of one event among `projectIds`, if any. */
   async get(dataset: Dataset, projectIds: string[], id: string): Promise<string | undefined> {
     if (projectIds.length === 0) return undefined;
-    if (!this.sources.usesLake('events')) {
-      // The DocStore has every stored event's document from the moment it was acknowledged: a
-      // lookup per project, microseconds, where DuckDB took milliseconds.
-      const found = projectIds.flatMap((project) => this.db.docs.get('events', [dataset, project, id]) ?? []);
+    if (this.source.single?.keyed?.includes('events')) {
+      // The source has every stored event's document from the moment it was acknowledged (the
+      // duckdb exporter's DocStore): a lookup per project, microseconds, where DuckDB took milliseconds.
+      const found = projectIds.flatMap((project) => this.source.document({ dataset, project_id: project, id, doc: '' }) ?? []);
       if (found.length <= 1) return found[0];
       const receivedAt = (doc: string) => String((JSON.parse(doc) as { received_at: string }).received_at);
       return found.sort((a, b) => receivedAt(a).localeCompare(receivedAt(b)))[0]; // the first to arrive, as below
     }
-    await this.db.settled(); // acknowledged events are readable
+    await this.source.settled(); // acknowledged events are readable
     const projectMatch = projectIds.length === 1 ? 'project_id = $p0' : `project_id IN (${projectIds.map((_, i) => `$p${i}`).join(', ')})`;
     const params: Record<string, DuckDBValue> = { dataset, id };
     projectIds.forEach((p, i) => (params[`p${i}`] = p));
-    const result = await this.sources.consistent('events', () =>
+    const result = await this.source.consistent(() =>
       this.db
         .reader()
         .runAndReadAll(
-          `SELECT project_id, doc FROM ${this.sources.relation('events', projectIds)} WHERE dataset = $dataset AND id = $id AND ${projectMatch} ORDER BY received_at LIMIT 1`,
+          `SELECT project_id, doc FROM ${this.source.relation(projectIds)} WHERE dataset = $dataset AND id = $id AND ${projectMatch} ORDER BY received_at LIMIT 1`,
           params,
         ),
     );
     const row = result.getRows()[0];
-    return row ? this.document(dataset, String(row[0]), id, String(row[1])) : undefined;
+    return row ? this.source.document({ dataset, project_id: String(row[0]), id, doc: String(row[1]) }) : undefined;
   }
 
   /** Per project: when an event last arrived and how many arrived in the last 24 hours. */
   async activity(dataset: Dataset, projectIds: string[], now = Date.now()): Promise<Map<string, { last_received_at: string; count_24h: number }>> {
-    await this.db.settled(); // acknowledged events are readable
-    const result = await this.sources.consistent('events', () =>
+    if (this.source.empty || projectIds.length === 0) return new Map();
+    await this.source.settled(); // acknowledged events are readable
+    const result = await this.source.consistent(() =>
       this.db.reader().runAndReadAll(
         `SELECT project_id, max(received_at) AS last, count(*) FILTER (WHERE received_at >= make_timestamp($since::BIGINT)) AS recent
-         FROM ${this.sources.relation('events', projectIds)} WHERE dataset = $dataset GROUP BY project_id`,
+         FROM ${this.source.relation(projectIds)} WHERE dataset = $dataset GROUP BY project_id`,
         { dataset, since: BigInt(now - 24 * 3600 * 1000) * 1000n },
       ),
     );

@@ -1,16 +1,17 @@
-// Issue reads and status changes. From DuckDB, issues are the `issues` table, which the duckdb
-// exporter keeps up to date in the same transaction as the events it stores. From the lake, they
-// are aggregated from the events themselves, with the status from `issue_states` (a resolved
-// issue with an event received after its resolution reads as regressed).
+// Issue reads and status changes. An issue's aggregates (count, first and last seen, releases,
+// title) come from the events' read source: the source's own table where it keeps one (the duckdb
+// exporter folds them as it stores events), else aggregated from the events. Its status comes from
+// the catalog's issue_states, which the issues processor and PATCH /v1/issues keep (a resolved issue
+// whose events were received after its resolution reads as regressed, whatever recorded it).
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
 import type { Database } from './database.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
+import type { IssueStates, IssueStatus, SettableStatus } from './issue-states.js';
+import type { MergedSource } from './read-sources.js';
 import { rows } from './rows.js';
-import type { ReadSources } from './sources.js';
 
-export type IssueStatus = 'unresolved' | 'resolved' | 'ignored' | 'regressed';
-export const SETTABLE_STATUSES = ['unresolved', 'resolved', 'ignored'] as const;
+export { SETTABLE_STATUSES, type IssueStatus } from './issue-states.js';
 
 export interface Issue {
   id: string;
@@ -41,30 +42,33 @@ const COLUMNS =
 export class IssueStore {
   constructor(
     private readonly db: Database,
-    private readonly sources: ReadSources,
+    private readonly events: MergedSource,
+    private readonly states: IssueStates,
   ) {}
 
-  /** Issues of these projects as a relation with the `issues` table's columns. */
+  /** Issues of these projects as a relation with the columns of an issue. */
   private relation(projectIds: string[]): string {
-    if (!this.sources.usesLake('events')) return 'issues';
-    return `(SELECT a.issue_id AS id, a.dataset, a.project_id, a.title, a.culprit, a.type, a.value, a.level,
-        CASE WHEN s.status IS NULL THEN 'unresolved'
-             WHEN s.status = 'resolved' AND a.last_received > s.status_changed_at THEN 'regressed'
-             ELSE s.status END AS status,
-        a.first_seen, a.last_seen, a.count, a.first_release, a.last_release, s.status_changed_at
-      FROM (SELECT issue_id, dataset, project_id,
+    const kept = this.events.single?.issues?.(projectIds);
+    const aggregates =
+      kept ??
+      `(SELECT issue_id AS id, dataset, project_id,
           arg_max(title, timestamp) AS title, arg_max(culprit, timestamp) AS culprit,
           arg_max(exception_type, timestamp) AS type, arg_max(exception_value, timestamp) AS value,
           arg_max(level, timestamp) AS level, min(timestamp) AS first_seen, max(timestamp) AS last_seen,
           count(*) AS count, arg_min(release, timestamp) AS first_release, arg_max(release, timestamp) AS last_release,
           max(received_at) AS last_received
-        FROM ${this.sources.relation('events', projectIds)} GROUP BY issue_id, dataset, project_id) a
-      LEFT JOIN issue_states s ON s.id = a.issue_id AND s.dataset = a.dataset)`;
+        FROM ${this.events.relation(projectIds)} GROUP BY issue_id, dataset, project_id)`;
+    return `(SELECT a.id, a.dataset, a.project_id, a.title, a.culprit, a.type, a.value, a.level,
+        CASE WHEN s.status IS NULL THEN 'unresolved'
+             WHEN s.status = 'resolved' AND a.last_received > s.status_changed_at THEN 'regressed'
+             ELSE s.status END AS status,
+        a.first_seen, a.last_seen, a.count, a.first_release, a.last_release, s.status_changed_at
+      FROM ${aggregates} a LEFT JOIN issue_states s ON s.id = a.id AND s.dataset = a.dataset)`;
   }
 
   /** Most recently seen first, keyset-paginated on (last_seen, id). */
   async list(filter: IssueFilter, limit: number, cursor?: string): Promise<{ issues: Issue[]; nextCursor: string | null }> {
-    await this.db.settled(); // acknowledged events are readable
+    await this.events.settled(); // acknowledged events are readable
     const where = ['dataset = $dataset', 'project_id = $project'];
     const params: Record<string, DuckDBValue> = { dataset: filter.dataset, project: filter.projectId, limit: limit + 1 };
     if (filter.status) {
@@ -77,7 +81,7 @@ export class IssueStore {
       params.cts = micros;
       params.cid = id;
     }
-    const result = await this.sources.consistent('events', () =>
+    const result = await this.events.consistent(() =>
       this.db.reader().runAndReadAll(
         `SELECT ${COLUMNS}, epoch_us(last_seen)::VARCHAR AS micros FROM ${this.relation([filter.projectId])} WHERE ${where.join(' AND ')}
          ORDER BY last_seen DESC, id DESC LIMIT $limit`,
@@ -96,11 +100,11 @@ export class IssueStore {
 
   /** The issue, if it belongs to one of `projectIds`. */
   async get(dataset: Dataset, projectIds: string[], id: string): Promise<Issue | undefined> {
-    await this.db.settled(); // acknowledged events are readable
+    await this.events.settled(); // acknowledged events are readable
     if (projectIds.length === 0) return undefined;
     const params: Record<string, DuckDBValue> = { dataset, id };
     const projects = projectIds.map((p, i) => ((params[`p${i}`] = p), `$p${i}`)).join(', ');
-    const result = await this.sources.consistent('events', () =>
+    const result = await this.events.consistent(() =>
       this.db
         .reader()
         .runAndReadAll(`SELECT ${COLUMNS} FROM ${this.relation(projectIds)} WHERE dataset = $dataset AND id = $id AND project_id IN (${projects})`, params),
@@ -108,18 +112,11 @@ export class IssueStore {
     return rows<Issue>(result)[0];
   }
 
-  /** Sets the status in issue_states (what lake reads use) and in the issues table (DuckDB reads). */
-  async setStatus(dataset: Dataset, projectIds: string[], id: string, status: (typeof SETTABLE_STATUSES)[number]): Promise<Issue | undefined> {
-    await this.db.settled(); // acknowledged events are readable
-    const now = BigInt(Date.now()) * 1000n;
-    await this.db.write(async (c) => {
-      await c.run(
-        `INSERT INTO issue_states VALUES (?, ?, ?, make_timestamp(?::BIGINT))
-         ON CONFLICT (id) DO UPDATE SET status = excluded.status, status_changed_at = excluded.status_changed_at`,
-        [id, dataset, status, now],
-      );
-      await c.run('UPDATE issues SET status = ?, status_changed_at = make_timestamp(?::BIGINT) WHERE dataset = ? AND id = ?', [status, now, dataset, id]);
-    });
+  /** Sets the status of an issue of one of `projectIds`; undefined when there is none. */
+  async setStatus(dataset: Dataset, projectIds: string[], id: string, status: SettableStatus): Promise<Issue | undefined> {
+    const issue = await this.get(dataset, projectIds, id);
+    if (!issue) return undefined;
+    await this.states.setStatus(dataset, issue.project_id, id, status);
     return this.get(dataset, projectIds, id);
   }
 }

@@ -1,22 +1,35 @@
-// The read side behind every read endpoint: events, issues and traces from the source configured
-// per signal (service.storage: duckdb, parquet or both; see sources.ts).
-import type { ServiceSettings } from '../config/service-schema.js';
+// The read side behind every read endpoint: events, issues and traces, each merged from the read
+// sources of the exporters that `service.storage.<signal>` names (read-sources.ts).
+import type { Signal } from '../engine/item.js';
+import { EVENT_ROW_KEY } from '../records/event-row.js';
+import { SPAN_ROW_KEY } from '../records/span-row.js';
 import type { Database } from './database.js';
 import { EventStore } from './events.js';
+import type { IssueStates } from './issue-states.js';
 import { IssueStore } from './issues.js';
-import { ReadSources } from './sources.js';
+import type { ReadSource } from './read-source.js';
+import { MergedSource } from './read-sources.js';
 import { TraceStore } from './traces.js';
 
 export class Storage {
-  readonly sources: ReadSources;
   readonly events: EventStore;
   readonly issues: IssueStore;
   readonly traces: TraceStore;
 
-  constructor(db: Database, settings: Pick<ServiceSettings, 'lake' | 'storage'>) {
-    this.sources = new ReadSources(settings.lake.path, settings.storage);
-    this.events = new EventStore(db, this.sources);
-    this.issues = new IssueStore(db, this.sources);
-    this.traces = new TraceStore(db, this.sources);
+  constructor(
+    db: Database,
+    states: IssueStates,
+    private readonly sources: Partial<Record<Signal, ReadSource[]>>,
+  ) {
+    const events = new MergedSource('events', sources.events ?? [], EVENT_ROW_KEY);
+    const spans = new MergedSource('traces', sources.traces ?? [], SPAN_ROW_KEY);
+    this.events = new EventStore(db, events);
+    this.issues = new IssueStore(db, events, states);
+    this.traces = new TraceStore(db, spans, events);
+  }
+
+  /** Whether some exporter serves reads of the signal. */
+  reads(signal: Signal): boolean {
+    return (this.sources[signal]?.length ?? 0) > 0;
   }
 }

@@ -4,8 +4,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
 import type { Database } from './database.js';
-import { spanKey } from './docs.js';
-import type { ReadSources } from './sources.js';
+import type { MergedSource } from './read-sources.js';
 
 export interface TraceTreeNode {
   span_id: string;
@@ -34,40 +33,33 @@ interface SpanRow {
 export class TraceStore {
   constructor(
     private readonly db: Database,
-    private readonly sources: ReadSources,
+    private readonly spans: MergedSource,
+    private readonly events: MergedSource,
   ) {}
 
   /** The trace as a JSON document, or undefined when none of its spans is visible. */
   async get(dataset: Dataset, projectIds: string[], traceId: string): Promise<string | undefined> {
-    await this.db.settled(); // acknowledged events are readable
     if (projectIds.length === 0) return undefined;
+    await Promise.all([this.spans.settled(), this.events.settled()]); // acknowledged items are readable
     const params: Record<string, DuckDBValue> = { dataset, trace: traceId };
     const projects = projectIds.map((id, i) => ((params[`p${i}`] = id), `$p${i}`)).join(', ');
     const [spanResult, eventResult] = await Promise.all([
-      this.sources.consistent('traces', () =>
+      this.spans.consistent(() =>
         this.db.reader().runAndReadAll(
           // trace_id alone first, so DuckDB takes the trace_id index (with the other predicates beside
           // it, it scanned the table: 63 ms instead of 3 ms at 1M spans).
-          `WITH t AS MATERIALIZED (SELECT * FROM ${this.sources.relation('traces', projectIds)} WHERE trace_id = $trace)
+          `WITH t AS MATERIALIZED (SELECT * FROM ${this.spans.relation(projectIds)} WHERE trace_id = $trace)
            SELECT doc, project_id, span_id, parent_span_id, name, service_name, start_ns, end_ns, status FROM t
            WHERE dataset = $dataset AND project_id IN (${projects}) ORDER BY start_ns, span_id`,
           params,
         ),
       ),
-      this.sources.consistent('events', () =>
-        this.db
-          .reader()
-          .runAndReadAll(
-            `WITH t AS MATERIALIZED (SELECT dataset, project_id, id, timestamp FROM ${this.sources.relation('events', projectIds)} WHERE trace_id = $trace)
-             SELECT id FROM t WHERE dataset = $dataset AND project_id IN (${projects}) ORDER BY timestamp, id`,
-            params,
-          ),
-      ),
+      this.errorEventIds(projectIds, params, projects),
     ]);
     const rows = spanResult.getRowObjectsJS() as unknown as SpanRow[];
     if (rows.length === 0) return undefined;
-    // The duckdb exporter's rows keep their documents in the DocStore ('' in the column).
-    for (const row of rows) if (row.doc === '') row.doc = this.db.docs.get('spans', spanKey(dataset, row.project_id, row.start_ns, traceId, row.span_id)) ?? '{}';
+    // Rows read without their document ('') take it from their source (the duckdb exporter's DocStore).
+    for (const row of rows) if (row.doc === '') row.doc = this.spans.document({ ...row, dataset, trace_id: traceId }) ?? '{}';
 
     const start = rows.reduce((min, r) => (r.start_ns < min ? r.start_ns : min), rows[0].start_ns);
     const end = rows.reduce((max, r) => (r.end_ns > max ? r.end_ns : max), rows[0].end_ns);
@@ -82,12 +74,25 @@ export class TraceStore {
       start_time: Number(start / 1_000_000n),
       span_count: rows.length,
       services,
-      error_event_ids: eventResult.getRows().map(([id]) => String(id)),
+      error_event_ids: eventResult,
     };
     const { tree, orphans } = buildTree(rows);
     // Spans are stored as JSON documents: splice them in rather than parse and re-serialize.
     const json = JSON.stringify({ ...head, orphan_span_ids: orphans, tree });
     return `${json.slice(0, -1)},"spans":[${rows.map((r) => r.doc).join(',')}]}`;
+  }
+
+  /** The error events that carry the trace id. `params` and `projects` are those of the span query. */
+  private async errorEventIds(projectIds: string[], params: Record<string, DuckDBValue>, projects: string): Promise<string[]> {
+    if (this.events.empty) return [];
+    const result = await this.events.consistent(() =>
+      this.db.reader().runAndReadAll(
+        `WITH t AS MATERIALIZED (SELECT dataset, project_id, id, timestamp FROM ${this.events.relation(projectIds)} WHERE trace_id = $trace)
+         SELECT id FROM t WHERE dataset = $dataset AND project_id IN (${projects}) ORDER BY timestamp, id`,
+        params,
+      ),
+    );
+    return result.getRows().map(([id]) => String(id));
   }
 }
 

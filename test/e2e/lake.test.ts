@@ -5,7 +5,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/paths.js';
-import { listFiles, listDates } from '../../src/storage/lake.js';
+import { listFiles, listDates } from '../../exporters/parquet/lake.js';
 import { fullEvent, startService, tempDir, type TestService } from '../support/service.js';
 import { childEnv, startProcess } from '../support/process.js';
 

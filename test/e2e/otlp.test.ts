@@ -201,7 +201,7 @@ describe('OTLP refusals make the SDK retry', () => {
     spans.forEach((s) => s.end()); // three exports at once: the bucket holds one
     await provider.forceFlush();
     // Read through the storage layer: the API would rate-limit the reads too.
-    for (const s of spans) expect(await limited.service.host.storage.traces.get('live', ['default'], s.spanContext().traceId)).toBeDefined();
+    for (const s of spans) expect(await limited.service.storage?.traces.get('live', ['default'], s.spanContext().traceId)).toBeDefined();
     const metrics = await (await fetch(`${limited.baseUrl}/metrics`)).text();
     expect(metrics).toMatch(/faultline_http_request_duration_seconds_count\{method="POST",route="\/v1\/traces",status="429"\} [1-9]/);
     await provider.shutdown();

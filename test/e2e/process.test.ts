@@ -140,7 +140,7 @@ describe('faultline validate', () => {
     const result = await runCli(['validate'], process.env);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/valid, 2 pipeline/);
-    expect(result.stdout).toMatch(/events: http_api, otlp -> validation -> grouping -> duckdb/);
+    expect(result.stdout).toMatch(/events: http_api, otlp -> validation -> grouping -> issues -> duckdb/);
     expect(result.stdout).toMatch(/traces: http_api, otlp -> validation -> duckdb/);
   });
 

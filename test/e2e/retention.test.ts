@@ -3,9 +3,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pino } from 'pino';
 import { packageRoot } from '../../src/paths.js';
-import { firstKeptDay, RetentionJob } from '../../src/storage/retention.js';
+import type { DuckdbExporter } from '../../exporters/duckdb/exporter.js';
+import { firstKeptDay } from '../../src/storage/retention.js';
 import { fullEvent, startService, type TestService } from '../support/service.js';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -52,9 +52,7 @@ describe.each([
   afterAll(() => svc.stop());
 
   it('deletes the events and spans dated before the first kept day, and nothing else', async () => {
-    const { host } = svc.service;
-    const job = new RetentionJob(host.database, host.settings.lake.path, { events_days: 10, traces_days: 10, check_interval_ms: 3_600_000 }, pino({ level: 'silent' }));
-    await job.run();
+    await svc.service.runRetention();
     for (const age of ages) {
       const expected = age >= 10 ? 404 : 200;
       expect((await svc.api(`/v1/events/${events.get(age)}`)).status, `event ${age} days old`).toBe(expected);
@@ -66,7 +64,7 @@ describe.each([
     // The duckdb exporter's expired documents leave the DocStore too; the kept ones stay.
     const project = (await (await svc.api(`/v1/events/${events.get(0)}`)).json()) as { project_id: string };
     for (const age of ages) {
-      const doc = host.database.docs.get('events', ['live', project.project_id, events.get(age) as string]);
+      const doc = (svc.service.exporter('duckdb') as DuckdbExporter).documents().get('events', ['live', project.project_id, events.get(age) as string]);
       expect(doc === undefined, `document of the event ${age} days old`).toBe(age >= 10);
     }
   });

@@ -13,7 +13,7 @@ describe('configuration', () => {
     const { config, errors } = resolveConfig(readConfigFile(undefined), defaultRegistry(), {});
     expect(errors).toEqual([]);
     expect(config?.pipelines).toEqual([
-      expect.objectContaining({ id: 'events', signal: 'events', receivers: ['http_api', 'otlp'], processors: ['validation', 'grouping'], exporters: ['duckdb'] }),
+      expect.objectContaining({ id: 'events', signal: 'events', receivers: ['http_api', 'otlp'], processors: ['validation', 'grouping', 'issues'], exporters: ['duckdb'] }),
       expect.objectContaining({ id: 'traces', signal: 'traces', receivers: ['http_api', 'otlp'], processors: ['validation'], exporters: ['duckdb'] }),
     ]);
     expect(config?.settings.http.port).toBe(8080);

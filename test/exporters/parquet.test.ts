@@ -19,7 +19,8 @@ import type { ErrorEvent } from '../../src/records/event.js';
 import { toSpanDocument } from '../../src/records/span-document.js';
 import type { Span } from '../../src/records/span.js';
 import { Database } from '../../src/storage/database.js';
-import { fileListSql, LAKE_READ_SQL, type LakeSignal } from '../../src/storage/lake.js';
+import { fileListSql, LAKE_READ_SQL, type Lake, type LakeSignal } from '../../exporters/parquet/lake.js';
+import { lakeTables } from '../../exporters/parquet/migrations.js';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures
@@ -42,6 +43,8 @@ interface Opened {
   db: Database;
   exporter: ParquetExporter;
   lake: string;
+  /** The lake as the exporter's modules see it (the unnamed instance's tables). */
+  store: Lake;
 }
 
 async function open(dir: string, config: Record<string, unknown> = QUIET, start = true): Promise<Opened> {
@@ -54,7 +57,7 @@ async function open(dir: string, config: Record<string, unknown> = QUIET, start 
     host,
   }) as ParquetExporter;
   if (start) await exporter.start();
-  return { db, exporter, lake };
+  return { db, exporter, lake, store: { db, path: lake, tables: lakeTables(undefined), changed: () => undefined } };
 }
 
 const tenant = (projectId: string, dataset: Tenant['dataset'] = 'live'): Tenant => ({ orgId: 'default', projectId, dataset });
@@ -384,7 +387,7 @@ describe('parquet exporter: durability and recovery', () => {
     const first = await open(dir);
     const events = [event('p1', '2026-11-22T10:00:00.000Z'), event('p1', '2026-11-23T10:00:00.000Z')];
     await first.exporter.export('events', events);
-    const claimed = await claimBatch(first.db, 'events');
+    const claimed = await claimBatch(first.store, 'events');
     expect(claimed?.rows).toBe(2);
     // A flush that died in the middle of its COPY leaves a temporary directory.
     mkdirSync(join(first.lake, '.tmp', `events-${claimed!.batchId}`, 'project_id=p1', 'date=2026-11-22'), { recursive: true });
@@ -410,11 +413,11 @@ describe('parquet exporter: durability and recovery', () => {
     const spans = [span('p1', '2026-11-22T10:00:00.000Z'), span('p1', '2026-11-22T10:00:01.000Z')];
     await first.exporter.export('events', events);
     await first.exporter.export('traces', spans);
-    const e = (await claimBatch(first.db, 'events'))!;
-    const published = await writeBatch(first.db, first.lake, 'events', e.batchId);
+    const e = (await claimBatch(first.store, 'events'))!;
+    const published = await writeBatch(first.store, 'events', e.batchId);
     expect(published).toHaveLength(3);
-    const s = (await claimBatch(first.db, 'traces'))!;
-    await writeBatch(first.db, first.lake, 'traces', s.batchId);
+    const s = (await claimBatch(first.store, 'traces'))!;
+    await writeBatch(first.store, 'traces', s.batchId);
     // Rows staged after the claim belong to the next flush, not to the pending batch.
     const late = event('p1', '2026-11-22T12:00:00.000Z');
     await first.exporter.export('events', [late]);
@@ -558,13 +561,13 @@ describe('parquet exporter: compaction', () => {
     const opened = await open(dir);
     const ids = await tenTinyFlushes(opened);
     const inputs = lakeFiles(opened.lake, 'events');
-    const [plan] = await planCompactions(opened.db, opened.lake, 'events', 5000, new RowCounts());
+    const [plan] = await planCompactions(opened.store, 'events', 5000, new RowCounts());
     expect(plan.inputs).toHaveLength(10);
-    const compaction = await journalCompaction(opened.db, plan);
-    expect(await writeCompaction(opened.db, opened.lake, compaction)).toBe(10);
+    const compaction = await journalCompaction(opened.store, plan);
+    expect(await writeCompaction(opened.store, compaction)).toBe(10);
     const partition = join(opened.lake, compaction.partitionDir);
     expect(existsSync(join(partition, compactionTmpName(compaction.output)))).toBe(true);
-    if (stopAfterPublish) publishCompaction(opened.lake, compaction);
+    if (stopAfterPublish) publishCompaction(opened.store, compaction);
     // A reader between publish and the inputs' removal sees every row twice: the read layer de-duplicates by id.
     await opened.db.close();
     const reopened = await open(dir);

@@ -2,8 +2,11 @@
 // for what only the files can show (pending entries left by a crash, a database from before the store).
 import { readFileSync, rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DocStore, spanKey } from '../../exporters/duckdb/docs.js';
+import type { DuckdbExporter } from '../../exporters/duckdb/exporter.js';
+import { DUCKDB_MIGRATIONS } from '../../exporters/duckdb/migrations.js';
 import { Database } from '../../src/storage/database.js';
-import { spanKey } from '../../src/storage/docs.js';
+import { migrate } from '../../src/storage/migrate.js';
 import { startService, tempDir, type TestService } from '../support/service.js';
 
 const ID = '0192f0a4-7b1c-7d2e-8f00-123456789abc';
@@ -23,23 +26,29 @@ describe('DocStore', () => {
     const dir = tempDir();
     dirs.push(dir);
     const db = await Database.open(dir);
+    const docs = DocStore.open(dir);
+    await migrate(db, 'duckdb', DUCKDB_MIGRATIONS, docs);
     await db.write(async (c) => {
       await c.run(`INSERT INTO events (dataset, project_id, id, timestamp, received_at, issue_id, environment, release, level, exception_type, exception_value, doc)
         SELECT 'live', 'p' || (i % 2)::VARCHAR, 'id-' || i::VARCHAR, now(), now(), 'issue', 'production', '', 'error', 'Error', 'v', '{"n":' || i::VARCHAR || '}'
         FROM range(25000) AS r(i)`);
-      await c.run('DELETE FROM schema_migrations WHERE version = 5');
+      await c.run("DELETE FROM migrations WHERE owner = 'duckdb' AND version = 4");
     });
     await db.close();
+    await docs.close();
 
     const reopened = await Database.open(dir);
+    const reopenedDocs = DocStore.open(dir);
     try {
+      await migrate(reopened, 'duckdb', DUCKDB_MIGRATIONS, reopenedDocs);
       const left = await reopened.reader().runAndReadAll("SELECT count(*) FROM events WHERE doc <> ''");
       expect(Number(left.getRows()[0][0])).toBe(0);
-      expect(reopened.docs.get('events', ['live', 'p1', 'id-24999'])).toBe('{"n":24999}');
-      expect(reopened.docs.get('events', ['live', 'p0', 'id-0'])).toBe('{"n":0}');
-      expect(reopened.docs.get('events', ['live', 'p0', 'id-1'])).toBeUndefined();
+      expect(reopenedDocs.get('events', ['live', 'p1', 'id-24999'])).toBe('{"n":24999}');
+      expect(reopenedDocs.get('events', ['live', 'p0', 'id-0'])).toBe('{"n":0}');
+      expect(reopenedDocs.get('events', ['live', 'p0', 'id-1'])).toBeUndefined();
     } finally {
       await reopened.close();
+      await reopenedDocs.close();
     }
   });
 
@@ -54,10 +63,10 @@ describe('DocStore', () => {
 
     // As a crash would leave them: one acknowledged event never indexed, and one indexed whose
     // pending entry was not deleted yet.
-    const db = await Database.open(dataDir);
+    const docs = DocStore.open(dataDir);
     const tenant = { orgId: 'default', projectId: stored.project_id, dataset: 'live' };
     const other = { ...stored, id: '0192f0a4-7b1c-7d2e-8f00-000000000002', exception: { type: 'TypeError', value: 'pending' } };
-    await db.docs.put(
+    await docs.put(
       [
         { kind: 'events', key: ['live', stored.project_id, other.id], doc: JSON.stringify(other) },
         { kind: 'events', key: ['live', stored.project_id, ID], doc: JSON.stringify(stored) },
@@ -73,7 +82,7 @@ describe('DocStore', () => {
         }),
       },
     );
-    await db.close();
+    await docs.close();
 
     svc = await startService({ dataDir, keys });
     const recovered = (await (await svc.api(`/v1/events/${other.id}`)).json()) as { exception: { value: string } };
@@ -82,7 +91,7 @@ describe('DocStore', () => {
     expect(list.data.map((e) => e.id).sort()).toEqual([ID, other.id].sort());
     const issue = (await (await svc.api(`/v1/issues/${stored.issue_id}`)).json()) as { count: number };
     expect(issue.count).toBe(2);
-    expect(svc.service.host.database.docs.allPending('events')).toEqual([]);
+    expect(documents(svc).allPending('events')).toEqual([]);
   });
 
   it('indexes spans acknowledged but not yet in DuckDB after a restart, and nothing twice', async () => {
@@ -102,20 +111,20 @@ describe('DocStore', () => {
     const project = projects.data[0].id;
     await first.stop();
 
-    const db = await Database.open(dataDir);
+    const docs = DocStore.open(dataDir);
     const tenant = { orgId: 'default', projectId: project, dataset: 'live' };
     const child = { ...before.spans[0], span_id: '2'.repeat(16), parent_span_id: '1'.repeat(16), name: 'op child' };
     const childKey = spanKey('live', project, BigInt(now) * 1_000_000n, trace, '2'.repeat(16));
     const rootKey = spanKey('live', project, BigInt(now) * 1_000_000n, trace, '1'.repeat(16));
     const receivedAt = new Date(now).toISOString();
-    await db.docs.put(
+    await docs.put(
       [
         { kind: 'spans', key: childKey, doc: JSON.stringify(child) },
         { kind: 'spans', key: rootKey, doc: JSON.stringify(before.spans[0]) },
       ],
       { kind: 'spans', id: 'crash', value: JSON.stringify({ items: [{ tenant, key: childKey, extra: receivedAt }, { tenant, key: rootKey, extra: receivedAt }] }) },
     );
-    await db.close();
+    await docs.close();
 
     svc = await startService({ dataDir, keys });
     const after = (await (await svc.api(`/v1/traces/${trace}`)).json()) as { span_count: number; spans: Array<{ name: string }>; tree: Array<{ children: unknown[] }> };
@@ -123,7 +132,7 @@ describe('DocStore', () => {
     expect(after.spans.map((s) => s.name).sort()).toEqual(['op 1111111111111111', 'op child']);
     expect(after.tree).toHaveLength(1);
     expect(after.tree[0].children).toHaveLength(1);
-    expect(svc.service.host.database.docs.allPending('spans')).toEqual([]);
+    expect(documents(svc).allPending('spans')).toEqual([]);
   });
 
   it('holds senders past the indexing backlog and stores concurrent copies of one id once', async () => {
@@ -146,6 +155,10 @@ describe('DocStore', () => {
     expect(list.data.map((e) => e.id).sort()).toEqual([...fresh, ID].sort());
     const issues = (await (await svc.api('/v1/issues')).json()) as { data: Array<{ count: number }> };
     expect(issues.data.reduce((sum, issue) => sum + issue.count, 0)).toBe(41);
-    expect(svc.service.host.database.docs.allPending('events')).toEqual([]);
+    expect(documents(svc).allPending('events')).toEqual([]);
   });
 });
+
+function documents(svc: TestService): DocStore {
+  return (svc.service.exporter('duckdb') as DuckdbExporter).documents();
+}

@@ -1,103 +1,74 @@
-// POST /v1/traces and GET /v1/traces/{id}.
+// POST /v1/traces: spans into the traces pipelines, answered with partial success like OTLP.
 import type { Consumer } from '../../../src/engine/component.js';
 import type { Host } from '../../../src/engine/host.js';
-import type { Signal } from '../../../src/engine/item.js';
 import { ingestSpans } from '../../../src/ingest/spans.js';
 import { readJson } from '../../../src/http/body.js';
 import { ApiError, errors } from '../../../src/http/errors.js';
 import { parseJsonExact } from '../../../src/http/json.js';
 import { json, principalOf, type RouteDefinition } from '../../../src/http/host.js';
-import { ingestProject, INGEST_PROJECT_DOC, optional } from '../params.js';
-import { readProjects, resolveProject, tenantOf } from '../../../src/auth/scope.js';
+import { resolveProject, tenantOf } from '../../../src/auth/scope.js';
+import type { Signal } from '../../../src/engine/item.js';
+import { ingestProject, INGEST_PROJECT_DOC } from '../ingest-params.js';
 
-export interface TraceRoutesOptions {
+export interface TraceIngestOptions {
   host: Host;
   receiverId: string;
   consumers: Partial<Record<Signal, Consumer>>;
 }
 
-const HEX = /^[0-9a-fA-F]+$/;
-
-export function traceRoutes({ host, receiverId, consumers }: TraceRoutesOptions): RouteDefinition[] {
-  const { catalog, storage, metrics, settings } = host;
+export function traceIngestRoute({ host, receiverId, consumers }: TraceIngestOptions): RouteDefinition {
+  const { catalog, metrics, settings } = host;
   const { span_batch_bytes: maxBytes, spans_per_request: maxSpans } = settings.limits;
-  const routes: RouteDefinition[] = [];
-
-  if (consumers.traces) {
-    routes.push({
-      method: 'POST',
-      path: '/v1/traces',
-      summary: 'Ingest spans; partial success like OTLP',
-      tag: 'traces',
-      auth: true,
-      query: [INGEST_PROJECT_DOC],
-      requestBody: { contentType: 'application/json', schema: spanBatchSchema },
-      responses: {
-        202: '{accepted, rejected, errors: [{index, path, message}]}',
-        400: 'invalid_json or validation_failed (no spans array)',
-        401: 'unauthorized',
-        403: 'forbidden',
-        413: `payload_too_large (over ${maxBytes} bytes or ${maxSpans} spans)`,
-        415: 'unsupported_media_type',
-        429: 'rate_limited',
-        503: 'overloaded (Retry-After)',
-      },
-      handler: async (ctx) => {
-        const principal = principalOf(ctx);
-        const project = await resolveProject(catalog, principal, ingestProject(ctx));
-        const refused = (reason: string, count = 1) => metrics.receiverRefused.inc({ receiver: receiverId, signal: 'traces', reason }, count);
-        try {
-          consumers.traces?.assertRoom(1, Number(ctx.event.req.headers.get('content-length')) || 0); // refuse before reading the body
-        } catch (error) {
-          refused('overloaded');
-          throw error;
-        }
-        let body: unknown;
-        try {
-          body = await readJson(ctx.event, maxBytes, parseJsonExact);
-        } catch (error) {
-          refused(error instanceof ApiError && error.status === 413 ? 'too_large' : 'invalid');
-          throw error;
-        }
-        const spans = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { spans?: unknown }).spans : undefined;
-        if (!Array.isArray(spans)) {
-          refused('invalid');
-          throw errors.validation('the body must be {"spans": [...]}', [{ path: 'spans', message: 'is required and must be an array' }]);
-        }
-        if (spans.length > maxSpans) {
-          refused('too_large');
-          throw new ApiError(413, 'payload_too_large', `at most ${maxSpans} spans per request, got ${spans.length}`);
-        }
-        const result = await ingestSpans(consumers, tenantOf(principal, project), spans);
-        metrics.receiverAccepted.inc({ receiver: receiverId, signal: 'traces' }, result.accepted);
-        if (result.rejected) refused('invalid', result.rejected);
-        return json(ctx, 202, result);
-      },
-    });
-  }
-
-  routes.push({
-    method: 'GET',
-    path: '/v1/traces/:id',
-    summary: 'Get a trace: spans by start time, the span tree, services, duration and linked error events',
+  return {
+    method: 'POST',
+    path: '/v1/traces',
+    summary: 'Ingest spans; partial success like OTLP',
     tag: 'traces',
     auth: true,
-    query: [{ name: 'project_id', description: 'Look in this project only (default: every project the key reaches)', schema: { type: 'string' } }],
-    responses: { 200: 'The trace record', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' },
+    query: [INGEST_PROJECT_DOC],
+    requestBody: { contentType: 'application/json', schema: spanBatchSchema },
+    responses: {
+      202: '{accepted, rejected, errors: [{index, path, message}]}',
+      400: 'invalid_json or validation_failed (no spans array)',
+      401: 'unauthorized',
+      403: 'forbidden',
+      413: `payload_too_large (over ${maxBytes} bytes or ${maxSpans} spans)`,
+      415: 'unsupported_media_type',
+      429: 'rate_limited',
+      503: 'overloaded (Retry-After)',
+    },
     handler: async (ctx) => {
       const principal = principalOf(ctx);
-      const projects = await readProjects(catalog, principal, optional(ctx.query, 'project_id'));
-      const id = HEX.test(ctx.params.id) ? ctx.params.id.toLowerCase() : ctx.params.id;
-      const trace = await storage.traces.get(
-        principal.dataset,
-        projects.map((p) => p.id),
-        id,
-      );
-      if (!trace) throw errors.notFound(`no trace ${ctx.params.id}`);
-      return json(ctx, 200, trace);
+      const project = await resolveProject(catalog, principal, ingestProject(ctx));
+      const refused = (reason: string, count = 1) => metrics.receiverRefused.inc({ receiver: receiverId, signal: 'traces', reason }, count);
+      try {
+        consumers.traces?.assertRoom(1, Number(ctx.event.req.headers.get('content-length')) || 0); // refuse before reading the body
+      } catch (error) {
+        refused('overloaded');
+        throw error;
+      }
+      let body: unknown;
+      try {
+        body = await readJson(ctx.event, maxBytes, parseJsonExact);
+      } catch (error) {
+        refused(error instanceof ApiError && error.status === 413 ? 'too_large' : 'invalid');
+        throw error;
+      }
+      const spans = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { spans?: unknown }).spans : undefined;
+      if (!Array.isArray(spans)) {
+        refused('invalid');
+        throw errors.validation('the body must be {"spans": [...]}', [{ path: 'spans', message: 'is required and must be an array' }]);
+      }
+      if (spans.length > maxSpans) {
+        refused('too_large');
+        throw new ApiError(413, 'payload_too_large', `at most ${maxSpans} spans per request, got ${spans.length}`);
+      }
+      const result = await ingestSpans(consumers, tenantOf(principal, project), spans);
+      metrics.receiverAccepted.inc({ receiver: receiverId, signal: 'traces' }, result.accepted);
+      if (result.rejected) refused('invalid', result.rejected);
+      return json(ctx, 202, result);
     },
-  });
-  return routes;
+  };
 }
 
 const attributes = { type: 'object', additionalProperties: true, description: 'Values: string, number, boolean, or arrays of those' };

@@ -1,6 +1,5 @@
 // Query-parameter parsing shared by the list endpoints: every bad value is a 400 invalid_parameter.
-import { errors } from '../../src/http/errors.js';
-import type { RequestContext } from '../../src/http/host.js';
+import { errors } from '../http/errors.js';
 
 export function parseLimit(query: URLSearchParams, fallback = 50, max = 1000): number {
   const raw = query.get('limit');
@@ -34,14 +33,3 @@ export const LIST_QUERY_DOCS = [
   { name: 'limit', description: 'Page size, 1-1000', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 50 } },
   { name: 'cursor', description: 'The next_cursor of the previous page', schema: { type: 'string' } },
 ];
-
-/** The project an ingest request names: `?project_id=`, else the x-faultline-project header. */
-export function ingestProject(ctx: RequestContext): string | undefined {
-  return optional(ctx.query, 'project_id') ?? ctx.event.req.headers.get('x-faultline-project') ?? undefined;
-}
-
-export const INGEST_PROJECT_DOC = {
-  name: 'project_id',
-  description: 'Target project (organization keys; or the x-faultline-project header)',
-  schema: { type: 'string' },
-};

@@ -1,9 +1,19 @@
-// Row layouts shared by the tables that hold events and spans: the duckdb exporter's `events` and
-// `spans`, and the parquet exporter's staging tables (the same columns plus a trailing batch_id).
+// How an error event is laid out as a row: the columns every table that stores events has (the
+// duckdb exporter's `events`, the parquet exporter's staging tables, with trailing columns of their
+// own) and the relation every read source gives the read layer (src/storage/read-sources.ts).
 import { timestampValue, type DuckDBAppender } from '@duckdb/node-api';
 import type { Item } from '../engine/item.js';
-import type { ErrorEvent } from '../records/event.js';
-import type { Span } from '../records/span.js';
+import type { ErrorEvent } from './event.js';
+
+/**
+ * The columns a read source's events relation has. `doc` is the stored document, or '' where the
+ * source keeps documents elsewhere (it then looks them up by key, see ReadSource.document).
+ */
+export const EVENT_READ_COLUMNS = `dataset, project_id, id, timestamp, received_at, issue_id, environment, release, level,
+  exception_type, exception_value, message, user_id, user_email, trace_id, replay_id, tags, doc, title, culprit`;
+
+/** What identifies one event across sources, and which of two copies a merged read keeps (the first to arrive). */
+export const EVENT_ROW_KEY = { key: 'dataset, project_id, id', order: 'received_at' };
 
 /**
  * Appends the columns of one event (no endRow, so callers may add trailing columns). `doc` is the
@@ -30,27 +40,6 @@ export function appendEventColumns(appender: DuckDBAppender, item: Pick<Item<Err
   text(event.trace_id);
   text(event.replay_id);
   text(event.tags ? JSON.stringify(event.tags) : undefined);
-  appender.appendVarchar(doc);
-}
-
-/** The columns of a span row: what its pending entry keeps (the duckdb exporter's spans). */
-export type SpanColumns = Pick<Span, 'trace_id' | 'span_id' | 'parent_span_id' | 'name' | 'service_name' | 'start_time_unix_nano' | 'end_time_unix_nano' | 'status' | 'kind' | 'received_at'>;
-
-/** Appends the columns of one span (no endRow); `doc` as for appendEventColumns. */
-export function appendSpanColumns(appender: DuckDBAppender, item: { tenant: Item['tenant']; data: SpanColumns }, doc: string): void {
-  const { data: span, tenant } = item;
-  appender.appendVarchar(tenant.dataset);
-  appender.appendVarchar(tenant.projectId);
-  appender.appendVarchar(span.trace_id);
-  appender.appendVarchar(span.span_id);
-  appender.appendVarchar(span.parent_span_id);
-  appender.appendVarchar(span.name);
-  appender.appendVarchar(span.service_name);
-  appender.appendBigInt(span.start_time_unix_nano);
-  appender.appendBigInt(span.end_time_unix_nano);
-  appender.appendVarchar(span.status);
-  appender.appendVarchar(span.kind);
-  appender.appendTimestamp(timestampValue(isoMicros(span.received_at)));
   appender.appendVarchar(doc);
 }
 

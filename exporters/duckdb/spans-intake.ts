@@ -6,9 +6,9 @@
 import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { spanDocumentJson } from '../../src/records/span-document.js';
 import type { Span } from '../../src/records/span.js';
-import { appendSpanColumns, type SpanColumns } from '../../src/storage/appenders.js';
-import { spanKey } from '../../src/storage/docs.js';
-import { appendRows } from './appenders.js';
+import { appendSpanColumns, type SpanColumns } from '../../src/records/span-row.js';
+import { spanKey } from './docs.js';
+import { appendRows } from './kept-appenders.js';
 import type { Accepted, IntakeKind } from './intake.js';
 
 export const spanIntake: IntakeKind<Span> = {

@@ -1,5 +1,4 @@
-// The Parquet lake's layout and schema, shared by the parquet exporter (which writes it) and the
-// storage layer (which reads it):
+// The Parquet lake's layout and schema (the parquet exporter writes it and serves reads from it):
 //
 //   <lake>/<signal>/project_id=<id>/date=<YYYY-MM-DD>/part-<unique>.parquet   (hive partitions, ZSTD)
 //
@@ -9,12 +8,12 @@
 // contexts, breadcrumbs) is JSON text: a Parquet column has one type, and a struct per distinct
 // attribute set would explode the schema. Every row also carries `doc`, the API document, so the
 // read endpoints answer from the lake exactly as from DuckDB.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Database } from '../../src/storage/database.js';
+import type { LakeTables } from './migrations.js';
 
 export type LakeSignal = 'events' | 'traces';
-
-export const STAGING_TABLE: Record<LakeSignal, string> = { events: 'lake_staging_events', traces: 'lake_staging_spans' };
 
 /**
  * SELECT list turning staging rows into lake rows (the hive columns project_id and date last, for
@@ -99,21 +98,33 @@ export function listProjects(lake: string, signal: LakeSignal): string[] {
     .map((name) => name.slice('project_id='.length));
 }
 
+/** Deletes every day partition of the signal dated before `firstKept` (YYYY-MM-DD); returns their directories. */
+export function dropPartitionsBefore(lake: string, signal: LakeSignal, firstKept: string): string[] {
+  const dropped: string[] = [];
+  for (const project of listProjects(lake, signal)) {
+    for (const date of listDates(lake, signal, project).filter((d) => d < firstKept)) {
+      const dir = partitionDir(lake, signal, project, date);
+      rmSync(dir, { recursive: true, force: true });
+      dropped.push(dir);
+    }
+  }
+  return dropped;
+}
+
 /** A DuckDB list literal of file paths, for read_parquet([...]). Paths are ours, but quote anyway. */
 export function fileListSql(files: string[]): string {
   return `[${files.map((f) => `'${f.replace(/'/g, "''")}'`).join(', ')}]`;
 }
 
-let generation = 0;
-
-/**
- * Called when rows leave staging for files, or files are removed (compaction): a read that
- * listed files before and read staging after such a moment may have missed rows, and retries.
- */
-export function lakeChanged(): void {
-  generation++;
-}
-
-export function lakeGeneration(): number {
-  return generation;
+/** One lake as the exporter's modules work on it: its directory and its tables in the DuckDB file. */
+export interface Lake {
+  db: Database;
+  /** The lake directory (absolute). */
+  path: string;
+  tables: LakeTables;
+  /**
+   * Called when rows leave staging for files, or files are removed (compaction): a read that
+   * listed files before and read staging after such a moment may have missed rows, and retries.
+   */
+  changed(): void;
 }

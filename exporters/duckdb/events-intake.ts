@@ -1,14 +1,14 @@
 // Events in the duckdb exporter's intake (intake.ts): documents keyed (dataset, project, id);
 // rows added to DuckDB in one transaction with the Appender (without the document), folded into
-// their issues' rows. Events coming back from pending entries after a restart may have been
+// their issues' aggregates (count, first and last seen and release, latest title). Events coming back from pending entries after a restart may have been
 // committed before the crash, so those are looked up first (`recheck`); in normal running the
 // intake has already made sure every id is new. Issue ids are checked before anything is
 // appended: an appender abandoned half-filled would flush its rows into some later transaction.
 import { listValue, timestampValue, type DuckDBConnection } from '@duckdb/node-api';
 import { eventDocumentJson } from '../../src/records/event-document.js';
 import type { ErrorEvent } from '../../src/records/event.js';
-import { appendEventColumns, isoMicros } from '../../src/storage/appenders.js';
-import { appendRows } from './appenders.js';
+import { appendEventColumns, isoMicros } from '../../src/records/event-row.js';
+import { appendRows } from './kept-appenders.js';
 import type { Accepted, IntakeKind } from './intake.js';
 
 type AcceptedEvent = Accepted<ErrorEvent>;
@@ -45,6 +45,7 @@ interface IssueDelta {
   first: { micros: bigint; release: string };
   last: { micros: bigint; release: string };
   count: number;
+  lastReceived: bigint;
 }
 
 /** Writes the events in one transaction that it begins and commits itself (Database.writeInOwnTransaction). */
@@ -94,10 +95,13 @@ async function upsertIssues(connection: DuckDBConnection, items: AcceptedEvent[]
         first: at,
         last: at,
         count: 1,
+        lastReceived: isoMicros(event.received_at),
       });
       continue;
     }
     delta.count++;
+    const received = isoMicros(event.received_at);
+    if (received > delta.lastReceived) delta.lastReceived = received;
     if (at.micros < delta.first.micros) delta.first = at;
     if (at.micros >= delta.last.micros) {
       delta.last = at;
@@ -114,13 +118,13 @@ async function upsertIssues(connection: DuckDBConnection, items: AcceptedEvent[]
       appender.appendBigInt(BigInt(d.count));
       appender.appendVarchar(d.first.release);
       appender.appendVarchar(d.last.release);
-      appender.appendNull();
+      appender.appendNull(); // status_changed_at: statuses live in the catalog
+      appender.appendTimestamp(timestampValue(d.lastReceived));
       appender.endRow();
     }
   });
-  // A new event reopens a resolved issue as `regressed`; ignored issues stay ignored. No
-  // parameters: the one value spliced in is an integer we computed.
-  const now = (BigInt(Date.now()) * 1000n).toString();
+  // The aggregates only: statuses live in the catalog (the issues processor reopens a resolved
+  // issue before the event gets here). The status column is left as the table was made.
   await connection.run(
     `INSERT INTO issues SELECT * FROM issue_deltas
      ON CONFLICT (id) DO UPDATE SET
@@ -133,8 +137,7 @@ async function upsertIssues(connection: DuckDBConnection, items: AcceptedEvent[]
        value = CASE WHEN excluded.last_seen >= issues.last_seen THEN excluded.value ELSE issues.value END,
        level = CASE WHEN excluded.last_seen >= issues.last_seen THEN excluded.level ELSE issues.level END,
        last_seen = greatest(issues.last_seen, excluded.last_seen),
-       status = CASE WHEN issues.status = 'resolved' THEN 'regressed' ELSE issues.status END,
-       status_changed_at = CASE WHEN issues.status = 'resolved' THEN make_timestamp(${now}::BIGINT) ELSE issues.status_changed_at END;
+       last_received = greatest(issues.last_received, excluded.last_received);
      DELETE FROM issue_deltas;
      COMMIT;`,
   );

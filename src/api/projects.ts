@@ -1,11 +1,11 @@
 // GET /v1/projects: the projects a key reaches, with DSN, keys and telemetry status.
-import type { Host } from '../../../src/engine/host.js';
-import { errors } from '../../../src/http/errors.js';
-import { json, principalOf, type RouteDefinition } from '../../../src/http/host.js';
-import type { ApiKey, Project } from '../../../src/storage/catalog.js';
-import { decodeCursor, encodeCursor, InvalidCursorError } from '../../../src/storage/cursor.js';
-import { LIST_QUERY_DOCS, optional, parseLimit } from '../params.js';
-import { reachableProjects } from '../../../src/auth/scope.js';
+import { reachableProjects } from '../auth/scope.js';
+import { errors } from '../http/errors.js';
+import { json, principalOf, type RouteDefinition } from '../http/host.js';
+import type { ApiKey, Project } from '../storage/catalog.js';
+import { decodeCursor, encodeCursor, InvalidCursorError } from '../storage/cursor.js';
+import type { ApiContext } from './context.js';
+import { LIST_QUERY_DOCS, optional, parseLimit } from './params.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -14,8 +14,7 @@ interface SignalActivity {
   count_24h: number;
 }
 
-export function projectRoutes(host: Host): RouteDefinition[] {
-  const { catalog, storage, settings } = host;
+export function projectRoutes({ catalog, storage, appUrl }: ApiContext): RouteDefinition[] {
   return [
     {
       method: 'GET',
@@ -49,7 +48,7 @@ export function projectRoutes(host: Host): RouteDefinition[] {
             name: project.name,
             platform: project.platform,
             created_at: project.created_at,
-            dsn: dsnOf(project, settings.app_url),
+            dsn: dsnOf(project, appUrl),
             keys: keys.filter((k) => k.project_id === project.id).map(presentKey),
             telemetry: {
               status: statusOf([errorsActivity, none, none], now),

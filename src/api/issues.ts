@@ -1,19 +1,18 @@
 // GET /v1/issues, GET /v1/issues/{id}, PATCH /v1/issues/{id}, and the permalink {app_url}/issues/{id}.
-import type { Principal } from '../../../src/auth/authenticator.js';
-import type { Host } from '../../../src/engine/host.js';
-import { readJson } from '../../../src/http/body.js';
-import { errors } from '../../../src/http/errors.js';
-import { json, principalOf, type RequestContext, type RouteDefinition } from '../../../src/http/host.js';
-import { InvalidCursorError } from '../../../src/storage/cursor.js';
-import { SETTABLE_STATUSES, type Issue, type IssueStatus } from '../../../src/storage/issues.js';
-import { LIST_QUERY_DOCS, optional, parseEnum, parseLimit } from '../params.js';
-import { reachableProjects, resolveProject } from '../../../src/auth/scope.js';
+import type { Principal } from '../auth/authenticator.js';
+import { reachableProjects, resolveProject } from '../auth/scope.js';
+import { readJson } from '../http/body.js';
+import { errors } from '../http/errors.js';
+import { json, principalOf, type RequestContext, type RouteDefinition } from '../http/host.js';
+import { InvalidCursorError } from '../storage/cursor.js';
+import { SETTABLE_STATUSES, type Issue, type IssueStatus } from '../storage/issues.js';
+import type { ApiContext } from './context.js';
+import { LIST_QUERY_DOCS, optional, parseEnum, parseLimit } from './params.js';
 
 const ALL_STATUSES: readonly IssueStatus[] = ['unresolved', 'resolved', 'ignored', 'regressed'];
 
-export function issueRoutes(host: Host): RouteDefinition[] {
-  const { catalog, storage, settings } = host;
-  const present = (issue: Issue) => ({ ...issue, permalink: `${settings.app_url}/issues/${issue.id}` });
+export function issueRoutes({ catalog, storage, appUrl }: ApiContext): RouteDefinition[] {
+  const present = (issue: Issue) => ({ ...issue, permalink: `${appUrl}/issues/${issue.id}` });
 
   /** The issue, if it exists in the key's dataset and a project the key reaches; else 404. */
   const findIssue = async (principal: Principal, id: string): Promise<{ issue: Issue; projectIds: string[] }> => {

@@ -1,0 +1,46 @@
+// What the duckdb exporter serves reads from: its `events`, `spans` and `issues` tables, with the
+// documents of their rows in the DocStore (the tables' doc column is '').
+import type { Signal } from '../../src/engine/item.js';
+import type { DateSelection, ReadSource, Row } from '../../src/storage/read-source.js';
+import { spanKey, type DocStore } from './docs.js';
+
+/**
+ * The tables themselves, so their indexes and zone maps serve the queries. The events table lacks
+ * the read layout's title and culprit (they are in the documents): aggregates over it alone never
+ * need them (its issues table keeps them), and a merge with other sources is by column name.
+ */
+const TABLES: Partial<Record<Signal, string>> = { events: 'events', traces: 'spans' };
+
+export class DuckdbReadSource implements ReadSource {
+  readonly signals: readonly Signal[] = ['events', 'traces'];
+  readonly keyed: readonly Signal[] = ['events'];
+
+  constructor(
+    readonly id: string,
+    private readonly docs: () => DocStore,
+    private readonly settle: () => Promise<void>,
+  ) {}
+
+  relation(signal: Signal, _projectIds: string[], _selection: DateSelection): string {
+    const table = TABLES[signal];
+    if (!table) throw new Error(`the duckdb exporter does not store ${signal}`);
+    return table;
+  }
+
+  document(signal: Signal, row: Row): string | undefined {
+    const dataset = String(row.dataset);
+    const project = String(row.project_id);
+    if (signal === 'events') return this.docs().get('events', [dataset, project, String(row.id)]);
+    if (signal === 'traces') return this.docs().get('spans', spanKey(dataset, project, BigInt(row.start_ns as bigint), String(row.trace_id), String(row.span_id)));
+    return undefined;
+  }
+
+  issues(): string {
+    return `(SELECT id, dataset, project_id, title, culprit, type, value, level, first_seen, last_seen, count,
+      first_release, last_release, last_received FROM issues)`;
+  }
+
+  settled(): Promise<void> {
+    return this.settle();
+  }
+}

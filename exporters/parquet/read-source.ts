@@ -1,0 +1,43 @@
+// What the parquet exporter serves reads from: its lake files plus the rows it acknowledged and
+// has not flushed yet (its staging tables), as one relation per signal in the read layout.
+import type { Signal } from '../../src/engine/item.js';
+import type { DateSelection, ReadSource } from '../../src/storage/read-source.js';
+import { fileListSql, LAKE_READ_SQL, listDates, listFiles, type Lake, type LakeSignal } from './lake.js';
+
+/** The staging columns that make a read-layout row (staging rows have no title/culprit columns). */
+const STAGING_READ_SQL: Record<LakeSignal, string> = {
+  events: `* EXCLUDE (batch_id), json_extract_string(doc, '$.title') AS title, json_extract_string(doc, '$.culprit') AS culprit`,
+  traces: '* EXCLUDE (batch_id)',
+};
+
+export class LakeReadSource implements ReadSource {
+  readonly signals: readonly Signal[] = ['events', 'traces'];
+  readonly repeats = true;
+
+  constructor(
+    readonly id: string,
+    private readonly lake: Lake,
+    readonly generation: () => number,
+  ) {}
+
+  relation(signal: Signal, projectIds: string[], selection: DateSelection): string {
+    const lakeSignal = this.lakeSignal(signal);
+    const parts = [`SELECT ${STAGING_READ_SQL[lakeSignal]} FROM ${this.lake.tables.staging[lakeSignal]}`];
+    const files = projectIds.flatMap((project) => {
+      const dates = selection.kind === 'all' ? listDates(this.lake.path, lakeSignal, project) : selection.dates;
+      return dates.flatMap((date) => listFiles(this.lake.path, lakeSignal, project, date));
+    });
+    if (files.length)
+      parts.push(`SELECT ${LAKE_READ_SQL[lakeSignal]} FROM read_parquet(${fileListSql(files)}, hive_partitioning = true, hive_types = {'project_id': VARCHAR})`);
+    return `(${parts.join(' UNION ALL BY NAME ')})`;
+  }
+
+  dates(signal: Signal, projectId: string): string[] {
+    return listDates(this.lake.path, this.lakeSignal(signal), projectId);
+  }
+
+  private lakeSignal(signal: Signal): LakeSignal {
+    if (signal !== 'events' && signal !== 'traces') throw new Error(`the parquet exporter does not store ${signal}`);
+    return signal;
+  }
+}

@@ -1,0 +1,15 @@
+import type { ProcessorFactory } from '../../src/engine/component.js';
+import { issuesConfigSchema, type IssuesConfig } from './config.js';
+import { IssuesProcessor } from './processor.js';
+
+export const issuesFactory: ProcessorFactory<IssuesConfig> = {
+  kind: 'processor',
+  type: 'issues',
+  signals: ['events'],
+  description: 'Decides whether each event opens its issue or reopens a resolved one, records it in the catalog and sets issue_transition',
+  configSchema: issuesConfigSchema,
+  create(settings) {
+    if (settings.signal !== 'events') throw new Error(`processor "${settings.id.text}" handles only events, not ${settings.signal}`);
+    return new IssuesProcessor(settings.id.text, settings.host.issueStates);
+  },
+};

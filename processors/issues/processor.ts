@@ -1,0 +1,33 @@
+// Decides, before export, what each event does to its issue: opens it (`new`) or reopens a
+// resolved one (`regressed`), recording the transition in the catalog (src/storage/issue-states.ts)
+// and on the event (`issue_transition`, not stored), where later processors (alerting) see it.
+import type { Processor } from '../../src/engine/component.js';
+import { ExportError } from '../../src/engine/errors.js';
+import type { Item } from '../../src/engine/item.js';
+import type { ErrorEvent } from '../../src/records/event.js';
+import type { IssueStates } from '../../src/storage/issue-states.js';
+
+export class IssuesProcessor implements Processor {
+  constructor(
+    private readonly id: string,
+    private readonly states: IssueStates,
+  ) {}
+
+  async process(items: Item[]): Promise<void> {
+    const events = (items as Item<ErrorEvent>[]).filter((item) => item.data.issue_id !== undefined);
+    if (events.length === 0) return;
+    let transitions;
+    try {
+      transitions = await this.states.observe(
+        events.map(({ tenant, data }) => ({ dataset: tenant.dataset, projectId: tenant.projectId, issueId: data.issue_id as string, eventId: data.id })),
+      );
+    } catch (error) {
+      // The catalog could not record it: nothing is acknowledged, the sender retries (503).
+      throw new ExportError(this.id, error);
+    }
+    events.forEach((item, i) => {
+      const transition = transitions[i];
+      if (transition) item.data.issue_transition = transition;
+    });
+  }
+}

@@ -1,0 +1,110 @@
+// GET /v1/events and GET /v1/events/{id}.
+import { readProjects, resolveProject } from '../auth/scope.js';
+import { errors } from '../http/errors.js';
+import { json, principalOf, type RouteDefinition } from '../http/host.js';
+import { LEVELS } from '../records/event.js';
+import { InvalidCursorError } from '../storage/cursor.js';
+import type { ApiContext } from './context.js';
+import { LIST_QUERY_DOCS, optional, parseEnum, parseLimit, parseTime } from './params.js';
+import { parseQuery } from './query-syntax.js';
+
+export function eventRoutes({ catalog, storage }: ApiContext): RouteDefinition[] {
+  const routes: RouteDefinition[] = [];
+
+  routes.push({
+    method: 'GET',
+    path: '/v1/events',
+    summary: 'List error events, newest first',
+    tag: 'events',
+    auth: true,
+    query: [
+      { name: 'project_id', description: 'Project (optional with a project key; organization keys default to the default project)', schema: { type: 'string' } },
+      { name: 'environment', description: 'Exact environment', schema: { type: 'string' } },
+      { name: 'release', description: 'Exact release', schema: { type: 'string' } },
+      { name: 'issue_id', description: 'Events of one issue', schema: { type: 'string' } },
+      { name: 'level', description: 'fatal, error, warning, info or debug', schema: { type: 'string', enum: [...LEVELS] } },
+      { name: 'start', description: 'Events at or after this time (ISO 8601)', schema: { type: 'string', format: 'date-time' } },
+      { name: 'end', description: 'Events before this time (ISO 8601)', schema: { type: 'string', format: 'date-time' } },
+      {
+        name: 'query',
+        description: 'Free text over type, value and message, plus release:, environment:, level:, user.id:, user.email:, trace_id:, tags.<key>: tokens',
+        schema: { type: 'string' },
+      },
+      ...LIST_QUERY_DOCS,
+    ],
+    responses: { 200: '{data: [event], has_more, next_cursor}', 400: 'invalid_parameter', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' },
+    handler: async (ctx) => {
+      const principal = principalOf(ctx);
+      const q = ctx.query;
+      const limit = parseLimit(q);
+      const start = parseTime(q, 'start');
+      const end = parseTime(q, 'end');
+      const level = parseEnum(q, 'level', LEVELS);
+      const project = await resolveProject(catalog, principal, optional(q, 'project_id'));
+      const search = parseQuery(q.get('query') ?? '');
+      try {
+        const page = await storage.events.list(
+          {
+            dataset: principal.dataset,
+            projectId: project.id,
+            environment: all(optional(q, 'environment'), search.environment),
+            release: all(optional(q, 'release'), search.release),
+            issueId: all(optional(q, 'issue_id')),
+            level: all(level, search.level),
+            start,
+            end,
+            text: search.text,
+            tags: search.tags,
+            userId: all(search.userId),
+            userEmail: all(search.userEmail),
+            traceId: all(search.traceId),
+          },
+          limit,
+          optional(q, 'cursor'),
+        );
+        const body = `{"data":[${page.docs.join(',')}],"has_more":${page.nextCursor !== null},"next_cursor":${JSON.stringify(page.nextCursor)}}`;
+        return json(ctx, 200, body);
+      } catch (error) {
+        if (error instanceof InvalidCursorError) throw errors.invalidParameter('cursor', error.message);
+        throw error;
+      }
+    },
+  });
+
+  routes.push({
+    method: 'GET',
+    path: '/v1/events/:id',
+    summary: 'Get one error event with its symbolicated stack trace, issue and root cause',
+    tag: 'events',
+    auth: true,
+    query: [{ name: 'project_id', description: 'Look in this project only', schema: { type: 'string' } }],
+    responses: { 200: 'The event', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' },
+    handler: async (ctx) => {
+      const principal = principalOf(ctx);
+      const projects = await readProjects(catalog, principal, optional(ctx.query, 'project_id'));
+      const doc = await storage.events.get(
+        principal.dataset,
+        projects.map((p) => p.id),
+        normalizeEventId(ctx.params.id),
+      );
+      if (!doc) throw errors.notFound(`no event ${ctx.params.id}`);
+      return json(ctx, 200, doc);
+    },
+  });
+
+  return routes;
+}
+
+/** Event ids are stored as lower-case dashed UUIDs; Sentry SDKs write them as 32 hex digits. */
+function normalizeEventId(id: string): string {
+  const lower = id.toLowerCase();
+  return /^[0-9a-f]{32}$/.test(lower)
+    ? `${lower.slice(0, 8)}-${lower.slice(8, 12)}-${lower.slice(12, 16)}-${lower.slice(16, 20)}-${lower.slice(20)}`
+    : lower;
+}
+
+/** The values given for one filter, from parameters and query tokens alike. */
+function all(...values: Array<string | undefined>): string[] | undefined {
+  const given = values.filter((v): v is string => v !== undefined);
+  return given.length ? given : undefined;
+}

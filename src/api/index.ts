@@ -1,0 +1,23 @@
+// The read API: mounted by the service on its HTTP host for every resource whose data some
+// exporter serves reads of, whatever receivers and pipelines the node runs (a query node runs none).
+import type { HttpHost } from '../http/host.js';
+import type { ApiContext } from './context.js';
+import { eventRoutes } from './events.js';
+import { issueRoutes } from './issues.js';
+import { projectRoutes } from './projects.js';
+import { traceRoutes } from './traces.js';
+
+export function mountReadApi(http: HttpHost, api: ApiContext): string[] {
+  const mounted: string[] = ['projects'];
+  const routes = [...projectRoutes(api)];
+  if (api.storage.reads('events')) {
+    routes.push(...eventRoutes(api), ...issueRoutes(api));
+    mounted.push('events', 'issues');
+  }
+  if (api.storage.reads('traces')) {
+    routes.push(...traceRoutes(api));
+    mounted.push('traces');
+  }
+  for (const route of routes) http.route(route);
+  return mounted;
+}

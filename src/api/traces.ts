@@ -1,0 +1,35 @@
+// GET /v1/traces/{id}.
+import { readProjects } from '../auth/scope.js';
+import { errors } from '../http/errors.js';
+import { json, principalOf, type RouteDefinition } from '../http/host.js';
+import type { ApiContext } from './context.js';
+import { optional } from './params.js';
+
+const HEX = /^[0-9a-fA-F]+$/;
+
+export function traceRoutes({ catalog, storage }: ApiContext): RouteDefinition[] {
+  const routes: RouteDefinition[] = [];
+
+  routes.push({
+    method: 'GET',
+    path: '/v1/traces/:id',
+    summary: 'Get a trace: spans by start time, the span tree, services, duration and linked error events',
+    tag: 'traces',
+    auth: true,
+    query: [{ name: 'project_id', description: 'Look in this project only (default: every project the key reaches)', schema: { type: 'string' } }],
+    responses: { 200: 'The trace record', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' },
+    handler: async (ctx) => {
+      const principal = principalOf(ctx);
+      const projects = await readProjects(catalog, principal, optional(ctx.query, 'project_id'));
+      const id = HEX.test(ctx.params.id) ? ctx.params.id.toLowerCase() : ctx.params.id;
+      const trace = await storage.traces.get(
+        principal.dataset,
+        projects.map((p) => p.id),
+        id,
+      );
+      if (!trace) throw errors.notFound(`no trace ${ctx.params.id}`);
+      return json(ctx, 200, trace);
+    },
+  });
+  return routes;
+}
