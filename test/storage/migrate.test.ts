@@ -1,0 +1,78 @@
+// Per-owner migrations, and the bridge from the single schema_migrations list of databases written
+// before owners existed.
+import { afterAll, describe, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
+import { DocStore } from '../../exporters/duckdb/docs.js';
+import { DUCKDB_MIGRATIONS } from '../../exporters/duckdb/migrations.js';
+import { lakeTables, parquetMigrations } from '../../exporters/parquet/migrations.js';
+import { Database } from '../../src/storage/database.js';
+import { migrate } from '../../src/storage/migrate.js';
+import { tempDir } from '../support/service.js';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+async function applied(db: Database): Promise<string[]> {
+  const rows = (await db.reader().runAndReadAll('SELECT owner, version FROM migrations ORDER BY owner, version')).getRows();
+  return rows.map(([owner, version]) => `${owner}:${version}`);
+}
+
+describe('migrate', () => {
+  it('runs each owner its own list once, and named parquet instances get tables of their own', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const db = await Database.open(dir);
+    const docs = DocStore.open(dir);
+    await migrate(db, 'duckdb', DUCKDB_MIGRATIONS, docs);
+    await migrate(db, 'parquet', parquetMigrations(lakeTables(undefined), true), undefined);
+    await migrate(db, 'parquet/archive', parquetMigrations(lakeTables('archive'), false), undefined);
+    await migrate(db, 'duckdb', DUCKDB_MIGRATIONS, docs); // again: nothing to do
+    const tables = (await db.reader().runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'lake_%' ORDER BY 1")).getRows().flat();
+    expect(tables).toEqual([
+      'lake_archive_compactions',
+      'lake_archive_flushes',
+      'lake_archive_staging_events',
+      'lake_archive_staging_spans',
+      'lake_compactions',
+      'lake_flushes',
+      'lake_staging_events',
+      'lake_staging_spans',
+    ]);
+    expect((await applied(db)).filter((m) => m.startsWith('duckdb:'))).toHaveLength(DUCKDB_MIGRATIONS.length);
+    await docs.close();
+    await db.close();
+  });
+
+  it('takes a database migrated by the old single list (versions 1-7) without running anything twice', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    let db = await Database.open(dir);
+    let docs = DocStore.open(dir);
+    await migrate(db, 'duckdb', DUCKDB_MIGRATIONS.filter((m) => m.legacy !== undefined), docs);
+    await migrate(db, 'parquet', parquetMigrations(lakeTables(undefined), true), undefined);
+    // As the old code left it: one list, no owners; the catalog's newest migration not applied.
+    await db.write(async (c) => {
+      await c.run('DROP TABLE migrations');
+      await c.run('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)');
+      await c.run("INSERT INTO schema_migrations SELECT i, 'old', now() FROM range(1, 8) AS r(i)");
+      await c.run('ALTER TABLE issue_states DROP COLUMN project_id');
+      await c.run('ALTER TABLE issue_states DROP COLUMN opened_by');
+      await c.run('ALTER TABLE issue_states DROP COLUMN created_at');
+      await c.run(`INSERT INTO issues VALUES ('iss', 'live', 'default', 'h', 't', 'c', 'TypeError', 'v', 'error', 'resolved',
+        now(), now(), 3, 'a@1', 'a@2', now())`);
+    });
+    await docs.close();
+    await db.close();
+
+    db = await Database.open(dir); // catalog: 1 and 2 taken over, 3 runs
+    docs = DocStore.open(dir);
+    await migrate(db, 'duckdb', DUCKDB_MIGRATIONS, docs); // 1-6 taken over, 7 and 8 run
+    await migrate(db, 'parquet', parquetMigrations(lakeTables(undefined), true), undefined);
+    expect(await applied(db)).toEqual(['catalog:1', 'catalog:2', 'catalog:3', ...DUCKDB_MIGRATIONS.map((m) => `duckdb:${m.version}`), 'parquet:1']);
+    // Migration 7 of the duckdb exporter moved the issue's status to the catalog.
+    const state = (await db.reader().runAndReadAll("SELECT status, project_id FROM issue_states WHERE id = 'iss'")).getRows();
+    expect(state).toEqual([['resolved', 'default']]);
+    await docs.close();
+    await db.close();
+  });
+});
