@@ -16,6 +16,7 @@ import { VERSION } from './version.js';
 import { Catalog, type CreatedKey } from './storage/catalog.js';
 import { Database } from './storage/database.js';
 import { IssueStates } from './storage/issue-states.js';
+import { Quarantine } from './storage/quarantine.js';
 import type { ReadSource } from './storage/read-source.js';
 import { RetentionJob } from './storage/retention.js';
 import { Storage } from './storage/storage.js';
@@ -72,7 +73,7 @@ export class Service {
       rateLimit: settings.limits.rate_limit,
       version: VERSION,
     });
-    const host: Host = { logger, metrics, settings, database, catalog, issueStates: new IssueStates(database), auth, http, listeners: new Map() };
+    const host: Host = { logger, metrics, settings, database, catalog, issueStates: new IssueStates(database), quarantine: new Quarantine(database, metrics), auth, http, listeners: new Map() };
     return new Service({ ...config, settings }, host);
   }
 
@@ -92,7 +93,7 @@ export class Service {
     this.retention = new RetentionJob(graph.exporters(), host.settings.retention, host.logger);
     this.retention.start();
     const httpPort = await host.http.listen();
-    this.admin = new AdminServer(host.catalog, host.logger);
+    this.admin = new AdminServer(host.catalog, host.quarantine, host.logger);
     await this.admin.listen(host.settings.data_dir);
     host.http.ready = true;
     host.logger.info({ port: httpPort, listeners: Object.fromEntries(host.listeners), pipelines: this.config.pipelines.map((p) => p.id), data_dir: host.settings.data_dir }, 'faultline started');

@@ -9,10 +9,10 @@ import type { Database } from '../../src/storage/database.js';
 import { migrate } from '../../src/storage/migrate.js';
 import type { ReadSource } from '../../src/storage/read-source.js';
 import type { DuckdbConfig } from './config.js';
-import { DocStore } from './docs.js';
+import { DocStore, type DocKey } from './docs.js';
 import { eventIntake } from './events-intake.js';
 import { expire } from './expiry.js';
-import { Intake } from './intake.js';
+import { Intake, type Accepted, type IntakeKind } from './intake.js';
 import { closeAppenders } from './kept-appenders.js';
 import { DUCKDB_MIGRATIONS } from './migrations.js';
 import { DuckdbReadSource } from './read-source.js';
@@ -44,8 +44,8 @@ export class DuckdbExporter implements Exporter {
     const { logger } = this.settings.host;
     this.store = {
       docs,
-      events: new Intake(eventIntake, this.db, docs, max, 4 * max, logger),
-      spans: new Intake(spanIntake, this.db, docs, max, 4 * max, logger),
+      events: new Intake(eventIntake, this.db, docs, max, 4 * max, logger, (items, reason) => this.quarantine('events', eventIntake, items, reason)),
+      spans: new Intake(spanIntake, this.db, docs, max, 4 * max, logger, (items, reason) => this.quarantine('traces', spanIntake, items, reason)),
     };
     await this.store.events.recover();
     await this.store.spans.recover();
@@ -79,6 +79,26 @@ export class DuckdbExporter implements Exporter {
     await this.db.write(async (connection) => closeAppenders(connection));
     await store.docs.close();
     this.store = undefined;
+  }
+
+  /** Moves refused items to the service's quarantine, documents and all, out of the DocStore. */
+  private async quarantine<T>(signal: Signal, kind: IntakeKind<T>, items: Array<Accepted<T> & { key: DocKey }>, reason: string): Promise<void> {
+    const { docs } = this.opened();
+    await this.settings.host.quarantine.add(
+      items.map(({ tenant, data, key }) => ({
+        component: this.settings.id.text,
+        signal,
+        dataset: tenant.dataset,
+        project_id: tenant.projectId,
+        item_key: key.slice(2).join('/'),
+        reason,
+        doc: docs.get(kind.kind, key) ?? kind.document(data),
+      })),
+    );
+    await docs.remove(
+      kind.kind,
+      items.map(({ key }) => key),
+    );
   }
 
   private opened(): NonNullable<DuckdbExporter['store']> {

@@ -86,6 +86,8 @@ export class Intake<T> {
     private readonly maxBatch: number,
     private readonly maxBacklog: number,
     private readonly logger: Logger,
+    /** Keeps items DuckDB refuses (with the reason) and removes their documents: see indexOrIsolate. */
+    private readonly quarantine: (items: Array<Accepted<T> & { key: DocKey }>, reason: string) => Promise<void>,
   ) {}
 
   /** Indexes what the last run acknowledged but did not get into DuckDB. */
@@ -206,7 +208,7 @@ export class Intake<T> {
       const batch = this.queue.slice(0, this.maxBatch);
       const recheck = batch.some((item) => item.recheck);
       try {
-        await this.db.writeInOwnTransaction((connection) => this.of.index(connection, batch, recheck));
+        await this.indexOrIsolate(batch, recheck);
       } catch (error) {
         // The items stay queued (and pending in the DocStore): tried again after a pause.
         this.logger.error({ err: error, [this.of.kind]: batch.length }, `indexing ${this.of.kind} into DuckDB failed; retrying`);
@@ -231,4 +233,33 @@ export class Intake<T> {
       await this.docs.removePending(this.of.kind, done);
     }
   }
+
+  /**
+   * Indexes the batch; when DuckDB refuses it for what is in it (not for a failing disk or
+   * database), halves it until the items it refuses are alone, and quarantines those: one bad item
+   * must not hold back every item after it, nor the next start. Throws for errors worth retrying.
+   */
+  private async indexOrIsolate(batch: Queued<T>[], recheck: boolean): Promise<void> {
+    try {
+      await this.db.writeInOwnTransaction((connection) => this.of.index(connection, batch, recheck));
+      return;
+    } catch (error) {
+      if (isTransient(error)) throw error;
+      if (batch.length > 1) {
+        const half = Math.ceil(batch.length / 2);
+        await this.indexOrIsolate(batch.slice(0, half), recheck);
+        await this.indexOrIsolate(batch.slice(half), recheck);
+        return;
+      }
+      const reason = error instanceof Error ? error.message : String(error);
+      const [item] = batch;
+      this.logger.error({ err: error, [this.of.kind]: 1 }, `${this.of.kind} item refused by DuckDB; quarantined`);
+      await this.quarantine([{ tenant: item.tenant, data: item.data, key: this.of.key(item.tenant, item.data) }], reason);
+    }
+  }
+}
+
+/** Errors of the disk or the database itself, as opposed to one of the rows: the batch is retried. */
+function isTransient(error: unknown): boolean {
+  return /IO Error|No space|disk|Could not (write|read|open)|read-only|invalidated|lock|out of memory/i.test(String((error as Error)?.message ?? error));
 }

@@ -4,26 +4,31 @@ import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { Catalog, CatalogError, type ApiKey, type CreatedKey, type Project } from '../storage/catalog.js';
 import { Database } from '../storage/database.js';
-import { socketPath, type AdminOperations, type CreateKeyInput, type CreateProjectInput } from './operations.js';
+import { Quarantine, type QuarantinedItem } from '../storage/quarantine.js';
+import { socketPath, type AdminOperations, type CreateKeyInput, type CreateProjectInput, type QuarantineQuery } from './operations.js';
 
 export async function withAdmin<T>(dataDir: string, work: (ops: AdminOperations) => Promise<T>): Promise<T> {
   const path = socketPath(dataDir);
   if (existsSync(path) && (await answers(path))) return work(new SocketOperations(path));
   const db = await Database.open(dataDir);
   try {
-    return await work(new CatalogOperations(new Catalog(db)));
+    return await work(new CatalogOperations(new Catalog(db), new Quarantine(db)));
   } finally {
     await db.close();
   }
 }
 
 class CatalogOperations implements AdminOperations {
-  constructor(private readonly catalog: Catalog) {}
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly quarantine: Quarantine,
+  ) {}
   createKey = (input: CreateKeyInput) => this.catalog.createKey(input);
   listKeys = () => this.catalog.listKeys();
   revokeKey = (id: string) => this.catalog.revokeKey(id);
   createProject = (input: CreateProjectInput) => this.catalog.createProject(input);
   listProjects = () => this.catalog.listProjects();
+  listQuarantine = (query: QuarantineQuery) => this.quarantine.list(query);
 }
 
 class SocketOperations implements AdminOperations {
@@ -33,6 +38,7 @@ class SocketOperations implements AdminOperations {
   revokeKey = (id: string) => call<ApiKey>(this.path, 'POST', `/keys/${encodeURIComponent(id)}/revoke`, {});
   createProject = (input: CreateProjectInput) => call<Project>(this.path, 'POST', '/projects', input);
   listProjects = () => call<Project[]>(this.path, 'GET', '/projects');
+  listQuarantine = (query: QuarantineQuery) => call<QuarantinedItem[]>(this.path, 'POST', '/quarantine/list', query);
 }
 
 function call<T>(socketPath: string, method: string, path: string, body?: unknown): Promise<T> {

@@ -4,6 +4,7 @@ import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { CatalogError, type Catalog } from '../storage/catalog.js';
+import type { Quarantine } from '../storage/quarantine.js';
 import { socketPath } from './operations.js';
 
 const MAX_SOCKET_PATH = 107;
@@ -14,6 +15,7 @@ export class AdminServer {
 
   constructor(
     private readonly catalog: Catalog,
+    private readonly quarantine: Quarantine,
     private readonly logger: Logger,
   ) {}
 
@@ -68,6 +70,8 @@ export class AdminServer {
     if (route === 'GET /projects') return this.catalog.listProjects();
     if (route === 'POST /projects')
       return this.catalog.createProject({ id: text('id') ?? '', name: text('name') ?? '', platform: text('platform') });
+    if (route === 'POST /quarantine/list')
+      return this.quarantine.list({ limit: typeof body.limit === 'number' ? body.limit : undefined, withDocuments: body.withDocuments === true });
     return Promise.reject(new CatalogError('not_found', `no admin route ${route}`));
   }
 }

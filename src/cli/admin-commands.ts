@@ -1,4 +1,4 @@
-// `faultline keys …` and `faultline projects …`, through the admin socket or the database.
+// `faultline keys …`, `faultline projects …` and `faultline quarantine …`, through the admin socket or the database.
 import type { Command, Option } from 'commander';
 import { withAdmin } from '../admin/client.js';
 import { fail, loadConfig } from './config.js';
@@ -75,5 +75,22 @@ export function projectsCommand(projects: Command, configOption: () => Option): 
     .action(async (options: { config?: string }) => {
       const list = await withAdmin(dataDir(options), (ops) => ops.listProjects()).catch(fail);
       process.stdout.write(`${table(list as unknown as Array<Record<string, unknown>>, ['id', 'name', 'platform', 'org_id', 'created_at'])}\n`);
+    });
+}
+
+export function quarantineCommand(quarantine: Command, configOption: () => Option): void {
+  quarantine
+    .command('list')
+    .description('List acknowledged items a later stage could not store, newest first, with the reason')
+    .option('--limit <n>', 'most items to list', '100')
+    .option('--json', 'one JSON array, documents included')
+    .addOption(configOption())
+    .action(async (options: { limit: string; json?: boolean; config?: string }) => {
+      const limit = Number(options.limit);
+      if (!Number.isInteger(limit) || limit < 1) fail('--limit takes a positive whole number');
+      const items = await withAdmin(dataDir(options), (ops) => ops.listQuarantine({ limit, withDocuments: options.json === true })).catch(fail);
+      if (options.json) process.stdout.write(`${JSON.stringify(items, null, 2)}\n`);
+      else if (items.length === 0) process.stdout.write('The quarantine is empty.\n');
+      else process.stdout.write(`${table(items as unknown as Array<Record<string, unknown>>, ['quarantined_at', 'component', 'signal', 'project_id', 'item_key', 'reason'])}\n`);
     });
 }

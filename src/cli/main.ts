@@ -1,7 +1,7 @@
 // `faultline`: start, validate, keys, projects.
 import { Command, Option } from 'commander';
 import { VERSION } from '../version.js';
-import { keysCommand, projectsCommand } from './admin-commands.js';
+import { keysCommand, projectsCommand, quarantineCommand } from './admin-commands.js';
 import { startCommand } from './start.js';
 import { validateCommand } from './validate.js';
 
@@ -21,5 +21,6 @@ program
 
 keysCommand(program.command('keys').description('Manage API keys (works while the service runs)'), configOption);
 projectsCommand(program.command('projects').description('Manage projects (works while the service runs)'), configOption);
+quarantineCommand(program.command('quarantine').description('Items acknowledged and then refused by a later stage (works while the service runs)'), configOption);
 
 await program.parseAsync(process.argv);

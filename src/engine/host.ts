@@ -7,6 +7,7 @@ import type { HttpHost } from '../http/host.js';
 import type { Catalog } from '../storage/catalog.js';
 import type { Database } from '../storage/database.js';
 import type { IssueStates } from '../storage/issue-states.js';
+import type { Quarantine } from '../storage/quarantine.js';
 import type { Metrics } from '../telemetry/metrics.js';
 
 export interface Host {
@@ -19,6 +20,8 @@ export interface Host {
   catalog: Catalog;
   /** The status of every issue (the issues processor and PATCH /v1/issues keep it). */
   issueStates: IssueStates;
+  /** Where exporters keep acknowledged items they cannot store, with the reason. */
+  quarantine: Quarantine;
   auth: Authenticator;
   /** The service's HTTP server, on which receivers mount routes. */
   http: HttpHost;

@@ -46,6 +46,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly quarantined = new Counter({
+    name: 'faultline_quarantined_items_total',
+    help: 'Acknowledged items a later stage could not store, kept in the quarantine (faultline quarantine list)',
+    labelNames: ['component', 'signal'] as const,
+    registers: [this.registry],
+  });
+
   readonly pipelineInFlightItems = new Gauge({
     name: 'faultline_pipeline_in_flight_items',
     help: 'Items inside a pipeline (queue depth)',
