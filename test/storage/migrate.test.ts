@@ -6,6 +6,7 @@ import { DocStore } from '../../exporters/duckdb/docs.js';
 import { DUCKDB_MIGRATIONS } from '../../exporters/duckdb/migrations.js';
 import { lakeTables, parquetMigrations } from '../../exporters/parquet/migrations.js';
 import { Database } from '../../src/storage/database.js';
+import { CATALOG_MIGRATIONS } from '../../src/storage/catalog-migrations.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { tempDir } from '../support/service.js';
 
@@ -64,11 +65,11 @@ describe('migrate', () => {
     await docs.close();
     await db.close();
 
-    db = await Database.open(dir); // catalog: 1 and 2 taken over, 3 runs
+    db = await Database.open(dir); // catalog: 1 and 2 taken over, the newer ones run
     docs = DocStore.open(dir);
     await migrate(db, 'duckdb', DUCKDB_MIGRATIONS, docs); // 1-6 taken over, 7 and 8 run
     await migrate(db, 'parquet', parquetMigrations(lakeTables(undefined), true), undefined);
-    expect(await applied(db)).toEqual(['catalog:1', 'catalog:2', 'catalog:3', ...DUCKDB_MIGRATIONS.map((m) => `duckdb:${m.version}`), 'parquet:1']);
+    expect(await applied(db)).toEqual([...CATALOG_MIGRATIONS.map((m) => `catalog:${m.version}`), ...DUCKDB_MIGRATIONS.map((m) => `duckdb:${m.version}`), 'parquet:1']);
     // Migration 7 of the duckdb exporter moved the issue's status to the catalog.
     const state = (await db.reader().runAndReadAll("SELECT status, project_id FROM issue_states WHERE id = 'iss'")).getRows();
     expect(state).toEqual([['resolved', 'default']]);
