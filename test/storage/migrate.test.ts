@@ -54,6 +54,7 @@ describe('migrate', () => {
     // As the old code left it: one list, no owners; the catalog's newest migration not applied.
     await db.write(async (c) => {
       await c.run('DROP TABLE migrations');
+      await c.run('DROP TABLE quarantine');
       await c.run('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)');
       await c.run("INSERT INTO schema_migrations SELECT i, 'old', now() FROM range(1, 8) AS r(i)");
       await c.run('ALTER TABLE issue_states DROP COLUMN project_id');
