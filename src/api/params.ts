@@ -2,10 +2,13 @@
 import { errors } from '../http/errors.js';
 
 export function parseLimit(query: URLSearchParams, fallback = 50, max = 1000): number {
-  const raw = query.get('limit');
+  return parseInteger(query, 'limit', fallback, 1, max);
+}
+
+export function parseInteger(query: URLSearchParams, name: string, fallback: number, min: number, max: number): number {
+  const raw = query.get(name);
   if (raw === null) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max)
-    throw errors.invalidParameter('limit', `must be an integer from 1 to ${max}`);
+  if (!/^\d{1,16}$/.test(raw) || Number(raw) < min || Number(raw) > max) throw errors.invalidParameter(name, `must be an integer from ${min} to ${max}`);
   return Number(raw);
 }
 

@@ -6,6 +6,15 @@ import type { Dataset } from '../engine/item.js';
 import type { Database } from './database.js';
 import type { MergedSource } from './read-sources.js';
 
+/** Most spans one trace response carries; past it, the rest are read with `spans_offset`. */
+export const MAX_TRACE_SPANS = 10_000;
+
+/** Which spans of a trace a response carries, in start order. */
+export interface SpanPage {
+  offset: number;
+  limit: number;
+}
+
 export interface TraceTreeNode {
   span_id: string;
   name: string;
@@ -19,7 +28,8 @@ export interface TraceTreeNode {
 }
 
 interface SpanRow {
-  doc: string;
+  /** NULL outside the page asked for (and '' where the source keeps documents elsewhere). */
+  doc: string | null;
   project_id: string;
   span_id: string;
   parent_span_id: string;
@@ -37,8 +47,12 @@ export class TraceStore {
     private readonly events: MergedSource,
   ) {}
 
-  /** The trace as a JSON document, or undefined when none of its spans is visible. */
-  async get(dataset: Dataset, projectIds: string[], traceId: string): Promise<string | undefined> {
+  /**
+   * The trace as a JSON document, or undefined when none of its spans is visible. Its head (count,
+   * duration, services) covers every span; `spans` and `tree` hold the page `page` selects in start
+   * order, with `truncated` set when spans follow it.
+   */
+  async get(dataset: Dataset, projectIds: string[], traceId: string, page: SpanPage = { offset: 0, limit: MAX_TRACE_SPANS }): Promise<string | undefined> {
     if (projectIds.length === 0) return undefined;
     await Promise.all([this.spans.settled(), this.events.settled()]); // acknowledged items are readable
     const params: Record<string, DuckDBValue> = { dataset, trace: traceId };
@@ -49,17 +63,20 @@ export class TraceStore {
           // trace_id alone first, so DuckDB takes the trace_id index (with the other predicates beside
           // it, it scanned the table: 63 ms instead of 3 ms at 1M spans).
           `WITH t AS MATERIALIZED (SELECT * FROM ${this.spans.relation(projectIds)} WHERE trace_id = $trace)
-           SELECT doc, project_id, span_id, parent_span_id, name, service_name, start_ns, end_ns, status FROM t
+           SELECT CASE WHEN row_number() OVER (ORDER BY start_ns, span_id) > $first
+                        AND row_number() OVER (ORDER BY start_ns, span_id) <= $last THEN doc ELSE NULL END AS doc,
+             project_id, span_id, parent_span_id, name, service_name, start_ns, end_ns, status FROM t
            WHERE dataset = $dataset AND project_id IN (${projects}) ORDER BY start_ns, span_id`,
-          params,
+          { ...params, first: page.offset, last: page.offset + page.limit },
         ),
       ),
       this.errorEventIds(projectIds, params, projects),
     ]);
     const rows = spanResult.getRowObjectsJS() as unknown as SpanRow[];
     if (rows.length === 0) return undefined;
+    const shown = rows.slice(page.offset, page.offset + page.limit);
     // Rows read without their document ('') take it from their source (the duckdb exporter's DocStore).
-    for (const row of rows) if (row.doc === '') row.doc = this.spans.document({ ...row, dataset, trace_id: traceId }) ?? '{}';
+    for (const row of shown) if (!row.doc) row.doc = this.spans.document({ ...row, dataset, trace_id: traceId }) ?? '{}';
 
     const start = rows.reduce((min, r) => (r.start_ns < min ? r.start_ns : min), rows[0].start_ns);
     const end = rows.reduce((max, r) => (r.end_ns > max ? r.end_ns : max), rows[0].end_ns);
@@ -75,11 +92,16 @@ export class TraceStore {
       span_count: rows.length,
       services,
       error_event_ids: eventResult,
+      spans_offset: page.offset,
+      spans_returned: shown.length,
+      truncated: page.offset + shown.length < rows.length,
+      next_spans_offset: page.offset + shown.length < rows.length ? page.offset + shown.length : null,
     };
-    const { tree, orphans } = buildTree(rows);
-    // Spans are stored as JSON documents: splice them in rather than parse and re-serialize.
-    const json = JSON.stringify({ ...head, orphan_span_ids: orphans, tree });
-    return `${json.slice(0, -1)},"spans":[${rows.map((r) => r.doc).join(',')}]}`;
+    const { tree, orphans } = buildTree(shown, new Set(rows.map((r) => r.span_id)));
+    // Spans are stored as JSON documents: splice them in rather than parse and re-serialize. The
+    // tree is written without recursion: a parent chain thousands of spans deep is valid OTLP.
+    const json = JSON.stringify({ ...head, orphan_span_ids: orphans });
+    return `${json.slice(0, -1)},"tree":${treeJson(tree)},"spans":[${shown.map((r) => r.doc).join(',')}]}`;
   }
 
   /** The error events that carry the trace id. `params` and `projects` are those of the span query. */
@@ -96,7 +118,31 @@ export class TraceStore {
   }
 }
 
-function buildTree(rows: SpanRow[]): { tree: TraceTreeNode[]; orphans: string[] } {
+/** `tree` nested as JSON, with an explicit stack instead of recursion. */
+export function treeJson(roots: TraceTreeNode[]): string {
+  const out: string[] = ['['];
+  const stack: Array<{ nodes: TraceTreeNode[]; next: number }> = [{ nodes: roots, next: 0 }];
+  while (stack.length) {
+    const top = stack[stack.length - 1];
+    if (top.next >= top.nodes.length) {
+      out.push(']');
+      stack.pop();
+      if (stack.length) out.push('}');
+      continue;
+    }
+    if (top.next > 0) out.push(',');
+    const { children, ...fields } = top.nodes[top.next++];
+    out.push(JSON.stringify(fields).slice(0, -1), ',"children":[');
+    stack.push({ nodes: children, next: 0 });
+  }
+  return out.join('');
+}
+
+/**
+ * The tree of the spans shown. A span whose parent is in the trace but not among them (another
+ * page) is listed at the top; one whose parent is nowhere in the trace is also an orphan.
+ */
+function buildTree(rows: SpanRow[], traceSpanIds: Set<string>): { tree: TraceTreeNode[]; orphans: string[] } {
   const nodes = new Map<string, TraceTreeNode>();
   for (const row of rows) {
     nodes.set(row.span_id, {
@@ -125,7 +171,7 @@ function buildTree(rows: SpanRow[]): { tree: TraceTreeNode[]; orphans: string[] 
       parent.children.push(node);
       parentOf.set(row.span_id, row.parent_span_id);
     } else {
-      if (row.parent_span_id) {
+      if (row.parent_span_id && !traceSpanIds.has(row.parent_span_id)) {
         node.orphan = true;
         orphans.push(row.span_id);
       }
