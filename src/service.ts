@@ -16,6 +16,7 @@ import { VERSION } from './version.js';
 import { Catalog, type CreatedKey } from './storage/catalog.js';
 import { Database } from './storage/database.js';
 import { IssueStates } from './storage/issue-states.js';
+import { PRIVATE_UMASK } from './storage/private-files.js';
 import { Quarantine } from './storage/quarantine.js';
 import type { ReadSource } from './storage/read-source.js';
 import { RetentionJob } from './storage/retention.js';
@@ -53,6 +54,8 @@ export class Service {
   ) {}
 
   static async open(config: ResolvedConfig, logger: Logger = createLogger(config.settings.log_level)): Promise<Service> {
+    // Everything the service writes (DuckDB, the DocStore, the lake, its socket) is its user's alone.
+    process.umask(PRIVATE_UMASK);
     const dataDir = resolve(config.settings.data_dir);
     const settings = {
       ...config.settings,
@@ -84,7 +87,6 @@ export class Service {
 
   private async startUp(): Promise<StartedService> {
     const { host } = this;
-    const bootstrap = host.settings.auth.bootstrap ? await host.catalog.bootstrap() : undefined;
     mountOperationalRoutes(host.http, host.metrics, host.settings.app_url);
     const graph = (this.graph = PipelineGraph.build(this.config, host));
     await graph.start();
@@ -95,6 +97,9 @@ export class Service {
     const httpPort = await host.http.listen();
     this.admin = new AdminServer(host.catalog, host.quarantine, host.logger);
     await this.admin.listen(host.settings.data_dir);
+    // Only once every listener is up: keys printed by a start that then failed (a port in use)
+    // would never be seen, and the next start would not print them again.
+    const bootstrap = host.settings.auth.bootstrap ? await host.catalog.bootstrap() : undefined;
     host.http.ready = true;
     host.logger.info({ port: httpPort, listeners: Object.fromEntries(host.listeners), pipelines: this.config.pipelines.map((p) => p.id), data_dir: host.settings.data_dir }, 'faultline started');
     return {

@@ -13,8 +13,11 @@
 // indexed again.
 import { join } from 'node:path';
 import { open, type Database as LmdbDatabase, type RootDatabase } from 'lmdb';
+import { makePrivateDir, makePrivateFiles } from '../../src/storage/private-files.js';
+import { checkDocStore } from './docs-check.js';
 
 export type DocKind = 'events' | 'spans';
+const DOC_KINDS: readonly DocKind[] = ['events', 'spans'];
 export type DocKey = Array<string | number>;
 
 /**
@@ -61,13 +64,17 @@ export class DocStore {
   ) {}
 
   static open(dataDir: string): DocStore {
+    const dir = join(dataDir, 'docs');
+    checkDocStore(dir, [...DOC_KINDS, ...DOC_KINDS.map((kind) => `pending_${kind}`)]);
+    makePrivateDir(dir);
+    makePrivateFiles(dir, /\.mdb$/);
     // No compression: lmdb-js compresses synchronous writes on the main thread (LZ4, ~30 us per
     // 4 KB document, more than the commit); the documents take about their JSON size on disk.
     // overlappingSync off: a synchronous transaction then syncs before it returns. With it on,
     // the commit returns at once and is synced later, but nothing reports when a synchronous
     // transaction is on disk, which an acknowledgment needs. The fsync on the main thread costs
     // ~6 % of it under load.
-    const root = open({ path: join(dataDir, 'docs'), compression: false, overlappingSync: false });
+    const root = open({ path: dir, compression: false, overlappingSync: false });
     const db = (name: string) => root.openDB<string, DocKey>({ name, encoding: 'string' });
     const pending = (name: string) => root.openDB<string, string>({ name, encoding: 'string' });
     return new DocStore(root, { events: db('events'), spans: db('spans') }, { events: pending('pending_events'), spans: pending('pending_spans') });

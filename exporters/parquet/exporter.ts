@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Exporter, ExporterSettings, ExpiryResult } from '../../src/engine/component.js';
 import type { Item, Signal } from '../../src/engine/item.js';
 import { migrate } from '../../src/storage/migrate.js';
+import { makePrivateDir } from '../../src/storage/private-files.js';
 import type { ReadSource } from '../../src/storage/read-source.js';
 import { compact, recoverCompactions, RowCounts, planCompactions } from './compactor.js';
 import type { ParquetConfig } from './config.js';
@@ -87,6 +88,7 @@ export class ParquetExporter implements Exporter {
     // Serving reads only (nothing exports to it): the lake is some writer's, which recovers and
     // compacts it; this process only reads.
     if (this.readOnly) return;
+    makePrivateDir(this.lake.path);
     this.started = true;
     const recovery = recover(this.lake, this.logger);
     for (const signal of LAKE_SIGNALS) this.chains[signal] = recovery.catch(() => undefined);

@@ -2,16 +2,27 @@
 // theirs here (each runs its own migrations, see migrate.ts). DuckDB takes one writing process per
 // file and, inside it, conflicting writes from two connections fail; so every write in the process
 // goes through one queue on one connection, while reads use their own connections.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { CATALOG_MIGRATIONS } from './catalog-migrations.js';
 import { migrate } from './migrate.js';
+import { makePrivateDir, makePrivateFiles } from './private-files.js';
 
 export class DatabaseLockedError extends Error {
   constructor(path: string, cause: unknown) {
     super(`${path} is in use by another process (is the service running?)`, { cause });
     this.name = 'DatabaseLockedError';
+  }
+}
+
+export class DatabaseCorruptError extends Error {
+  constructor(path: string, cause: unknown) {
+    super(
+      `${path} is damaged and cannot be opened (${(cause as Error).message}). Restore it (and its .wal file, if any) from a backup ` +
+        'taken together with the docs/ directory beside it, or move it aside to start with an empty catalog and tables.',
+      { cause },
+    );
+    this.name = 'DatabaseCorruptError';
   }
 }
 
@@ -29,20 +40,29 @@ export class Database {
   ) {}
 
   static async open(dataDir: string, readers = 2): Promise<Database> {
-    mkdirSync(dataDir, { recursive: true });
+    makePrivateDir(dataDir);
     const path = join(dataDir, 'faultline.duckdb');
-    let instance: DuckDBInstance;
+    let instance: DuckDBInstance | undefined;
     try {
       instance = await DuckDBInstance.create(path);
+      const writer = await instance.connect();
+      const db = new Database(path, dataDir, instance, writer);
+      for (let i = 0; i < readers; i++) db.readers.push(await instance.connect());
+      await migrate(db, 'catalog', CATALOG_MIGRATIONS, undefined);
+      makePrivateFiles(dataDir, /^faultline\.duckdb/);
+      return db;
     } catch (error) {
-      if (/lock/i.test(String((error as Error).message))) throw new DatabaseLockedError(path, error);
+      try {
+        instance?.closeSync();
+      } catch {
+        // the first error is the one to report
+      }
+      const message = String((error as Error).message);
+      // DuckDB's own words: "Could not set lock on file … Conflicting lock is held in …".
+      if (/could not set lock|conflicting lock/i.test(message)) throw new DatabaseLockedError(path, error);
+      if (/not a valid DuckDB database|corrupt|checksum|failed to (read|deserialize)|serializ/i.test(message)) throw new DatabaseCorruptError(path, error);
       throw error;
     }
-    const writer = await instance.connect();
-    const db = new Database(path, dataDir, instance, writer);
-    for (let i = 0; i < readers; i++) db.readers.push(await instance.connect());
-    await migrate(db, 'catalog', CATALOG_MIGRATIONS, undefined);
-    return db;
   }
 
   /** Runs `work` alone on the writer connection, inside a transaction that commits when it returns. */
