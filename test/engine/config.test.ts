@@ -59,10 +59,11 @@ service:
   it('expands ${env:NAME} and ${env:NAME:-default}, typed when the value is only the placeholder', () => {
     const { config, errors } = resolve(
       `receivers: { http_api: { max_event_bytes: "\${env:MAX_BYTES:-2048}" } }
+processors: { validation: {}, grouping: {} }
 exporters: { duckdb: {} }
 service:
   app_url: "https://\${env:HOST_NAME}/x"
-  pipelines: { events: { receivers: [http_api], exporters: [duckdb] } }
+  pipelines: { events: { receivers: [http_api], processors: [validation, grouping], exporters: [duckdb] } }
 `,
       { HOST_NAME: 'errors.example.com' },
     );
@@ -74,9 +75,10 @@ service:
   it('reports an unset variable without a default', () => {
     const { errors } = resolve(`exporters: { duckdb: {} }
 receivers: { http_api: {} }
+processors: { validation: {}, grouping: {} }
 service:
   app_url: \${env:NOPE}
-  pipelines: { events: { receivers: [http_api], exporters: [duckdb] } }
+  pipelines: { events: { receivers: [http_api], processors: [validation, grouping], exporters: [duckdb] } }
 `);
     expect(errors).toEqual([expect.objectContaining({ path: 'service.app_url', message: expect.stringMatching(/NOPE is not set/) })]);
   });

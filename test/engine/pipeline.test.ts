@@ -26,6 +26,7 @@ function registryFor(h: Harness): Registry {
     kind: 'receiver',
     type: 'test_in',
     signals: ['events', 'traces'],
+    stability: { events: 'development', traces: 'development' },
     description: 'test receiver',
     configSchema: z.object({}).strict(),
     create: ({ id, consumers }) => {
@@ -37,6 +38,7 @@ function registryFor(h: Harness): Registry {
     kind: 'processor',
     type: 'mark',
     signals: ['events', 'traces'],
+    stability: { events: 'development', traces: 'development' },
     description: 'appends a mark; drops {drop: true}; rejects {bad: true}',
     configSchema: z.object({ mark: z.string().default('m') }).strict(),
     create: ({ id, config }) => ({
@@ -56,6 +58,7 @@ function registryFor(h: Harness): Registry {
     kind: 'exporter',
     type: 'memory',
     signals: ['events', 'traces'],
+    stability: { events: 'development', traces: 'development' },
     description: 'collects items in memory',
     configSchema: z.object({}).strict(),
     create: ({ id }) => ({
