@@ -5,10 +5,11 @@ import { OtlpReceiver } from './receiver.js';
 export const otlpFactory: ReceiverFactory<OtlpConfig> = {
   kind: 'receiver',
   type: 'otlp',
-  signals: ['traces', 'events'],
-  stability: { traces: 'beta', events: 'beta' },
+  // Exceptions recorded on spans become error events in the `exceptions` connector, not here.
+  signals: ['traces'],
+  stability: { traces: 'beta' },
   metrics: ['faultline_receiver_accepted_items_total', 'faultline_receiver_refused_items_total', 'faultline_http_request_duration_seconds'],
-  description: 'OTLP/HTTP (protobuf and JSON) on its own port: spans, and their exception events as error events',
+  description: 'OTLP/HTTP (protobuf and JSON) on its own port: spans',
   configSchema: otlpConfigSchema,
   create: (settings) => new OtlpReceiver(settings),
 };

@@ -247,7 +247,7 @@ function checkReferences(pipeline: ResolvedPipeline, path: string, components: C
       const { factory } = component;
       const message =
         factory.kind === 'connector'
-          ? `connector "${ref}" turns ${factory.from} into ${factory.to}: list it as an exporter of a ${factory.from} pipeline and a receiver of a ${factory.to} pipeline, not in ${slot} of a ${signal} pipeline`
+          ? `connector "${ref}" turns ${factory.from} into ${factory.to}: list it as an exporter of ${article(factory.from)} pipeline and a receiver of ${article(factory.to)} pipeline, not in ${slot} of ${article(signal)} pipeline`
           : `${factory.kind} "${ref}" does not handle ${signal} (it handles ${handled.join(', ')})${connectorHint(factory, signal, registry)}`;
       errors.push({ path: refPath, message });
     });
@@ -334,8 +334,13 @@ function checkConnectorsUsed(components: Components, pipelines: ResolvedPipeline
 
 /** Connectors must not lead a pipeline's items back into itself (they would never settle). */
 function checkCycles(components: Components, pipelines: ResolvedPipeline[], errors: ConfigError[]): void {
+  // Only the ends that pass checkReferences: a connector listed for the wrong signal is reported there.
   const next = (pipeline: ResolvedPipeline) =>
-    pipeline.exporters.filter((ref) => components.connector.has(ref)).flatMap((ref) => pipelines.filter((p) => p.receivers.includes(ref)));
+    pipeline.exporters.flatMap((ref) => {
+      const factory = components.connector.get(ref)?.factory;
+      if (factory?.kind !== 'connector' || factory.from !== pipeline.signal) return [];
+      return pipelines.filter((p) => p.signal === factory.to && p.receivers.includes(ref));
+    });
   for (const start of pipelines) {
     const seen = new Set<ResolvedPipeline>();
     const queue = next(start);
@@ -404,6 +409,11 @@ function legacyStorage(readSources: Partial<Record<Signal, string[]>>, component
     return types.has('parquet') ? 'parquet' : 'duckdb';
   };
   return { events: of('events'), traces: of('traces') };
+}
+
+/** `a traces`, `an events`. */
+function article(signal: Signal): string {
+  return `${/^[aeiou]/.test(signal) ? 'an' : 'a'} ${signal}`;
 }
 
 function present(value: StorageSetting | undefined): value is string | string[] {

@@ -40,7 +40,7 @@ export class PipelineGraph {
 
     // A pipeline is built once every connector it exports to exists, and a connector once every
     // pipeline it feeds exists (resolve.ts rejects cycles, so this always gets through).
-    const processors: Processor[] = [];
+    const processors: Processor[][] = config.pipelines.map(() => []);
     const built = new Map<number, Pipeline>();
     const connectors = new Map<string, RunningConnector>();
     const buildPipeline = (index: number): Pipeline => {
@@ -49,7 +49,7 @@ export class PipelineGraph {
         const component = config.components.processor.get(ref) as ResolvedComponent;
         const factory = component.factory as ProcessorFactory<unknown>;
         const processor = factory.create({ id: component.id, config: component.config, host, signal: definition.signal, pipeline: definition.id });
-        processors.push(processor);
+        processors[index].push(processor);
         return { id: ref, processor };
       });
       const sinks = definition.exporters.map((ref) => ({ id: ref, exporter: (exporters.get(ref) ?? connectors.get(ref)?.connector) as Exporter }));
@@ -89,7 +89,7 @@ export class PipelineGraph {
       const factory = component.factory as ReceiverFactory<unknown>;
       receivers.set(text, factory.create({ id: component.id, config: component.config, host, consumers }));
     }
-    return new PipelineGraph(pipelines, receivers, processors, exporters, [...connectors.values()]);
+    return new PipelineGraph(pipelines, receivers, processors.flat(), exporters, [...connectors.values()]);
   }
 
   async start(): Promise<void> {

@@ -13,8 +13,8 @@ describe('configuration', () => {
     const { config, errors } = resolveConfig(readConfigFile(undefined), defaultRegistry(), {});
     expect(errors).toEqual([]);
     expect(config?.pipelines).toEqual([
-      expect.objectContaining({ id: 'events', signal: 'events', receivers: ['http_api', 'otlp'], processors: ['validation', 'grouping'], exporters: ['duckdb'] }),
-      expect.objectContaining({ id: 'traces', signal: 'traces', receivers: ['http_api', 'otlp'], processors: ['validation'], exporters: ['duckdb'] }),
+      expect.objectContaining({ id: 'events', signal: 'events', receivers: ['http_api', 'exceptions'], processors: ['validation', 'grouping'], exporters: ['duckdb'] }),
+      expect.objectContaining({ id: 'traces', signal: 'traces', receivers: ['http_api', 'otlp'], processors: ['validation'], exporters: ['duckdb', 'exceptions'] }),
     ]);
     expect(config?.settings.http.port).toBe(8080);
     expect(config?.pipelines.map((p) => [p.id, p.limits])).toEqual([
@@ -22,6 +22,7 @@ describe('configuration', () => {
       ['traces', { items: 40_000, bytes: 128 * 1024 * 1024 }],
     ]);
     expect(config?.settings.data_dir).toBe('./data');
+    expect(config?.readSources).toEqual({ events: ['duckdb'], traces: ['duckdb'] });
   });
 
   it('lists every error with its YAML path and line', () => {

@@ -254,3 +254,95 @@ service:
     ]);
   });
 });
+
+describe('connectors', () => {
+  const BASE = `receivers: { http_api: {}, otlp: {} }
+processors: { validation: {}, grouping: {} }
+exporters: { duckdb: {} }
+connectors: { exceptions: {} }
+service:
+  pipelines:
+`;
+
+  it('the exceptions connector joins the traces pipeline to the events pipeline', () => {
+    const { config, errors } = resolve(`${BASE}    traces: { receivers: [otlp], processors: [validation], exporters: [duckdb, exceptions] }
+    events: { receivers: [http_api, exceptions], processors: [validation, grouping], exporters: [duckdb] }
+`);
+    expect(errors).toEqual([]);
+    expect(config?.components.connector.get('exceptions')?.factory).toMatchObject({ kind: 'connector', from: 'traces', to: 'events' });
+  });
+
+  it('must be used at both ends', () => {
+    expect(
+      problems(`${BASE}    traces: { receivers: [otlp], processors: [validation], exporters: [duckdb, exceptions] }
+    events: { receivers: [http_api], processors: [validation, grouping], exporters: [duckdb] }
+`),
+    ).toEqual(['connectors.exceptions: connector "exceptions" is a receiver of no events pipeline: list it under service.pipelines.events.receivers']);
+    expect(problems(`${BASE}    events: { receivers: [http_api], processors: [validation, grouping], exporters: [duckdb] }\n`)).toEqual([
+      'connectors.exceptions: connector "exceptions" is an exporter of no traces pipeline: list it under service.pipelines.traces.exporters',
+      'connectors.exceptions: connector "exceptions" is a receiver of no events pipeline: list it under service.pipelines.events.receivers',
+    ]);
+  });
+
+  it('is checked like any exporter and receiver: signal, and what it requires', () => {
+    expect(
+      problems(`${BASE}    traces: { receivers: [otlp, exceptions], exporters: [duckdb, exceptions] }
+    events: { receivers: [http_api, exceptions], processors: [validation, grouping], exporters: [duckdb, exceptions] }
+`),
+    ).toEqual([
+      'service.pipelines.traces.receivers[1]: connector "exceptions" turns traces into events: list it as an exporter of a traces pipeline and a receiver of an events pipeline, not in receivers of a traces pipeline',
+      'service.pipelines.events.exporters[1]: connector "exceptions" turns traces into events: list it as an exporter of a traces pipeline and a receiver of an events pipeline, not in exporters of an events pipeline',
+    ]);
+    expect(
+      problems(`${BASE}    traces: { receivers: [otlp], exporters: [duckdb, exceptions] }
+    events: { receivers: [http_api, exceptions], processors: [validation, grouping], exporters: [duckdb] }
+`),
+    ).toEqual([
+      'service.pipelines.traces.exporters[0]: exporter "duckdb" needs validated on traces: add the validation processor before it',
+      'service.pipelines.traces.exporters[1]: connector "exceptions" needs validated on traces: add the validation processor before it',
+    ]);
+  });
+
+  it('otlp in an events pipeline: an error that points to the exceptions connector', () => {
+    const errors = problems(`receivers: { http_api: {}, otlp: {} }
+processors: { validation: {}, grouping: {} }
+exporters: { duckdb: {} }
+service:
+  pipelines:
+    events: { receivers: [http_api, otlp], processors: [validation, grouping], exporters: [duckdb] }
+    traces: { receivers: [otlp], processors: [validation], exporters: [duckdb] }
+`);
+    expect(errors).toEqual([
+      'service.pipelines.events.receivers[1]: receiver "otlp" does not handle events (it handles traces); to turn its traces into events, configure the exceptions connector (connectors: { exceptions: {} }) and list it as an exporter of the traces pipeline and a receiver of this one',
+    ]);
+  });
+
+  it('must not lead a pipeline back into itself, and needs an id of its own', () => {
+    const loop: ComponentFactory = {
+      kind: 'connector',
+      type: 'loop',
+      from: 'events',
+      to: 'events',
+      stability: 'development',
+      description: 'events to events',
+      configSchema: empty,
+      create: () => ({ export: async () => undefined }),
+    };
+    const registry = fakeRegistry();
+    registry.register(loop);
+    registry.register({ kind: 'receiver', type: 'loop', signals: ['events'], stability: { events: 'development' }, description: 'a receiver type of the same name', configSchema: empty, create: () => ({}) });
+    const yaml = (pipelines: string) => `receivers: { in: {} }
+exporters: { sink: {} }
+connectors: { loop: {} }
+service:
+  pipelines:
+${pipelines}`;
+    expect(problems(yaml('    events/a: { receivers: [in], exporters: [loop] }\n    events/b: { receivers: [loop], exporters: [sink] }\n'), {}, registry)).toEqual([]);
+    expect(problems(yaml('    events/a: { receivers: [in, loop], exporters: [loop] }\n'), {}, registry)).toEqual([
+      'service.pipelines.events/a: its items come back to it through connectors: pipelines joined by connectors must not form a cycle',
+    ]);
+    expect(
+      problems(yaml('    events/a: { receivers: [in], exporters: [loop] }\n    events/b: { receivers: [loop], exporters: [sink] }\n').replace('receivers: { in: {} }', 'receivers: { in: {}, loop: {} }'), {}, registry),
+    ).toEqual(['connectors.loop: "loop" is also configured under receivers: a connector needs an id of its own']);
+  });
+});

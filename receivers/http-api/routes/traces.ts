@@ -2,7 +2,7 @@
 import type { Consumer } from '../../../src/engine/component.js';
 import type { Host } from '../../../src/engine/host.js';
 import type { Signal } from '../../../src/engine/item.js';
-import { ingestSpans } from '../../../src/ingest/spans.js';
+import { consumeBatch } from '../../../src/engine/batch.js';
 import { readJson } from '../../../src/http/body.js';
 import { ApiError, errors } from '../../../src/http/errors.js';
 import { parseJsonExact } from '../../../src/http/json.js';
@@ -18,12 +18,16 @@ export interface TraceRoutesOptions {
 
 const HEX = /^[0-9a-fA-F]+$/;
 
+/** What one span is charged against the traces pipelines' budgets. */
+const SPAN_SIZE = 512;
+
 export function traceRoutes({ host, receiverId, consumers }: TraceRoutesOptions): RouteDefinition[] {
   const { catalog, storage, metrics, settings } = host;
   const { span_batch_bytes: maxBytes, spans_per_request: maxSpans } = settings.limits;
   const routes: RouteDefinition[] = [];
 
-  if (consumers.traces) {
+  const traces = consumers.traces;
+  if (traces) {
     routes.push({
       method: 'POST',
       path: '/v1/traces',
@@ -47,7 +51,7 @@ export function traceRoutes({ host, receiverId, consumers }: TraceRoutesOptions)
         const project = await resolveProject(catalog, principal, ingestProject(ctx));
         const refused = (reason: string, count = 1) => metrics.receiverRefused.inc({ receiver: receiverId, signal: 'traces', reason }, count);
         try {
-          consumers.traces?.assertRoom(1, Number(ctx.event.req.headers.get('content-length')) || 0); // refuse before reading the body
+          traces.assertRoom(1, Number(ctx.event.req.headers.get('content-length')) || 0); // refuse before reading the body
         } catch (error) {
           refused('overloaded');
           throw error;
@@ -68,7 +72,7 @@ export function traceRoutes({ host, receiverId, consumers }: TraceRoutesOptions)
           refused('too_large');
           throw new ApiError(413, 'payload_too_large', `at most ${maxSpans} spans per request, got ${spans.length}`);
         }
-        const result = await ingestSpans(consumers, tenantOf(principal, project), spans);
+        const result = await consumeBatch(traces, spans, tenantOf(principal, project), SPAN_SIZE);
         metrics.receiverAccepted.inc({ receiver: receiverId, signal: 'traces' }, result.accepted);
         if (result.rejected) refused('invalid', result.rejected);
         return json(ctx, 202, result);
