@@ -188,3 +188,23 @@ service:
     expect(result.stdout).toMatch(/line 6: service\.storage\.events\[0\]: no exporter "parquet" is configured under exporters/);
   });
 });
+
+describe('faultline components', () => {
+  it('lists every registered component, as a table or as JSON', async () => {
+    const human = await runCli(['components'], process.env);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^receiver\s+http_api\s+events \(beta\), traces \(beta\)\s+yes/m);
+    const json = await runCli(['components', '--json'], process.env);
+    expect(json.code).toBe(0);
+    const list = JSON.parse(json.stdout) as Array<{ kind: string; type: string }>;
+    expect(list.map((c) => `${c.kind}:${c.type}`)).toEqual([
+      'receiver:http_api',
+      'receiver:otlp',
+      'processor:validation',
+      'processor:grouping',
+      'exporter:duckdb',
+      'exporter:parquet',
+      'connector:exceptions',
+    ]);
+  });
+});
