@@ -123,6 +123,8 @@ export function resolveConfig(
   if (!hasPipelines && !explicitReads)
     errors.push({ path: 'service.pipelines', message: 'at least one pipeline is required (or, for a read-only node, service.storage naming the exporters to read from)' });
 
+  if (service.settings) checkListeners(components, pipelines, service.settings, errors);
+
   if (errors.length || !service.settings) return { errors: withLines(errors, source) };
   const settings: ServiceSettings = { ...service.settings, storage: legacyStorage(readSources, components) };
   return { config: { source: source.name, settings, components, pipelines, readSources }, errors: [] };
@@ -354,6 +356,24 @@ function checkCycles(components: Components, pipelines: ResolvedPipeline[], erro
       seen.add(pipeline);
       queue.push(...next(pipeline));
     }
+  }
+}
+
+/**
+ * Receivers that open listeners of their own (those in a pipeline: the others are not started)
+ * need ports of their own: a clash would only show as EADDRINUSE at start.
+ */
+function checkListeners(components: Components, pipelines: ResolvedPipeline[], settings: Pick<ServiceSettings, 'http' | 'otlp'>, errors: ConfigError[]): void {
+  const taken: Array<{ host: string; port: number; who: string }> = [{ ...settings.http, who: 'the HTTP API (service.http)' }];
+  const anyAddress = (host: string) => host === '0.0.0.0' || host === '::' || host === '';
+  for (const [text, component] of components.receiver) {
+    const factory = component.factory;
+    if (factory.kind !== 'receiver' || !factory.listensOn || !pipelines.some((p) => p.receivers.includes(text))) continue;
+    const { host, port } = factory.listensOn(component.config, settings);
+    if (port === 0) continue;
+    const clash = taken.find((t) => t.port === port && (t.host === host || anyAddress(t.host) || anyAddress(host)));
+    if (clash) errors.push({ path: `receivers.${text}`, message: `listens on ${host}:${port}, as ${clash.who} does: give it a port of its own` });
+    else taken.push({ host, port, who: `receiver "${text}"` });
   }
 }
 

@@ -4,6 +4,7 @@
 // it needs on items and adds to them, which the configuration loader checks against the order of
 // every pipeline (src/config/resolve.ts).
 import type { z } from 'zod';
+import type { ServiceSettings } from '../config/service-schema.js';
 import type { Host } from './host.js';
 import type { Item, Signal } from './item.js';
 
@@ -134,8 +135,19 @@ interface SignalFactoryBase<C> extends FactoryBase<C> {
   stability: Partial<Record<Signal, Stability>>;
 }
 
+/** Where a receiver with a listener of its own binds (port 0: any free port, which never clashes). */
+export interface Endpoint {
+  host: string;
+  port: number;
+}
+
 export interface ReceiverFactory<C = unknown> extends SignalFactoryBase<C> {
   kind: 'receiver';
+  /**
+   * For a receiver that opens a listener of its own: where, given its config and the service
+   * section. resolve.ts rejects two listeners (or one and the service's HTTP port) on one port.
+   */
+  listensOn?(config: C, service: Pick<ServiceSettings, 'http' | 'otlp'>): Endpoint;
   create(settings: ReceiverSettings<C>): Receiver;
 }
 

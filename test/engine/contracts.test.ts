@@ -346,3 +346,26 @@ ${pipelines}`;
     ).toEqual(['connectors.loop: "loop" is also configured under receivers: a connector needs an id of its own']);
   });
 });
+
+describe('listeners', () => {
+  const yaml = (receivers: string, traces: string) => `receivers: { ${receivers} }
+processors: { validation: {} }
+exporters: { duckdb: {} }
+service:
+  pipelines:
+    traces: { receivers: [${traces}], processors: [validation], exporters: [duckdb] }
+`;
+
+  it('two receivers, or one and the HTTP API, on one port cannot both start', () => {
+    expect(problems(yaml('otlp: {}, otlp/second: {}', 'otlp, otlp/second'))).toEqual([
+      'receivers.otlp/second: listens on 127.0.0.1:4318, as receiver "otlp" does: give it a port of its own',
+    ]);
+    expect(problems(yaml('otlp: { host: 0.0.0.0, port: 8080 }', 'otlp'))).toEqual([
+      'receivers.otlp: listens on 0.0.0.0:8080, as the HTTP API (service.http) does: give it a port of its own',
+    ]);
+    expect(problems(yaml('otlp: {}, otlp/second: { port: 4319 }', 'otlp, otlp/second'))).toEqual([]);
+    expect(problems(yaml('otlp: {}, otlp/second: {}', 'otlp, otlp/second'), { FAULTLINE_OTLP_PORT: '0' })).toEqual([]);
+    // A receiver in no pipeline is not started.
+    expect(problems(yaml('otlp: {}, otlp/spare: {}', 'otlp'))).toEqual([]);
+  });
+});
