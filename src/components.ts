@@ -1,5 +1,6 @@
-// The components this build of Faultline ships, by kind. Adding one is a line here; the engine
+// The components this build of Faultline ships: receivers, processors, exporters, connectors. Adding one is a line here; the engine
 // finds it by its YAML type name.
+import { exceptionsFactory } from '../connectors/exceptions/factory.js';
 import { duckdbFactory } from '../exporters/duckdb/factory.js';
 import { parquetFactory } from '../exporters/parquet/factory.js';
 import { groupingFactory } from '../processors/grouping/factory.js';
@@ -10,5 +11,14 @@ import { otlpFactory } from '../receivers/otlp/factory.js';
 import { Registry } from './engine/registry.js';
 
 export function defaultRegistry(): Registry {
-  return new Registry([httpApiFactory, otlpFactory, validationFactory, groupingFactory, issuesFactory, duckdbFactory, parquetFactory]);
+  return new Registry([
+    httpApiFactory,
+    otlpFactory,
+    validationFactory,
+    groupingFactory,
+    issuesFactory,
+    duckdbFactory,
+    parquetFactory,
+    exceptionsFactory,
+  ]);
 }

@@ -117,7 +117,7 @@ export class Service {
   /** Per signal, the read sources of the exporters service.storage names, in order. */
   private readSources(graph: PipelineGraph): Partial<Record<Signal, ReadSource[]>> {
     const out: Partial<Record<Signal, ReadSource[]>> = {};
-    for (const [signal, ids] of Object.entries(readSourceIds(this.config)) as Array<[Signal, string[]]>) {
+    for (const [signal, ids] of Object.entries(this.config.readSources) as Array<[Signal, string[]]>) {
       out[signal] = ids.flatMap((id) => graph.exporter(id)?.readSource?.() ?? []);
     }
     return out;
@@ -163,9 +163,3 @@ export class Service {
   }
 }
 
-/** The exporter ids each signal's reads come from (service.storage). */
-function readSourceIds(config: ResolvedConfig): Partial<Record<Signal, string[]>> {
-  const storage = config.settings.storage as Record<string, string>;
-  const ids = (value: string | undefined) => (value === 'both' ? ['duckdb', 'parquet'] : value ? [value] : []);
-  return { events: ids(storage.events), traces: ids(storage.traces) };
-}

@@ -2,8 +2,12 @@ import { z } from 'zod';
 
 export const duckdbConfigSchema = z
   .object({
-    /** Most items committed in one transaction; more waiting items go in the next one. */
-    max_batch_items: z.number().int().positive().default(5000),
+    max_batch_items: z
+      .number()
+      .int()
+      .positive()
+      .default(5000)
+      .describe('Most items committed in one DuckDB transaction; more waiting items go in the next one (events: the backlog limit is 4 × this)'),
   })
   .strict();
 

@@ -6,6 +6,10 @@ export const parquetFactory: ExporterFactory<ParquetConfig> = {
   kind: 'exporter',
   type: 'parquet',
   signals: ['events', 'traces'],
+  stability: { events: 'alpha', traces: 'alpha' },
+  requires: { events: ['validated', 'issue_id'], traces: ['validated'] },
+  reads: ['events', 'traces'],
+  metrics: ['faultline_exporter_sent_items_total', 'faultline_exporter_failed_items_total'],
   description:
     'Writes events and spans to the Parquet lake (hive-partitioned by project and day, ZSTD): ack after a staging commit, crash-safe flushes, background compaction',
   configSchema: parquetConfigSchema,

@@ -6,6 +6,10 @@ export const groupingFactory: ProcessorFactory<GroupingConfig> = {
   kind: 'processor',
   type: 'grouping',
   signals: ['events'],
+  stability: { events: 'beta' },
+  requires: { events: ['validated'] },
+  provides: { events: ['issue_id', 'title', 'culprit', 'root_cause', 'grouping_hash'] },
+  metrics: [],
   description: 'Fingerprints error events (custom fingerprint, in-app frames, or parameterized value) and sets issue_id, title, culprit and root_cause',
   configSchema: groupingConfigSchema,
   create(settings) {

@@ -6,6 +6,10 @@ export const issuesFactory: ProcessorFactory<IssuesConfig> = {
   kind: 'processor',
   type: 'issues',
   signals: ['events'],
+  stability: { events: 'alpha' },
+  requires: { events: ['issue_id'] },
+  provides: { events: ['issue_transition'] },
+  metrics: [],
   description: 'Decides whether each event opens its issue or reopens a resolved one, records it in the catalog and sets issue_transition',
   configSchema: issuesConfigSchema,
   create(settings) {

@@ -7,6 +7,9 @@ export const validationFactory: ProcessorFactory<ValidationConfig> = {
   kind: 'processor',
   type: 'validation',
   signals: ['events', 'traces'],
+  stability: { events: 'beta', traces: 'beta' },
+  provides: { events: ['validated'], traces: ['validated'] },
+  metrics: ['faultline_processor_rejected_items_total'],
   description: 'Checks ingested records against the API schema, normalizes them and applies size caps.',
   configSchema: validationConfigSchema,
   create(settings) {

@@ -19,6 +19,6 @@ export class HttpApiReceiver implements Receiver {
           maxBodyBytes: config.max_event_bytes ?? host.settings.limits.event_body_bytes,
         }),
       );
-    if (consumers.traces) host.http.route(traceIngestRoute({ host, receiverId: id.text, consumers }));
+    if (consumers.traces) host.http.route(traceIngestRoute({ host, receiverId: id.text, consumer: consumers.traces }));
   }
 }

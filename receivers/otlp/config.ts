@@ -2,9 +2,14 @@ import { z } from 'zod';
 
 export const otlpConfigSchema = z
   .object({
-    /** Defaults: service.otlp.host and service.otlp.port (FAULTLINE_OTLP_PORT, 4318). */
-    host: z.string().min(1).optional(),
-    port: z.number().int().min(0).max(65535).optional(),
+    host: z.string().min(1).optional().describe('Listen address; default: service.otlp.host (127.0.0.1)'),
+    port: z
+      .number()
+      .int()
+      .min(0)
+      .max(65535)
+      .optional()
+      .describe('Listen port, 0 = any free port; default: service.otlp.port (4318, FAULTLINE_OTLP_PORT)'),
   })
   .strict();
 

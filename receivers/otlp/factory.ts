@@ -5,8 +5,12 @@ import { OtlpReceiver } from './receiver.js';
 export const otlpFactory: ReceiverFactory<OtlpConfig> = {
   kind: 'receiver',
   type: 'otlp',
-  signals: ['traces', 'events'],
-  description: 'OTLP/HTTP (protobuf and JSON) on its own port: spans, and their exception events as error events',
+  // Exceptions recorded on spans become error events in the `exceptions` connector, not here.
+  signals: ['traces'],
+  stability: { traces: 'beta' },
+  metrics: ['faultline_receiver_accepted_items_total', 'faultline_receiver_refused_items_total', 'faultline_http_request_duration_seconds'],
+  description: 'OTLP/HTTP (protobuf and JSON) on its own port: spans',
   configSchema: otlpConfigSchema,
+  listensOn: (config, service) => ({ host: config.host ?? service.otlp.host, port: config.port ?? service.otlp.port }),
   create: (settings) => new OtlpReceiver(settings),
 };

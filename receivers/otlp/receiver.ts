@@ -4,12 +4,12 @@
 // with the retryable codes (429, 503 + Retry-After) that make stock exporters back off and retry.
 import { FastResponse } from 'srvx';
 import type { Receiver, ReceiverSettings } from '../../src/engine/component.js';
+import { addBatchResult, consumeBatch, type BatchResult } from '../../src/engine/batch.js';
 import { OverloadedError, ShuttingDownError } from '../../src/engine/errors.js';
 import type { Tenant } from '../../src/engine/item.js';
 import { readBody } from '../../src/http/body.js';
 import { ApiError } from '../../src/http/errors.js';
 import { HttpHost, type RequestContext } from '../../src/http/host.js';
-import { ingestSpans, type SpanBatchResult } from '../../src/ingest/spans.js';
 import { VERSION } from '../../src/version.js';
 import type { SpanInput } from '../../src/records/span.js';
 import { resolveProject, tenantOf } from '../../src/auth/scope.js';
@@ -19,6 +19,9 @@ import { decodeTraceRequestProtobuf, encodeStatusProtobuf, encodeTraceResponsePr
 import { OtlpDecodeError } from './decode/errors.js';
 
 type Encoding = 'protobuf' | 'json';
+
+/** What one span is charged against the traces pipelines' budgets. */
+const SPAN_SIZE = 512;
 
 /** google.rpc.Code values used in Status bodies. */
 const RPC = { INVALID_ARGUMENT: 3, PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, UNAVAILABLE: 14, UNAUTHENTICATED: 16, INTERNAL: 13, UNIMPLEMENTED: 12 };
@@ -102,13 +105,10 @@ export class OtlpReceiver implements Receiver {
         for (const span of resource.spans) group.spans.push(span);
         groups.set(project.id, group);
       }
-      const result: SpanBatchResult = { accepted: 0, rejected: 0, errors: [] };
-      for (const { tenant, spans } of groups.values()) {
-        const part = await ingestSpans(this.settings.consumers, tenant, spans);
-        result.accepted += part.accepted;
-        result.rejected += part.rejected;
-        result.errors.push(...part.errors);
-      }
+      const traces = this.settings.consumers.traces;
+      if (!traces) throw new Error('no traces pipeline takes spans from this receiver');
+      const result: BatchResult = { accepted: 0, rejected: 0, errors: [] };
+      for (const { tenant, spans } of groups.values()) addBatchResult(result, await consumeBatch(traces, spans, tenant, SPAN_SIZE));
       host.metrics.receiverAccepted.inc({ receiver: id.text, signal: 'traces' }, result.accepted);
       if (result.rejected) refused('invalid', result.rejected);
       const partial = result.rejected ? { rejected: result.rejected, message: summarize(result) } : undefined;
@@ -142,7 +142,7 @@ function respond(ctx: RequestContext, status: number, encoding: Encoding, body: 
   });
 }
 
-function summarize(result: SpanBatchResult): string {
+function summarize(result: BatchResult): string {
   const shown = result.errors.slice(0, 5).map((e) => `span ${e.index}: ${e.path || 'span'} ${e.message}`);
   const more = result.errors.length > shown.length ? `; and ${result.errors.length - shown.length} more` : '';
   return `${result.rejected} span(s) rejected: ${shown.join('; ')}${more}`;

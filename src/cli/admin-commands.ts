@@ -2,16 +2,10 @@
 import type { Command, Option } from 'commander';
 import { withAdmin } from '../admin/client.js';
 import { fail, loadConfig } from './config.js';
+import { table } from './table.js';
 
 function dataDir(options: { config?: string }): string {
   return loadConfig(options.config).settings.data_dir;
-}
-
-function table(rows: Array<Record<string, unknown>>, columns: string[]): string {
-  const cells = rows.map((row) => columns.map((c) => (row[c] === null || row[c] === undefined ? '-' : String(row[c]))));
-  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i].length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
-  return [line(columns), ...cells.map(line)].join('\n');
 }
 
 export function keysCommand(keys: Command, configOption: () => Option): void {

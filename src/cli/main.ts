@@ -1,7 +1,8 @@
-// `faultline`: start, validate, keys, projects.
+// `faultline`: start, validate, components, keys, projects.
 import { Command, Option } from 'commander';
 import { VERSION } from '../version.js';
 import { keysCommand, projectsCommand, quarantineCommand } from './admin-commands.js';
+import { componentsCommand } from './components.js';
 import { startCommand } from './start.js';
 import { validateCommand } from './validate.js';
 
@@ -18,6 +19,12 @@ program
   .description('Check a configuration; print every error with its YAML path')
   .addOption(configOption())
   .action(validateCommand);
+
+program
+  .command('components')
+  .description('List the components of this build: signals, stability, contracts and config keys')
+  .option('--json', 'machine-readable output')
+  .action(componentsCommand);
 
 keysCommand(program.command('keys').description('Manage API keys (works while the service runs)'), configOption);
 projectsCommand(program.command('projects').description('Manage projects (works while the service runs)'), configOption);

@@ -13,5 +13,9 @@ export function validateCommand(options: { config?: string }): void {
   const lines = config.pipelines.map(
     (p) => `  ${p.id}: ${p.receivers.join(', ')} -> ${p.processors.length ? p.processors.join(' -> ') : '(no processors)'} -> ${p.exporters.join(', ')}`,
   );
+  for (const [id, { factory }] of config.components.connector)
+    if (factory.kind === 'connector') lines.push(`  connector ${id}: ${factory.from} -> ${factory.to}`);
+  const reads = Object.entries(config.readSources).map(([signal, ids]) => `${signal} from ${ids.join(', ')}`);
+  if (reads.length) lines.push(`  reads: ${reads.join('; ')}`);
   process.stdout.write(`${source.name}: valid, ${config.pipelines.length} pipeline(s)\n${lines.join('\n')}\n`);
 }

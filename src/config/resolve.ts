@@ -1,15 +1,25 @@
 // Turns the parsed YAML into a checked configuration: the service section through convict, every
-// component section through its factory's schema, every pipeline reference against what exists.
+// component section through its factory's schema, every pipeline reference against what exists,
+// and the factories' contracts (src/engine/component.ts) against the order of every pipeline:
+// what a component requires must be provided before it, `before` orderings, singletons,
+// connectors used at both ends, and the exporters `service.storage` reads from.
 // All problems are collected, each with its YAML path.
 import { z } from 'zod';
 import type { BudgetLimits } from '../engine/budget.js';
-import { parseComponentId, type ComponentFactory, type ComponentId, type ComponentKind } from '../engine/component.js';
+import {
+  COMPONENT_KINDS,
+  factorySignals,
+  parseComponentId,
+  type ComponentFactory,
+  type ComponentId,
+  type ComponentKind,
+} from '../engine/component.js';
 import { SIGNALS, type Signal } from '../engine/item.js';
 import type { Registry } from '../engine/registry.js';
 import { expandEnv } from './env.js';
 import type { ConfigError } from './errors.js';
 import type { ConfigSource } from './load.js';
-import { loadServiceSection, type ServiceSettings } from './service-schema.js';
+import { loadServiceSection, storageEnv, type ServiceSettings, type StorageSetting } from './service-schema.js';
 
 export interface ResolvedComponent {
   id: ComponentId;
@@ -22,8 +32,10 @@ export interface ResolvedPipeline {
   /** `signal[/name]`. */
   id: string;
   signal: Signal;
+  /** Receiver and connector ids. */
   receivers: string[];
   processors: string[];
+  /** Exporter and connector ids. */
   exporters: string[];
   limits: BudgetLimits;
 }
@@ -33,9 +45,21 @@ export interface ResolvedConfig {
   settings: ServiceSettings;
   components: Record<ComponentKind, Map<string, ResolvedComponent>>;
   pipelines: ResolvedPipeline[];
+  /**
+   * Per signal, the ids of the exporters (under `exporters:`) that the read endpoints read from,
+   * in the order given: `service.storage.<signal>`, else the first exporter of the signal's
+   * pipelines whose factory `reads` it. A signal nothing can serve reads of is absent.
+   */
+  readSources: Partial<Record<Signal, string[]>>;
 }
 
-const SECTIONS: Record<ComponentKind, string> = { receiver: 'receivers', processor: 'processors', exporter: 'exporters' };
+type Components = Record<ComponentKind, Map<string, ResolvedComponent>>;
+
+const SECTIONS: Record<ComponentKind, string> = { receiver: 'receivers', processor: 'processors', exporter: 'exporters', connector: 'connectors' };
+const TOP_LEVEL = [...COMPONENT_KINDS.map((kind) => SECTIONS[kind]), 'service'];
+
+/** `service.storage.<signal>: both`, from before storage named exporter ids. */
+const BOTH_ALIAS = ['duckdb', 'parquet'];
 
 /**
  * About two seconds of what one instance commits per signal (see the README's Performance section):
@@ -75,33 +99,37 @@ export function resolveConfig(
     return { errors: withLines(errors, source) };
   }
   for (const key of Object.keys(root)) {
-    if (!['receivers', 'processors', 'exporters', 'service'].includes(key))
-      errors.push({ path: key, message: 'unknown top-level key (expected receivers, processors, exporters, service)' });
+    if (!TOP_LEVEL.includes(key)) errors.push({ path: key, message: `unknown top-level key (expected ${TOP_LEVEL.join(', ')})` });
   }
 
-  const components = {
-    receiver: resolveComponents('receiver', root.receivers, registry, errors),
-    processor: resolveComponents('processor', root.processors, registry, errors),
-    exporter: resolveComponents('exporter', root.exporters, registry, errors),
-  };
+  const components = Object.fromEntries(
+    COMPONENT_KINDS.map((kind) => [kind, resolveComponents(kind, root[SECTIONS[kind]], registry, errors)]),
+  ) as Components;
+  checkConnectorIds(components, errors);
 
   const serviceSection = root.service ?? {};
   if (!isRecord(serviceSection)) errors.push({ path: 'service', message: 'must be a mapping' });
   const service = loadServiceSection(isRecord(serviceSection) ? serviceSection : {}, env);
   errors.push(...service.errors);
 
-  const pipelines = resolvePipelines(isRecord(serviceSection) ? serviceSection.pipelines : undefined, components, errors);
+  const pipelinesSection = isRecord(serviceSection) ? serviceSection.pipelines : undefined;
+  const pipelines = resolvePipelines(pipelinesSection, components, registry, errors);
+  checkConnectorsUsed(components, pipelines, errors);
+  checkCycles(components, pipelines, errors);
+  const readSources = service.storage ? resolveReadSources(service.storage, components, pipelines, env, errors) : {};
+
+  const hasPipelines = isRecord(pipelinesSection) && Object.keys(pipelinesSection).length > 0;
+  const explicitReads = service.storage && SIGNALS.some((signal) => present(service.storage?.[signal]));
+  if (!hasPipelines && !explicitReads)
+    errors.push({ path: 'service.pipelines', message: 'at least one pipeline is required (or, for a read-only node, service.storage naming the exporters to read from)' });
+
+  if (service.settings) checkListeners(components, pipelines, service.settings, errors);
 
   if (errors.length || !service.settings) return { errors: withLines(errors, source) };
-  return { config: { source: source.name, settings: service.settings, components, pipelines }, errors: [] };
+  return { config: { source: source.name, settings: service.settings, components, pipelines, readSources }, errors: [] };
 }
 
-function resolveComponents(
-  kind: ComponentKind,
-  section: unknown,
-  registry: Registry,
-  errors: ConfigError[],
-): Map<string, ResolvedComponent> {
+function resolveComponents(kind: ComponentKind, section: unknown, registry: Registry, errors: ConfigError[]): Map<string, ResolvedComponent> {
   const out = new Map<string, ResolvedComponent>();
   const sectionName = SECTIONS[kind];
   if (section === undefined || section === null) return out;
@@ -109,6 +137,7 @@ function resolveComponents(
     errors.push({ path: sectionName, message: 'must be a mapping of component ids to their settings' });
     return out;
   }
+  const singletons = new Map<string, string>();
   for (const [text, value] of Object.entries(section)) {
     const path = `${sectionName}.${text}`;
     const id = parseComponentId(text);
@@ -119,8 +148,13 @@ function resolveComponents(
     const factory = registry.get(kind, id.type);
     if (!factory) {
       const known = registry.list(kind).map((f) => f.type).join(', ');
-      errors.push({ path, message: `unknown ${kind} type "${id.type}" (known: ${known})` });
+      errors.push({ path, message: `unknown ${kind} type "${id.type}" (known: ${known || 'none'})` });
       continue;
+    }
+    if (factory.singleton) {
+      const first = singletons.get(id.type);
+      if (first !== undefined) errors.push({ path, message: `only one ${kind} of type "${id.type}" may be configured, and "${first}" already is` });
+      else singletons.set(id.type, text);
     }
     const parsed = factory.configSchema.safeParse(value ?? {});
     if (!parsed.success) {
@@ -132,14 +166,20 @@ function resolveComponents(
   return out;
 }
 
-function resolvePipelines(
-  section: unknown,
-  components: Record<ComponentKind, Map<string, ResolvedComponent>>,
-  errors: ConfigError[],
-): ResolvedPipeline[] {
+/** A pipeline names receivers and connectors in one list, and exporters and connectors in another. */
+function checkConnectorIds(components: Components, errors: ConfigError[]): void {
+  for (const text of components.connector.keys()) {
+    for (const kind of ['receiver', 'exporter'] as const)
+      if (components[kind].has(text))
+        errors.push({ path: `connectors.${text}`, message: `"${text}" is also configured under ${SECTIONS[kind]}: a connector needs an id of its own` });
+  }
+}
+
+function resolvePipelines(section: unknown, components: Components, registry: Registry, errors: ConfigError[]): ResolvedPipeline[] {
   const base = 'service.pipelines';
-  if (!isRecord(section) || Object.keys(section).length === 0) {
-    errors.push({ path: base, message: 'at least one pipeline is required' });
+  if (section === undefined || section === null) return [];
+  if (!isRecord(section)) {
+    errors.push({ path: base, message: 'must be a mapping of pipeline ids (signal[/name]) to pipelines' });
     return [];
   }
   const pipelines: ResolvedPipeline[] = [];
@@ -157,24 +197,233 @@ function resolvePipelines(
       continue;
     }
     const { receivers, processors, exporters, max_in_flight } = parsed.data;
-    const check = (kind: ComponentKind, list: string[], key: string) => {
-      list.forEach((ref, index) => {
-        const component = components[kind].get(ref);
-        const refPath = `${path}.${key}[${index}]`;
-        if (!component) errors.push({ path: refPath, message: `no ${kind} "${ref}" is configured under ${SECTIONS[kind]}` });
-        else if (!component.factory.signals.includes(signal))
-          errors.push({ path: refPath, message: `${kind} "${ref}" does not handle ${signal} (it handles ${component.factory.signals.join(', ')})` });
-      });
-      const dup = list.find((ref, index) => list.indexOf(ref) !== index);
-      if (dup) errors.push({ path: `${path}.${key}`, message: `"${dup}" is listed twice` });
-    };
-    check('receiver', receivers, 'receivers');
-    check('processor', processors, 'processors');
-    check('exporter', exporters, 'exporters');
-    const limits = { ...DEFAULT_BUDGETS[signal], ...stripUndefined(max_in_flight ?? {}) };
-    pipelines.push({ id, signal, receivers, processors, exporters, limits });
+    const pipeline = { id, signal, receivers, processors, exporters, limits: { ...DEFAULT_BUDGETS[signal], ...stripUndefined(max_in_flight ?? {}) } };
+    const valid = checkReferences(pipeline, path, components, registry, errors);
+    if (valid) checkOrder(pipeline, path, components, registry, errors);
+    pipelines.push(pipeline);
   }
   return pipelines;
+}
+
+type Slot = 'receivers' | 'processors' | 'exporters';
+
+/** What an id in a pipeline list may name: a receiver or a connector, a processor, an exporter or a connector. */
+const SLOT_KINDS: Record<Slot, readonly ComponentKind[]> = {
+  receivers: ['receiver', 'connector'],
+  processors: ['processor'],
+  exporters: ['exporter', 'connector'],
+};
+
+function lookup(components: Components, slot: Slot, ref: string): ResolvedComponent | undefined {
+  for (const kind of SLOT_KINDS[slot]) {
+    const component = components[kind].get(ref);
+    if (component) return component;
+  }
+  return undefined;
+}
+
+/** The signal a component takes in this slot: a connector is an exporter of `from` and a receiver of `to`. */
+function slotSignals(component: ResolvedComponent, slot: Slot): readonly Signal[] {
+  const { factory } = component;
+  if (factory.kind !== 'connector') return factory.signals;
+  return [slot === 'receivers' ? factory.to : factory.from];
+}
+
+/** Every id names a configured component that handles the pipeline's signal; none twice. Returns whether all did. */
+function checkReferences(pipeline: ResolvedPipeline, path: string, components: Components, registry: Registry, errors: ConfigError[]): boolean {
+  const before = errors.length;
+  const { signal } = pipeline;
+  for (const slot of ['receivers', 'processors', 'exporters'] as const) {
+    const list = pipeline[slot];
+    list.forEach((ref, index) => {
+      const component = lookup(components, slot, ref);
+      const refPath = `${path}.${slot}[${index}]`;
+      if (!component) {
+        const where = SLOT_KINDS[slot].map((kind) => SECTIONS[kind]).join(' or ');
+        errors.push({ path: refPath, message: `no ${SLOT_KINDS[slot].join(' or ')} "${ref}" is configured under ${where}` });
+        return;
+      }
+      const handled = slotSignals(component, slot);
+      if (handled.includes(signal)) return;
+      const { factory } = component;
+      const message =
+        factory.kind === 'connector'
+          ? `connector "${ref}" turns ${factory.from} into ${factory.to}: list it as an exporter of ${article(factory.from)} pipeline and a receiver of ${article(factory.to)} pipeline, not in ${slot} of ${article(signal)} pipeline`
+          : `${factory.kind} "${ref}" does not handle ${signal} (it handles ${handled.join(', ')})${connectorHint(factory, signal, registry)}`;
+      errors.push({ path: refPath, message });
+    });
+    const dup = list.find((ref, index) => list.indexOf(ref) !== index);
+    if (dup) errors.push({ path: `${path}.${slot}`, message: `"${dup}" is listed twice` });
+  }
+  return errors.length === before;
+}
+
+/** A receiver in a pipeline of a signal it does not give, where a connector turns what it gives into that signal. */
+function connectorHint(factory: ComponentFactory, signal: Signal, registry: Registry): string {
+  if (factory.kind !== 'receiver') return '';
+  const connector = registry.list('connector').find((c) => c.kind === 'connector' && c.to === signal && factory.signals.includes(c.from));
+  if (!connector || connector.kind !== 'connector') return '';
+  return `; to turn its ${connector.from} into ${signal}, configure the ${connector.type} connector (connectors: { ${connector.type}: {} }) and list it as an exporter of the ${connector.from} pipeline and a receiver of this one`;
+}
+
+/**
+ * The contracts along one pipeline: what each processor and exporter requires, an earlier part
+ * must provide (the receivers: every one of them); a processor that must come before another
+ * (`before`) does.
+ */
+function checkOrder(pipeline: ResolvedPipeline, path: string, components: Components, registry: Registry, errors: ConfigError[]): void {
+  const { signal } = pipeline;
+  const facts = (component: ResolvedComponent) => component.factory.provides?.[signal] ?? [];
+  const fromReceivers = pipeline.receivers.map((ref) => facts(lookup(components, 'receivers', ref) as ResolvedComponent));
+  const available = new Set(fromReceivers.reduce((common, next) => common.filter((fact) => next.includes(fact))));
+
+  const processors = pipeline.processors.map((ref) => lookup(components, 'processors', ref) as ResolvedComponent);
+  const checkRequires = (component: ResolvedComponent, ref: string, refPath: string, position: number) => {
+    for (const fact of component.factory.requires?.[signal] ?? []) {
+      if (available.has(fact)) continue;
+      errors.push({ path: refPath, message: `${component.kind} "${ref}" needs ${fact} on ${signal}: ${providerHint(fact, signal, processors, position, pipeline, registry)}` });
+    }
+  };
+  processors.forEach((component, index) => {
+    const ref = pipeline.processors[index];
+    const refPath = `${path}.processors[${index}]`;
+    checkRequires(component, ref, refPath, index);
+    for (const fact of facts(component)) available.add(fact);
+    const factory = component.factory;
+    if (factory.kind !== 'processor') return;
+    for (const later of factory.before ?? []) {
+      const earlier = processors.findIndex((other, i) => i < index && other.id.type === later);
+      if (earlier >= 0)
+        errors.push({
+          path: refPath,
+          message: `processor "${ref}" must come before the ${later} processor ("${pipeline.processors[earlier]}", processors[${earlier}]): move it up`,
+        });
+    }
+  });
+  pipeline.exporters.forEach((ref, index) => {
+    checkRequires(lookup(components, 'exporters', ref) as ResolvedComponent, ref, `${path}.exporters[${index}]`, processors.length);
+  });
+}
+
+/** How to get a missing fact: move a processor of the pipeline that provides it up, or add one. */
+function providerHint(fact: string, signal: Signal, processors: ResolvedComponent[], position: number, pipeline: ResolvedPipeline, registry: Registry): string {
+  const later = processors.findIndex((p, i) => i >= position && (p.factory.provides?.[signal] ?? []).includes(fact));
+  if (later >= 0) return `move the ${processors[later].id.type} processor ("${pipeline.processors[later]}", processors[${later}]) before it`;
+  const providers = registry
+    .list('processor')
+    .filter((f) => factorySignals(f).includes(signal) && (f.provides?.[signal] ?? []).includes(fact))
+    .map((f) => f.type);
+  if (providers.length === 1) return `add the ${providers[0]} processor before it`;
+  if (providers.length > 1) return `add one of the ${providers.join(', ')} processors before it`;
+  return 'no registered processor provides it';
+}
+
+/** Each connector is an exporter of a pipeline of its `from` signal and a receiver of one of its `to` signal. */
+function checkConnectorsUsed(components: Components, pipelines: ResolvedPipeline[], errors: ConfigError[]): void {
+  for (const [text, component] of components.connector) {
+    const factory = component.factory;
+    if (factory.kind !== 'connector') continue;
+    const asExporter = pipelines.some((p) => p.signal === factory.from && p.exporters.includes(text));
+    const asReceiver = pipelines.some((p) => p.signal === factory.to && p.receivers.includes(text));
+    const path = `connectors.${text}`;
+    if (!asExporter)
+      errors.push({ path, message: `connector "${text}" is an exporter of no ${factory.from} pipeline: list it under service.pipelines.${factory.from}.exporters` });
+    if (!asReceiver)
+      errors.push({ path, message: `connector "${text}" is a receiver of no ${factory.to} pipeline: list it under service.pipelines.${factory.to}.receivers` });
+  }
+}
+
+/** Connectors must not lead a pipeline's items back into itself (they would never settle). */
+function checkCycles(components: Components, pipelines: ResolvedPipeline[], errors: ConfigError[]): void {
+  // Only the ends that pass checkReferences: a connector listed for the wrong signal is reported there.
+  const next = (pipeline: ResolvedPipeline) =>
+    pipeline.exporters.flatMap((ref) => {
+      const factory = components.connector.get(ref)?.factory;
+      if (factory?.kind !== 'connector' || factory.from !== pipeline.signal) return [];
+      return pipelines.filter((p) => p.signal === factory.to && p.receivers.includes(ref));
+    });
+  for (const start of pipelines) {
+    const seen = new Set<ResolvedPipeline>();
+    const queue = next(start);
+    while (queue.length) {
+      const pipeline = queue.shift() as ResolvedPipeline;
+      if (pipeline === start) {
+        errors.push({ path: `service.pipelines.${start.id}`, message: 'its items come back to it through connectors: pipelines joined by connectors must not form a cycle' });
+        break;
+      }
+      if (seen.has(pipeline)) continue;
+      seen.add(pipeline);
+      queue.push(...next(pipeline));
+    }
+  }
+}
+
+/**
+ * Receivers that open listeners of their own (those in a pipeline: the others are not started)
+ * need ports of their own: a clash would only show as EADDRINUSE at start.
+ */
+function checkListeners(components: Components, pipelines: ResolvedPipeline[], settings: Pick<ServiceSettings, 'http' | 'otlp'>, errors: ConfigError[]): void {
+  const taken: Array<{ host: string; port: number; who: string }> = [{ ...settings.http, who: 'the HTTP API (service.http)' }];
+  const anyAddress = (host: string) => host === '0.0.0.0' || host === '::' || host === '';
+  for (const [text, component] of components.receiver) {
+    const factory = component.factory;
+    if (factory.kind !== 'receiver' || !factory.listensOn || !pipelines.some((p) => p.receivers.includes(text))) continue;
+    const { host, port } = factory.listensOn(component.config, settings);
+    if (port === 0) continue;
+    const clash = taken.find((t) => t.port === port && (t.host === host || anyAddress(t.host) || anyAddress(host)));
+    if (clash) errors.push({ path: `receivers.${text}`, message: `listens on ${host}:${port}, as ${clash.who} does: give it a port of its own` });
+    else taken.push({ host, port, who: `receiver "${text}"` });
+  }
+}
+
+/** `service.storage.<signal>`: exporter ids that serve reads of the signal, or the default. */
+function resolveReadSources(
+  storage: Record<Signal, StorageSetting>,
+  components: Components,
+  pipelines: ResolvedPipeline[],
+  env: NodeJS.ProcessEnv,
+  errors: ConfigError[],
+): Partial<Record<Signal, string[]>> {
+  const out: Partial<Record<Signal, string[]>> = {};
+  const reads = (ref: string, signal: Signal) => {
+    const factory = components.exporter.get(ref)?.factory;
+    return factory?.kind === 'exporter' && (factory.reads ?? []).includes(signal);
+  };
+  for (const signal of SIGNALS) {
+    const value = storage[signal];
+    if (!present(value)) {
+      const first = pipelines.filter((p) => p.signal === signal).flatMap((p) => p.exporters).find((ref) => reads(ref, signal));
+      if (first !== undefined) out[signal] = [first];
+      continue;
+    }
+    const fromEnv = env[storageEnv(signal)] ? ` (set by ${storageEnv(signal)})` : '';
+    const alias = value === 'both';
+    const ids = alias ? BOTH_ALIAS : typeof value === 'string' ? value.split(',').map((id) => id.trim()) : value.map((id) => id.trim());
+    const ok: string[] = [];
+    ids.forEach((ref, index) => {
+      const path = `service.storage.${signal}${alias ? '' : `[${index}]`}`;
+      const said = alias ? `"both" means ${BOTH_ALIAS.join(', ')}, and ` : '';
+      if (ref === '') errors.push({ path, message: `an exporter id is empty${fromEnv}` });
+      else if (ids.indexOf(ref) !== index) errors.push({ path, message: `"${ref}" is listed twice${fromEnv}` });
+      else if (!components.exporter.has(ref)) {
+        const candidates = [...components.exporter.keys()].filter((id) => reads(id, signal));
+        const known = candidates.length ? ` (configured exporters that serve ${signal} reads: ${candidates.join(', ')})` : '';
+        errors.push({ path, message: `${said}no exporter "${ref}" is configured under exporters${known}${fromEnv}` });
+      } else if (!reads(ref, signal)) errors.push({ path, message: `${said}exporter "${ref}" cannot serve reads of ${signal}${fromEnv}` });
+      else ok.push(ref);
+    });
+    out[signal] = ok;
+  }
+  return out;
+}
+
+/** `a traces`, `an events`. */
+function article(signal: Signal): string {
+  return `${/^[aeiou]/.test(signal) ? 'an' : 'a'} ${signal}`;
+}
+
+function present(value: StorageSetting | undefined): value is string | string[] {
+  return value !== null && value !== undefined && !(typeof value === 'string' && value.trim() === '') && !(Array.isArray(value) && value.length === 0);
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

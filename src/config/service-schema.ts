@@ -1,6 +1,7 @@
 // The `service` section: a convict schema, so every key has a type, a default and, where useful,
 // an environment override (env beats the YAML file).
 import convict from 'convict';
+import { SIGNALS, type Signal } from '../engine/item.js';
 
 const MiB = 1024 * 1024;
 
@@ -29,10 +30,20 @@ const schema = {
   lake: {
     path: { doc: 'The Parquet lake directory; empty: <data_dir>/lake', format: String, default: '', env: 'FAULTLINE_LAKE_DIR' },
   },
-  storage: {
-    events: { doc: 'Where event and issue reads come from', format: ['duckdb', 'parquet', 'both'], default: 'duckdb', env: 'FAULTLINE_EVENTS_SOURCE' },
-    traces: { doc: 'Where trace reads come from', format: ['duckdb', 'parquet', 'both'], default: 'duckdb', env: 'FAULTLINE_TRACES_SOURCE' },
-  },
+  storage: Object.fromEntries(
+    SIGNALS.map((signal) => [
+      signal,
+      {
+        doc:
+          `The exporters ${signal} reads come from: a list of exporter ids, or one string of comma-separated ids ` +
+          `(\`both\` is a deprecated alias of \`duckdb, parquet\`). Default: the first exporter of the ${signal} pipelines that serves reads`,
+        format: exporterIdList,
+        nullable: true,
+        default: null,
+        env: storageEnv(signal),
+      },
+    ]),
+  ),
   auth: {
     bootstrap: {
       doc: 'On a fresh data directory, create a default organization, project and one live and one test key',
@@ -59,7 +70,19 @@ const schema = {
   pipelines: { doc: 'The pipelines: signal[/name] -> receivers, processors, exporters', format: Object, default: {} },
 };
 
-export type ReadSource = 'duckdb' | 'parquet' | 'both';
+
+/** `service.storage.<signal>` as written: a list of exporter ids, a comma-separated string, or absent. */
+export type StorageSetting = string | string[] | null;
+
+/** The variable that overrides `service.storage.<signal>`: FAULTLINE_EVENTS_SOURCE, FAULTLINE_TRACES_SOURCE, … */
+export function storageEnv(signal: Signal): string {
+  return `FAULTLINE_${signal.toUpperCase()}_SOURCE`;
+}
+
+function exporterIdList(value: unknown): void {
+  const ok = typeof value === 'string' || (Array.isArray(value) && value.every((v) => typeof v === 'string'));
+  if (!ok) throw new Error('must be a list of exporter ids or a comma-separated string of them');
+}
 
 export type ServiceSettings = {
   data_dir: string;
@@ -68,7 +91,6 @@ export type ServiceSettings = {
   http: { host: string; port: number };
   otlp: { host: string; port: number };
   lake: { path: string };
-  storage: { events: ReadSource; traces: ReadSource };
   auth: { bootstrap: boolean };
   limits: { event_body_bytes: number; span_batch_bytes: number; spans_per_request: number; rate_limit: { requests_per_second: number; burst: number } };
   retention: { events_days: number; traces_days: number; replays_days: number; check_interval_ms: number };
@@ -77,7 +99,9 @@ export type ServiceSettings = {
 };
 
 export interface ServiceSectionResult {
+  /** Everything but `storage`, which resolve.ts checks against the configured exporters. */
   settings?: ServiceSettings;
+  storage?: Record<Signal, StorageSetting>;
   errors: Array<{ path: string; message: string }>;
 }
 
@@ -89,7 +113,8 @@ export function loadServiceSection(section: Record<string, unknown>, env: NodeJS
   } catch (error) {
     return { errors: parseConvictErrors(error) };
   }
-  return { settings: config.getProperties() as unknown as ServiceSettings, errors: [] };
+  const { storage, ...settings } = config.getProperties() as unknown as Omit<ServiceSettings, 'storage'> & { storage: Record<Signal, StorageSetting> };
+  return { settings, storage, errors: [] };
 }
 
 /** convict reports all problems in one message, a line each: `key: message`. */

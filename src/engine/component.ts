@@ -1,12 +1,27 @@
-// The contract between the engine and every receiver, processor and exporter, modelled on the
-// OpenTelemetry Collector: a factory knows its type name, the signals it handles, how to
-// validate its config section, and how to create an instance.
+// The contract between the engine and every receiver, processor, exporter and connector, modelled
+// on the OpenTelemetry Collector: a factory knows its type name, the signals it handles (and how
+// stable each is), how to validate its config section, how to create an instance, and the facts
+// it needs on items and adds to them, which the configuration loader checks against the order of
+// every pipeline (src/config/resolve.ts).
 import type { z } from 'zod';
 import type { ReadSource } from '../storage/read-source.js';
+import type { ServiceSettings } from '../config/service-schema.js';
 import type { Host } from './host.js';
 import type { Item, Signal } from './item.js';
 
-export type ComponentKind = 'receiver' | 'processor' | 'exporter';
+export type ComponentKind = 'receiver' | 'processor' | 'exporter' | 'connector';
+export const COMPONENT_KINDS: readonly ComponentKind[] = ['receiver', 'processor', 'exporter', 'connector'];
+
+/** As in the Collector: how far a component's behaviour for a signal may still change. */
+export type Stability = 'development' | 'alpha' | 'beta' | 'stable';
+export const STABILITIES: readonly Stability[] = ['development', 'alpha', 'beta', 'stable'];
+
+/**
+ * What a component needs on (`requires`) or adds to (`provides`) the items of a signal: names of
+ * item facts such as `validated` (the item carries the signal's record, see SignalRecords) or
+ * `issue_id`. Per signal, since one component can work differently on each.
+ */
+export type Facts = Partial<Record<Signal, readonly string[]>>;
 
 /** `type[/name]`, as in the Collector: `duckdb`, `parquet/archive`. */
 export interface ComponentId {
@@ -28,7 +43,7 @@ export interface Lifecycle {
   shutdown?(): Promise<void>;
 }
 
-/** Where a receiver hands items to the pipelines that listen to it. */
+/** Where a receiver (or a connector) hands items to the pipelines that listen to it. */
 export interface Consumer {
   /**
    * Runs the items through every pipeline of the signal that lists this receiver. Resolves once
@@ -68,18 +83,17 @@ export interface ExpiryResult {
   deletedPartitions: string[];
 }
 
+/**
+ * Both ends of two pipelines: the exporter side takes the items of the pipelines of its `from`
+ * signal that list it as an exporter, and hands what it makes of them to its `to` consumer. Its
+ * `export` resolves once the consumer has (so a sender's acknowledgment covers both).
+ */
+export interface Connector extends Exporter {}
+
 export interface ComponentSettings<C> {
   id: ComponentId;
   config: C;
   host: Host;
-}
-
-export interface ExporterSettings<C> extends ComponentSettings<C> {
-  /**
-   * Nothing exports to it: it was created only to serve reads (a query node over a shared lake).
-   * It must not run background writers (flushes, compaction, recovery) on storage others write.
-   */
-  readOnly?: boolean;
 }
 
 export interface ReceiverSettings<C> extends ComponentSettings<C> {
@@ -93,28 +107,93 @@ export interface ProcessorSettings<C> extends ComponentSettings<C> {
   pipeline: string;
 }
 
-interface FactoryBase<C> {
-  type: string;
-  signals: readonly Signal[];
-  /** Validates the component's YAML section (absent section = `{}`) and fills defaults. */
-  configSchema: z.ZodType<C>;
-  /** One line for `faultline validate` and the README. */
-  description: string;
+export interface ExporterSettings<C> extends ComponentSettings<C> {
+  /**
+   * True when the exporter is in no pipeline and runs only because `service.storage` reads from
+   * it (a read-only node): it must not run background writers (flushes, compaction, indexing).
+   */
+  readOnly: boolean;
 }
 
-export interface ReceiverFactory<C = unknown> extends FactoryBase<C> {
+export interface ConnectorSettings<C> extends ComponentSettings<C> {
+  /** Fans out to every pipeline of the `to` signal that lists the connector as a receiver. */
+  consumer: Consumer;
+}
+
+interface FactoryBase<C> {
+  type: string;
+  /** Validates the component's YAML section (absent section = `{}`) and fills defaults. */
+  configSchema: z.ZodType<C>;
+  /** One line for `faultline validate`, `faultline components` and the README. */
+  description: string;
+  /** Item facts that earlier components of the pipeline must provide, per signal. */
+  requires?: Facts;
+  /** Item facts this component adds, per signal. */
+  provides?: Facts;
+  /** At most one instance of this type may be configured (it owns a shared resource). */
+  singleton?: boolean;
+  /**
+   * The Prometheus metrics in which this component appears (by its id as a label), whether it
+   * counts them itself or the engine counts them for it (exporter sent/failed, processor
+   * dropped/rejected).
+   */
+  metrics?: readonly string[];
+}
+
+/** Receivers, processors and exporters: in pipelines of the signals they handle. */
+interface SignalFactoryBase<C> extends FactoryBase<C> {
+  signals: readonly Signal[];
+  /** One entry per signal of `signals` (the registry checks). */
+  stability: Partial<Record<Signal, Stability>>;
+}
+
+/** Where a receiver with a listener of its own binds (port 0: any free port, which never clashes). */
+export interface Endpoint {
+  host: string;
+  port: number;
+}
+
+export interface ReceiverFactory<C = unknown> extends SignalFactoryBase<C> {
   kind: 'receiver';
+  /**
+   * For a receiver that opens a listener of its own: where, given its config and the service
+   * section. resolve.ts rejects two listeners (or one and the service's HTTP port) on one port.
+   */
+  listensOn?(config: C, service: Pick<ServiceSettings, 'http' | 'otlp'>): Endpoint;
   create(settings: ReceiverSettings<C>): Receiver;
 }
 
-export interface ProcessorFactory<C = unknown> extends FactoryBase<C> {
+export interface ProcessorFactory<C = unknown> extends SignalFactoryBase<C> {
   kind: 'processor';
+  /**
+   * Processor types that must come after this one when both are in a pipeline (e.g. a
+   * symbolication processor before `grouping`). The other direction, "after X", is a `requires`
+   * of a fact X provides.
+   */
+  before?: readonly string[];
   create(settings: ProcessorSettings<C>): Processor;
 }
 
-export interface ExporterFactory<C = unknown> extends FactoryBase<C> {
+export interface ExporterFactory<C = unknown> extends SignalFactoryBase<C> {
   kind: 'exporter';
+  /** Signals for which it can serve reads, i.e. what `service.storage.<signal>` may name it for. */
+  reads?: readonly Signal[];
   create(settings: ExporterSettings<C>): Exporter;
 }
 
-export type ComponentFactory = ReceiverFactory<any> | ProcessorFactory<any> | ExporterFactory<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- factories are heterogeneous in their config type
+export interface ConnectorFactory<C = unknown> extends FactoryBase<C> {
+  kind: 'connector';
+  /** The signal of the pipelines it is an exporter in (`requires` is read for this signal). */
+  from: Signal;
+  /** The signal of the pipelines it is a receiver in (`provides` is read for this signal). */
+  to: Signal;
+  stability: Stability;
+  create(settings: ConnectorSettings<C>): Connector;
+}
+
+export type ComponentFactory = ReceiverFactory<any> | ProcessorFactory<any> | ExporterFactory<any> | ConnectorFactory<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- factories are heterogeneous in their config type
+
+/** The signals a factory's instances can be listed under: as exporter (`from`) or receiver (`to`) for a connector. */
+export function factorySignals(factory: ComponentFactory): readonly Signal[] {
+  return factory.kind === 'connector' ? [...new Set([factory.from, factory.to])] : factory.signals;
+}

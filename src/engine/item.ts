@@ -1,5 +1,7 @@
 // What flows through a pipeline: one item per event, span or replay chunk, with the tenant it
 // belongs to and, once a processor has decided, its outcome.
+import type { ErrorEvent } from '../records/event.js';
+import type { Span } from '../records/span.js';
 
 export type Signal = 'events' | 'traces' | 'replays';
 export const SIGNALS: readonly Signal[] = ['events', 'traces', 'replays'];
@@ -31,6 +33,36 @@ export interface Item<T = unknown> {
   size: number;
   /** Unset while the item is live; set once a processor drops or rejects it. */
   outcome?: Outcome;
+}
+
+/**
+ * The record each signal's items carry once validated (the `validated` fact: see the factories'
+ * `requires`). Before that, an item's data is what the receiver took in.
+ */
+export interface SignalRecords {
+  events: ErrorEvent;
+  traces: Span;
+  /** No replay record yet. */
+  replays: unknown;
+}
+
+export type RecordItem<S extends Signal> = Item<SignalRecords[S]>;
+
+/** An exporter's batch as a union a `switch (batch.signal)` narrows, items typed by their signal. */
+export type SignalBatch = { [S in Signal]: { signal: S; items: RecordItem<S>[] } }[Signal];
+
+/**
+ * The items of a component that requires `validated` on this signal, typed by their record.
+ * The check is the one resolve.ts makes at load (the validation processor comes earlier), not one
+ * at run time: this names the type instead of a cast at every use.
+ */
+export function recordItems<S extends Signal>(_signal: S, items: Item[]): RecordItem<S>[] {
+  return items as RecordItem<S>[];
+}
+
+/** `(signal, items)` as an exporter gets them, as a SignalBatch (same trust as recordItems). */
+export function signalBatch(signal: Signal, items: Item[]): SignalBatch {
+  return { signal, items } as SignalBatch;
 }
 
 export function drop(item: Item, reason: string): void {

@@ -66,6 +66,9 @@ export class Pipeline {
           this.metrics.exporterSent.inc({ exporter: id, signal: this.signal }, live.length);
         } catch (error) {
           this.metrics.exporterFailed.inc({ exporter: id, signal: this.signal }, live.length);
+          // A connector's downstream pipeline refusing (over budget, draining) is a refusal for the
+          // sender too, with the same retry advice; anything else is a failed export.
+          if (error instanceof OverloadedError || error instanceof ShuttingDownError) throw error;
           throw new ExportError(id, error);
         }
       }),

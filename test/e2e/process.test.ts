@@ -140,8 +140,10 @@ describe('faultline validate', () => {
     const result = await runCli(['validate'], process.env);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/valid, 2 pipeline/);
-    expect(result.stdout).toMatch(/events: http_api, otlp -> validation -> grouping -> issues -> duckdb/);
-    expect(result.stdout).toMatch(/traces: http_api, otlp -> validation -> duckdb/);
+    expect(result.stdout).toMatch(/events: http_api, exceptions -> validation -> grouping -> issues -> duckdb/);
+    expect(result.stdout).toMatch(/traces: http_api, otlp -> validation -> duckdb, exceptions/);
+    expect(result.stdout).toMatch(/connector exceptions: traces -> events/);
+    expect(result.stdout).toMatch(/reads: events from duckdb; traces from duckdb/);
   });
 
   it('exits 1 and prints every error with its YAML path', async () => {
@@ -159,5 +161,51 @@ service:
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/exporters\.duckdb\.max_batch_items/);
     expect(result.stdout).toMatch(/line 5: service\.pipelines\.events\.processors\[0\]: no processor "nope"/);
+  });
+
+  it('prints every broken contract: requirements, singletons, connectors, storage', async () => {
+    const file = join(freshDir(), 'contracts.yaml');
+    writeFileSync(
+      file,
+      `receivers: { http_api: {}, otlp: {} }
+processors: { validation: {} }
+exporters: { duckdb: {}, duckdb/again: {} }
+connectors: { exceptions: {} }
+service:
+  storage: { events: [parquet] }
+  pipelines:
+    events: { receivers: [http_api, otlp], processors: [validation], exporters: [duckdb] }
+    traces: { receivers: [otlp], exporters: [duckdb, exceptions] }
+`,
+    );
+    const result = await runCli(['validate', '--config', file], process.env);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/6 error\(s\)/);
+    expect(result.stdout).toMatch(/line 9: service\.pipelines\.traces\.exporters\[1\]: connector "exceptions" needs validated on traces: add the validation processor before it/);
+    expect(result.stdout).toMatch(/line 3: exporters\.duckdb\/again: only one exporter of type "duckdb" may be configured/);
+    expect(result.stdout).toMatch(/line 8: service\.pipelines\.events\.receivers\[1\]: receiver "otlp" does not handle events .*exceptions connector/);
+    expect(result.stdout).toMatch(/line 4: connectors\.exceptions: connector "exceptions" is a receiver of no events pipeline/);
+    expect(result.stdout).toMatch(/line 6: service\.storage\.events\[0\]: no exporter "parquet" is configured under exporters/);
+  });
+});
+
+describe('faultline components', () => {
+  it('lists every registered component, as a table or as JSON', async () => {
+    const human = await runCli(['components'], process.env);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^receiver\s+http_api\s+events \(beta\), traces \(beta\)\s+yes/m);
+    const json = await runCli(['components', '--json'], process.env);
+    expect(json.code).toBe(0);
+    const list = JSON.parse(json.stdout) as Array<{ kind: string; type: string }>;
+    expect(list.map((c) => `${c.kind}:${c.type}`)).toEqual([
+      'receiver:http_api',
+      'receiver:otlp',
+      'processor:validation',
+      'processor:grouping',
+      'processor:issues',
+      'exporter:duckdb',
+      'exporter:parquet',
+      'connector:exceptions',
+    ]);
   });
 });

@@ -13,8 +13,8 @@ describe('configuration', () => {
     const { config, errors } = resolveConfig(readConfigFile(undefined), defaultRegistry(), {});
     expect(errors).toEqual([]);
     expect(config?.pipelines).toEqual([
-      expect.objectContaining({ id: 'events', signal: 'events', receivers: ['http_api', 'otlp'], processors: ['validation', 'grouping', 'issues'], exporters: ['duckdb'] }),
-      expect.objectContaining({ id: 'traces', signal: 'traces', receivers: ['http_api', 'otlp'], processors: ['validation'], exporters: ['duckdb'] }),
+      expect.objectContaining({ id: 'events', signal: 'events', receivers: ['http_api', 'exceptions'], processors: ['validation', 'grouping', 'issues'], exporters: ['duckdb'] }),
+      expect.objectContaining({ id: 'traces', signal: 'traces', receivers: ['http_api', 'otlp'], processors: ['validation'], exporters: ['duckdb', 'exceptions'] }),
     ]);
     expect(config?.settings.http.port).toBe(8080);
     expect(config?.pipelines.map((p) => [p.id, p.limits])).toEqual([
@@ -22,6 +22,7 @@ describe('configuration', () => {
       ['traces', { items: 40_000, bytes: 128 * 1024 * 1024 }],
     ]);
     expect(config?.settings.data_dir).toBe('./data');
+    expect(config?.readSources).toEqual({ events: ['duckdb'], traces: ['duckdb'] });
   });
 
   it('lists every error with its YAML path and line', () => {
@@ -59,10 +60,11 @@ service:
   it('expands ${env:NAME} and ${env:NAME:-default}, typed when the value is only the placeholder', () => {
     const { config, errors } = resolve(
       `receivers: { http_api: { max_event_bytes: "\${env:MAX_BYTES:-2048}" } }
+processors: { validation: {}, grouping: {} }
 exporters: { duckdb: {} }
 service:
   app_url: "https://\${env:HOST_NAME}/x"
-  pipelines: { events: { receivers: [http_api], exporters: [duckdb] } }
+  pipelines: { events: { receivers: [http_api], processors: [validation, grouping], exporters: [duckdb] } }
 `,
       { HOST_NAME: 'errors.example.com' },
     );
@@ -74,9 +76,10 @@ service:
   it('reports an unset variable without a default', () => {
     const { errors } = resolve(`exporters: { duckdb: {} }
 receivers: { http_api: {} }
+processors: { validation: {}, grouping: {} }
 service:
   app_url: \${env:NOPE}
-  pipelines: { events: { receivers: [http_api], exporters: [duckdb] } }
+  pipelines: { events: { receivers: [http_api], processors: [validation, grouping], exporters: [duckdb] } }
 `);
     expect(errors).toEqual([expect.objectContaining({ path: 'service.app_url', message: expect.stringMatching(/NOPE is not set/) })]);
   });

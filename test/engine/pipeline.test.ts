@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseConfigText } from '../../src/config/load.js';
 import { resolveConfig } from '../../src/config/resolve.js';
-import type { Consumer, ExporterFactory, ProcessorFactory, ReceiverFactory } from '../../src/engine/component.js';
-import { ExportError, OverloadedError } from '../../src/engine/errors.js';
+import type { ConnectorFactory, Consumer, ExporterFactory, ProcessorFactory, ReceiverFactory } from '../../src/engine/component.js';
+import { ExportError, OverloadedError, ShuttingDownError } from '../../src/engine/errors.js';
 import { PipelineGraph } from '../../src/engine/graph.js';
 import type { Host } from '../../src/engine/host.js';
 import { drop, reject, type Item, type Signal } from '../../src/engine/item.js';
@@ -18,6 +18,7 @@ interface Harness {
   exported: Map<string, Item[]>;
   lifecycle: string[];
   gate?: Promise<void>;
+  connectorGate?: Promise<void>;
   failing: Set<string>;
 }
 
@@ -26,6 +27,7 @@ function registryFor(h: Harness): Registry {
     kind: 'receiver',
     type: 'test_in',
     signals: ['events', 'traces'],
+    stability: { events: 'development', traces: 'development' },
     description: 'test receiver',
     configSchema: z.object({}).strict(),
     create: ({ id, consumers }) => {
@@ -37,6 +39,7 @@ function registryFor(h: Harness): Registry {
     kind: 'processor',
     type: 'mark',
     signals: ['events', 'traces'],
+    stability: { events: 'development', traces: 'development' },
     description: 'appends a mark; drops {drop: true}; rejects {bad: true}',
     configSchema: z.object({ mark: z.string().default('m') }).strict(),
     create: ({ id, config }) => ({
@@ -56,6 +59,7 @@ function registryFor(h: Harness): Registry {
     kind: 'exporter',
     type: 'memory',
     signals: ['events', 'traces'],
+    stability: { events: 'development', traces: 'development' },
     description: 'collects items in memory',
     configSchema: z.object({}).strict(),
     create: ({ id }) => ({
@@ -68,7 +72,25 @@ function registryFor(h: Harness): Registry {
       },
     }),
   };
-  return new Registry([receiver, processor, exporter]);
+  const connector: ConnectorFactory<unknown> = {
+    kind: 'connector',
+    type: 'split',
+    from: 'traces',
+    to: 'events',
+    stability: 'development',
+    description: 'one event per traces item, {n: n * 10}',
+    configSchema: z.object({}).strict(),
+    create: ({ id, consumer }) => ({
+      start: async () => void h.lifecycle.push(`start ${id.text}`),
+      shutdown: async () => void h.lifecycle.push(`stop ${id.text}`),
+      export: async (_signal, batch) => {
+        await h.connectorGate;
+        const events = batch.map((item) => ({ ...item, data: { marks: [], n: (item.data as { n: number }).n * 10 } }));
+        await consumer.consume(events);
+      },
+    }),
+  };
+  return new Registry([receiver, processor, exporter, connector]);
 }
 
 function build(yaml: string) {
@@ -222,5 +244,77 @@ service:
     await stopped;
     expect(h.exported.get('memory')?.length).toBe(1);
     expect(h.lifecycle.at(-1)).toBe('stop memory');
+  });
+});
+
+const CONNECTED = `
+receivers: { test_in: {} }
+processors: { mark/t: { mark: t }, mark/e: { mark: e } }
+exporters: { memory/spans: {}, memory/events: {} }
+connectors: { split: {} }
+service:
+  pipelines:
+    traces: { receivers: [test_in], processors: [mark/t], exporters: [memory/spans, split] }
+    events: { receivers: [test_in, split], processors: [mark/e], exporters: [memory/events], max_in_flight: { items: 1, bytes: 1000 } }
+`;
+
+describe('connectors', () => {
+  it('take the items of one pipeline and feed another; the sender waits for both', async () => {
+    const { h, graph } = build(CONNECTED);
+    await graph.start();
+    const batch = items({ n: 1 }, { n: 2, bad: true });
+    await h.consumers.get('test_in')?.traces?.consume(batch);
+    expect(batch.map((i) => i.outcome?.kind)).toEqual([undefined, 'rejected']);
+    expect(h.exported.get('memory/spans')?.map((i) => (i.data as { n: number }).n)).toEqual([1]);
+    const events = h.exported.get('memory/events') ?? [];
+    expect(events.map((i) => i.data)).toEqual([{ marks: ['e'], n: 10 }]);
+    await graph.shutdown();
+  });
+
+  it('start after the pipelines they feed and before the receivers feeding them; stop in between', async () => {
+    const { h, graph } = build(CONNECTED);
+    await graph.start();
+    await graph.shutdown();
+    expect(h.lifecycle).toEqual([
+      'start memory/spans',
+      'start memory/events',
+      'start mark/t',
+      'start mark/e',
+      'start split',
+      'start test_in',
+      'stop test_in',
+      'stop split',
+      'stop mark/t',
+      'stop mark/e',
+      'stop memory/spans',
+      'stop memory/events',
+    ]);
+  });
+
+  it('a refusal of the pipeline a connector feeds reaches the sender as that refusal, not as an export failure', async () => {
+    const { h, graph } = build(CONNECTED);
+    let open!: () => void;
+    h.gate = new Promise((resolve) => (open = resolve));
+    const consumers = h.consumers.get('test_in');
+    const busy = consumers?.events?.consume(items({ n: 0 })); // holds the events pipeline's one slot
+    await expect(consumers?.traces?.consume(items({ n: 1 }))).rejects.toBeInstanceOf(OverloadedError);
+    open();
+    await busy;
+    await graph.shutdown();
+  });
+
+  it('shutdown drains upstream first: a batch in flight through a connector still gets through', async () => {
+    const { h, graph } = build(CONNECTED);
+    let open!: () => void;
+    h.connectorGate = new Promise((resolve) => (open = resolve));
+    const consumer = h.consumers.get('test_in')?.traces as Consumer;
+    const pending = consumer.consume(items({ n: 3 }));
+    const stopped = graph.shutdown();
+    await new Promise((resolve) => setImmediate(resolve));
+    await expect(consumer.consume(items({ n: 4 }))).rejects.toBeInstanceOf(ShuttingDownError);
+    open();
+    await pending;
+    await stopped;
+    expect(h.exported.get('memory/events')?.map((i) => (i.data as { n: number }).n)).toEqual([30]);
   });
 });

@@ -55,6 +55,7 @@ async function open(dir: string, config: Record<string, unknown> = QUIET, start 
     id: { type: 'parquet', text: 'parquet' },
     config: parquetConfigSchema.parse(config),
     host,
+    readOnly: false,
   }) as ParquetExporter;
   if (start) await exporter.start();
   return { db, exporter, lake, store: { db, path: lake, tables: lakeTables(undefined), changed: () => undefined } };

@@ -1,22 +1,24 @@
 // POST /v1/traces: spans into the traces pipelines, answered with partial success like OTLP.
 import type { Consumer } from '../../../src/engine/component.js';
 import type { Host } from '../../../src/engine/host.js';
-import { ingestSpans } from '../../../src/ingest/spans.js';
+import { consumeBatch } from '../../../src/engine/batch.js';
 import { readJson } from '../../../src/http/body.js';
 import { ApiError, errors } from '../../../src/http/errors.js';
 import { parseJsonExact } from '../../../src/http/json.js';
 import { json, principalOf, type RouteDefinition } from '../../../src/http/host.js';
 import { resolveProject, tenantOf } from '../../../src/auth/scope.js';
-import type { Signal } from '../../../src/engine/item.js';
 import { ingestProject, INGEST_PROJECT_DOC } from '../ingest-params.js';
 
 export interface TraceIngestOptions {
   host: Host;
   receiverId: string;
-  consumers: Partial<Record<Signal, Consumer>>;
+  consumer: Consumer;
 }
 
-export function traceIngestRoute({ host, receiverId, consumers }: TraceIngestOptions): RouteDefinition {
+/** What one span is charged against the traces pipelines' budgets. */
+const SPAN_SIZE = 512;
+
+export function traceIngestRoute({ host, receiverId, consumer }: TraceIngestOptions): RouteDefinition {
   const { catalog, metrics, settings } = host;
   const { span_batch_bytes: maxBytes, spans_per_request: maxSpans } = settings.limits;
   return {
@@ -42,7 +44,7 @@ export function traceIngestRoute({ host, receiverId, consumers }: TraceIngestOpt
       const project = await resolveProject(catalog, principal, ingestProject(ctx));
       const refused = (reason: string, count = 1) => metrics.receiverRefused.inc({ receiver: receiverId, signal: 'traces', reason }, count);
       try {
-        consumers.traces?.assertRoom(1, Number(ctx.event.req.headers.get('content-length')) || 0); // refuse before reading the body
+        consumer.assertRoom(1, Number(ctx.event.req.headers.get('content-length')) || 0); // refuse before reading the body
       } catch (error) {
         refused('overloaded');
         throw error;
@@ -63,7 +65,7 @@ export function traceIngestRoute({ host, receiverId, consumers }: TraceIngestOpt
         refused('too_large');
         throw new ApiError(413, 'payload_too_large', `at most ${maxSpans} spans per request, got ${spans.length}`);
       }
-      const result = await ingestSpans(consumers, tenantOf(principal, project), spans);
+      const result = await consumeBatch(consumer, spans, tenantOf(principal, project), SPAN_SIZE);
       metrics.receiverAccepted.inc({ receiver: receiverId, signal: 'traces' }, result.accepted);
       if (result.rejected) refused('invalid', result.rejected);
       return json(ctx, 202, result);
