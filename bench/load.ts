@@ -368,7 +368,7 @@ export async function bulkLoad(dataDir: string, events: number, spans: number, l
       log(`  spans ${spanCount.toLocaleString('en-US')} / ~${spans.toLocaleString('en-US')} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     }
     // The documents move to the DocStore, where the duckdb exporter keeps them.
-    await db.write((c) => moveDocuments(c, docs, 'spans', 'dataset, project_id, start_ns // 1000000, trace_id, span_id'));
+    await db.write((c) => moveDocuments(c, docs, 'traces', 'dataset, project_id, start_ns // 1000000, trace_id, span_id'));
     log(`  span documents in the DocStore (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     const issues = await db.reader().runAndReadAll(`SELECT count(*) FROM issues WHERE dataset = '${DATASET}'`);
     return { events, spans: spanCount, traces, issues: Number(issues.getRows()[0][0]), seconds: (performance.now() - started) / 1000 };

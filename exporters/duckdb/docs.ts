@@ -16,8 +16,10 @@ import { open, type Database as LmdbDatabase, type RootDatabase } from 'lmdb';
 import { makePrivateDir, makePrivateFiles } from '../../src/storage/private-files.js';
 import { checkDocStore } from './docs-check.js';
 
-export type DocKind = 'events' | 'spans';
-const DOC_KINDS: readonly DocKind[] = ['events', 'spans'];
+/** Documents are kept per signal; the LMDB databases keep the names they were created with. */
+export type DocKind = 'events' | 'traces';
+const LMDB_NAMES: Record<DocKind, string> = { events: 'events', traces: 'spans' };
+const DOC_KINDS = Object.keys(LMDB_NAMES) as DocKind[];
 export type DocKey = Array<string | number>;
 
 /**
@@ -65,7 +67,7 @@ export class DocStore {
 
   static open(dataDir: string): DocStore {
     const dir = join(dataDir, 'docs');
-    checkDocStore(dir, [...DOC_KINDS, ...DOC_KINDS.map((kind) => `pending_${kind}`)]);
+    checkDocStore(dir, DOC_KINDS.flatMap((kind) => [LMDB_NAMES[kind], `pending_${LMDB_NAMES[kind]}`]));
     makePrivateDir(dir);
     makePrivateFiles(dir, /\.mdb$/);
     // No compression: lmdb-js compresses synchronous writes on the main thread (LZ4, ~30 us per
@@ -77,7 +79,8 @@ export class DocStore {
     const root = open({ path: dir, compression: false, overlappingSync: false });
     const db = (name: string) => root.openDB<string, DocKey>({ name, encoding: 'string' });
     const pending = (name: string) => root.openDB<string, string>({ name, encoding: 'string' });
-    return new DocStore(root, { events: db('events'), spans: db('spans') }, { events: pending('pending_events'), spans: pending('pending_spans') });
+    const docs = { events: db(LMDB_NAMES.events), traces: db(LMDB_NAMES.traces) };
+    return new DocStore(root, docs, { events: pending(`pending_${LMDB_NAMES.events}`), traces: pending(`pending_${LMDB_NAMES.traces}`) });
   }
 
   /**

@@ -3,10 +3,10 @@
 import type { ExpiryResult } from '../../src/engine/component.js';
 import type { Signal } from '../../src/engine/item.js';
 import type { Database } from '../../src/storage/database.js';
-import { spanKey, type DocKey, type DocStore } from './docs.js';
+import { spanKey, type DocKey, type DocKind, type DocStore } from './docs.js';
 
 export async function expire(db: Database, docs: DocStore, firstKept: Partial<Record<Signal, string>>): Promise<ExpiryResult> {
-  const expired: { events: DocKey[]; spans: DocKey[] } = { events: [], spans: [] };
+  const expired: Record<DocKind, DocKey[]> = { events: [], traces: [] };
   const deletedRows = await db.write(async (c) => {
     const counts: Record<string, number> = {};
     if (firstKept.events) {
@@ -19,13 +19,13 @@ export async function expire(db: Database, docs: DocStore, firstKept: Partial<Re
     if (firstKept.traces) {
       const before = BigInt(Date.parse(firstKept.traces)) * 1_000_000n;
       const spans = await c.runAndReadAll('DELETE FROM spans WHERE start_ns < ? RETURNING dataset, project_id, start_ns, trace_id, span_id', [before]);
-      expired.spans = spans.getRows().map(([d, p, start, t, s]) => spanKey(String(d), String(p), BigInt(start as bigint), String(t), String(s)));
-      counts.spans = expired.spans.length;
+      expired.traces = spans.getRows().map(([d, p, start, t, s]) => spanKey(String(d), String(p), BigInt(start as bigint), String(t), String(s)));
+      counts.spans = expired.traces.length;
     }
     return counts;
   });
   // After the commit: a crash in between leaves documents without rows, never the reverse.
   await docs.remove('events', expired.events);
-  await docs.remove('spans', expired.spans);
+  await docs.remove('traces', expired.traces);
   return { deletedRows, deletedPartitions: [] };
 }

@@ -103,7 +103,7 @@ export const DUCKDB_MIGRATIONS: readonly Migration<DocStore>[] = [
     legacy: 6,
     name: 'span documents move to the DocStore',
     sql: '',
-    run: (connection, docs) => moveDocuments(connection, docs, 'spans', 'dataset, project_id, start_ns // 1000000, trace_id, span_id'),
+    run: (connection, docs) => moveDocuments(connection, docs, 'traces', 'dataset, project_id, start_ns // 1000000, trace_id, span_id'),
   },
   {
     version: 6,
@@ -149,14 +149,18 @@ export const DUCKDB_MIGRATIONS: readonly Migration<DocStore>[] = [
   },
 ];
 
+/** The table whose rows' documents each kind holds. */
+const TABLE_OF: Record<DocKind, string> = { events: 'events', traces: 'spans' };
+
 /** Puts the documents of a table's rows in the DocStore and empties their column, in batches. Puts
  * are idempotent, so a crash half-way leaves nothing to undo: the migration runs again. */
-export async function moveDocuments(connection: DuckDBConnection, docs: DocStore, table: DocKind, keyColumns: string): Promise<void> {
+export async function moveDocuments(connection: DuckDBConnection, docs: DocStore, kind: DocKind, keyColumns: string): Promise<void> {
+  const table = TABLE_OF[kind];
   for (;;) {
     const rows = (await connection.runAndReadAll(`SELECT rowid, doc, ${keyColumns} FROM ${table} WHERE doc <> '' LIMIT 10000`)).getRows();
     if (rows.length === 0) return;
     // Numbers stay numbers (a span key's start), as the exporter writes them.
-    await docs.put(rows.map(([, doc, ...key]) => ({ kind: table, key: key.map((part) => (typeof part === 'bigint' ? Number(part) : String(part))), doc: String(doc) })));
+    await docs.put(rows.map(([, doc, ...key]) => ({ kind, key: key.map((part) => (typeof part === 'bigint' ? Number(part) : String(part))), doc: String(doc) })));
     await connection.run(`UPDATE ${table} SET doc = '' WHERE rowid IN (${rows.map((row) => String(row[0])).join(', ')})`);
   }
 }

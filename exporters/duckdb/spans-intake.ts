@@ -12,7 +12,7 @@ import { appendRows } from './kept-appenders.js';
 import type { Accepted, IntakeKind } from './intake.js';
 
 export const spanIntake: IntakeKind<Span> = {
-  kind: 'spans',
+  kind: 'traces',
   key: (tenant, span) => spanKey(tenant.dataset, tenant.projectId, span.start_time_unix_nano, span.trace_id, span.span_id),
   document: spanDocumentJson,
   // The document has every column of the row but the time of receipt.

@@ -119,10 +119,10 @@ describe('DocStore', () => {
     const receivedAt = new Date(now).toISOString();
     await docs.put(
       [
-        { kind: 'spans', key: childKey, doc: JSON.stringify(child) },
-        { kind: 'spans', key: rootKey, doc: JSON.stringify(before.spans[0]) },
+        { kind: 'traces', key: childKey, doc: JSON.stringify(child) },
+        { kind: 'traces', key: rootKey, doc: JSON.stringify(before.spans[0]) },
       ],
-      { kind: 'spans', id: 'crash', value: JSON.stringify({ items: [{ tenant, key: childKey, extra: receivedAt }, { tenant, key: rootKey, extra: receivedAt }] }) },
+      { kind: 'traces', id: 'crash', value: JSON.stringify({ items: [{ tenant, key: childKey, extra: receivedAt }, { tenant, key: rootKey, extra: receivedAt }] }) },
     );
     await docs.close();
 
@@ -132,7 +132,7 @@ describe('DocStore', () => {
     expect(after.spans.map((s) => s.name).sort()).toEqual(['op 1111111111111111', 'op child']);
     expect(after.tree).toHaveLength(1);
     expect(after.tree[0].children).toHaveLength(1);
-    expect(documents(svc).allPending('spans')).toEqual([]);
+    expect(documents(svc).allPending('traces')).toEqual([]);
   });
 
   it('holds senders past the indexing backlog and stores concurrent copies of one id once', async () => {
