@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullEvent, startService, type TestService } from '../support/service.js';
-import { expectError, type ErrorBody, type Ack } from '../support/http.js';
+import { expectError, type Ack } from '../support/http.js';
 
 let svc: TestService;
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/paths.js';
 import { listFiles, listDates } from '../../exporters/parquet/lake.js';
-import { fullEvent, startService, tempDir, type TestService } from '../support/service.js';
+import { fullEvent, startService, tempDir } from '../support/service.js';
 import { childEnv, startProcess } from '../support/process.js';
 
 const DAY_MS = 24 * 3600 * 1000;

@@ -1,7 +1,7 @@
 // The OTLP trace decoders, fed with request bodies that the OpenTelemetry JS SDK's own OTLP
 // serializers (@opentelemetry/otlp-transformer) produce from real spans, plus hand-built bodies
 // for what the SDK never sends (int64 beyond 2^53, kvlists, bytes, unknown enum values, ...).
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import protobuf from 'protobufjs';
