@@ -92,7 +92,7 @@ export async function measureReads(options: ReadsOptions): Promise<ReadTiming[]>
   let cursor: string | null = null;
   const walkStart = performance.now();
   for (let page = 0; page < options.deepPages && performance.now() - walkStart < options.walkSeconds * 1000; page++) {
-    const res = await get(`/v1/events${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res = await get(`/v1/events?project_id=default${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
     if (res.status !== 200) throw new Error(`GET /v1/events page ${page}: ${res.status} ${res.body.slice(0, 300)}`);
     cursor = (JSON.parse(res.body) as { next_cursor: string | null }).next_cursor;
     if (!cursor) break;
@@ -109,13 +109,13 @@ export async function measureReads(options: ReadsOptions): Promise<ReadTiming[]>
     {
       name: 'events: first page',
       request: 'GET /v1/events (50 per page)',
-      path: () => '/v1/events',
+      path: () => '/v1/events?project_id=default',
       sql: (r) => rowsOf(r(), EVENT_PAGE_SQL(BASE_WHERE), { ...base, limit: 51 }),
     },
     {
       name: 'events: filtered page',
       request: `GET /v1/events?${decodeURIComponent(filterQs)}`,
-      path: () => `/v1/events?${filterQs}`,
+      path: () => `/v1/events?project_id=default&${filterQs}`,
       sql: (r) =>
         rowsOf(r(), EVENT_PAGE_SQL(`${BASE_WHERE} AND environment = $environment0 AND release = $release0 AND ${TEXT_WHERE}`), {
           ...base,
@@ -128,7 +128,7 @@ export async function measureReads(options: ReadsOptions): Promise<ReadTiming[]>
     {
       name: `events: deep page`,
       request: `GET /v1/events?cursor=… (pages ${walked - deep.length + 1}-${walked} of a ${walked}-page walk)`,
-      path: (n) => `/v1/events?cursor=${encodeURIComponent(deep[n % deep.length])}`,
+      path: (n) => `/v1/events?project_id=default&cursor=${encodeURIComponent(deep[n % deep.length])}`,
       sql: (r, n) => {
         const after = decodeCursor(deep[n % deep.length]);
         return rowsOf(r(), EVENT_PAGE_SQL(`${BASE_WHERE} AND ${CURSOR_WHERE}`), { ...base, cursor_ts: after.micros, cursor_id: after.id, limit: 51 });

@@ -1,11 +1,11 @@
 // GET /v1/events and GET /v1/events/{id}.
-import { readProjects, resolveProject } from '../auth/scope.js';
+import { readProjects } from '../auth/scope.js';
 import { errors } from '../http/errors.js';
 import { json, principalOf, type RouteDefinition } from '../http/host.js';
 import { LEVELS } from '../records/event.js';
 import { InvalidCursorError } from '../storage/cursor.js';
 import type { ApiContext } from './context.js';
-import { LIST_QUERY_DOCS, optional, parseEnum, parseLimit, parseTime } from './params.js';
+import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, parseLimit, parseTime } from './params.js';
 import { parseQuery } from './query-syntax.js';
 
 export function eventRoutes({ catalog, storage }: ApiContext): RouteDefinition[] {
@@ -18,7 +18,7 @@ export function eventRoutes({ catalog, storage }: ApiContext): RouteDefinition[]
     tag: 'events',
     auth: true,
     query: [
-      { name: 'project_id', description: 'Project (optional with a project key; organization keys default to the default project)', schema: { type: 'string' } },
+      LIST_PROJECT_DOC,
       { name: 'environment', description: 'Exact environment', schema: { type: 'string' } },
       { name: 'release', description: 'Exact release', schema: { type: 'string' } },
       { name: 'issue_id', description: 'Events of one issue', schema: { type: 'string' } },
@@ -40,7 +40,7 @@ export function eventRoutes({ catalog, storage }: ApiContext): RouteDefinition[]
       const start = parseTime(q, 'start');
       const end = parseTime(q, 'end');
       const level = parseEnum(q, 'level', LEVELS);
-      const project = await resolveProject(catalog, principal, optional(q, 'project_id'));
+      const project = await listProject(catalog, principal, q);
       const search = parseQuery(q.get('query') ?? '');
       try {
         const page = await storage.events.list(

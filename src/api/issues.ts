@@ -1,13 +1,13 @@
 // GET /v1/issues, GET /v1/issues/{id}, PATCH /v1/issues/{id}, and the permalink {app_url}/issues/{id}.
 import type { Principal } from '../auth/authenticator.js';
-import { reachableProjects, resolveProject } from '../auth/scope.js';
+import { reachableProjects } from '../auth/scope.js';
 import { readJson } from '../http/body.js';
 import { errors } from '../http/errors.js';
 import { json, principalOf, type RequestContext, type RouteDefinition } from '../http/host.js';
 import { InvalidCursorError } from '../storage/cursor.js';
 import { SETTABLE_STATUSES, type Issue, type IssueStatus } from '../storage/issues.js';
 import type { ApiContext } from './context.js';
-import { LIST_QUERY_DOCS, optional, parseEnum, parseLimit } from './params.js';
+import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, parseLimit } from './params.js';
 
 const ALL_STATUSES: readonly IssueStatus[] = ['unresolved', 'resolved', 'ignored', 'regressed'];
 
@@ -32,7 +32,7 @@ export function issueRoutes({ catalog, storage, appUrl }: ApiContext): RouteDefi
       tag: 'issues',
       auth: true,
       query: [
-        { name: 'project_id', description: 'Project', schema: { type: 'string' } },
+        LIST_PROJECT_DOC,
         { name: 'status', description: 'unresolved, resolved, ignored or regressed', schema: { type: 'string', enum: [...ALL_STATUSES] } },
         ...LIST_QUERY_DOCS,
       ],
@@ -41,7 +41,7 @@ export function issueRoutes({ catalog, storage, appUrl }: ApiContext): RouteDefi
         const principal = principalOf(ctx);
         const limit = parseLimit(ctx.query);
         const status = parseEnum(ctx.query, 'status', ALL_STATUSES);
-        const project = await resolveProject(catalog, principal, optional(ctx.query, 'project_id'));
+        const project = await listProject(catalog, principal, ctx.query);
         try {
           const page = await storage.issues.list(
             { dataset: principal.dataset, projectId: project.id, status },

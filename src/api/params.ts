@@ -1,5 +1,8 @@
 // Query-parameter parsing shared by the list endpoints: every bad value is a 400 invalid_parameter.
+import type { Principal } from '../auth/authenticator.js';
+import { resolveProject } from '../auth/scope.js';
 import { errors } from '../http/errors.js';
+import type { Catalog, Project } from '../storage/catalog.js';
 
 export function parseLimit(query: URLSearchParams, fallback = 50, max = 1000): number {
   return parseInteger(query, 'limit', fallback, 1, max);
@@ -36,3 +39,19 @@ export const LIST_QUERY_DOCS = [
   { name: 'limit', description: 'Page size, 1-1000', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 50 } },
   { name: 'cursor', description: 'The next_cursor of the previous page', schema: { type: 'string' } },
 ];
+
+/**
+ * The project a list route reads (the spec makes `project_id` required): a project key may omit
+ * it (its own project); an organization key must name one.
+ */
+export async function listProject(catalog: Catalog, principal: Principal, query: URLSearchParams): Promise<Project> {
+  const requested = optional(query, 'project_id');
+  if (requested === undefined && !principal.projectId) throw errors.invalidParameter('project_id', 'is required with an organization key');
+  return resolveProject(catalog, principal, requested);
+}
+
+export const LIST_PROJECT_DOC = {
+  name: 'project_id',
+  description: 'The project (required with an organization key; a project key may omit it)',
+  schema: { type: 'string' },
+};

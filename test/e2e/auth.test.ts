@@ -56,7 +56,7 @@ async function listIds(path: string, key?: string): Promise<string[]> {
 
 /** The three routes of the auth matrix, each with a request that succeeds with a good key. */
 const routes = () => [
-  { name: 'GET /v1/events', path: '/v1/events', init: {} as RequestInit, ok: 200 },
+  { name: 'GET /v1/events', path: '/v1/events?project_id=default', init: {} as RequestInit, ok: 200 },
   { name: 'POST /v1/events', path: '/v1/events', init: { method: 'POST', body: JSON.stringify(fullEvent()) } as RequestInit, ok: 202 },
   { name: 'GET /v1/issues/{id}', path: `/v1/issues/${defaultEvent.issueId}`, init: {} as RequestInit, ok: 200 },
 ];
@@ -82,7 +82,7 @@ describe('credentials', () => {
 
   it('the right key in a Basic header is still refused', async () => {
     const headers = { authorization: `Basic ${svc.liveKey}` };
-    await expectUnauthorized(await svc.api('/v1/events', { key: null, headers }));
+    await expectUnauthorized(await svc.api('/v1/events?project_id=default', { key: null, headers }));
   });
 
   it('an unknown key: 401', async () => {
@@ -129,17 +129,21 @@ describe('organization keys', () => {
     const listed = await listIds('/v1/events?project_id=shop&environment=org-shop');
     expect(listed.sort()).toEqual([byQuery.id, byHeader.id].sort());
     // Not in the default project.
-    expect(await listIds('/v1/events?environment=org-shop')).toEqual([]);
+    expect(await listIds('/v1/events?project_id=default&environment=org-shop')).toEqual([]);
     await expectError(await svc.api(`/v1/events/${byQuery.id}?project_id=default`), 404, 'not_found');
     // The issue is reachable too.
     expect((await getJson(`/v1/issues/${issueOf(byQuery)}`)).project_id).toBe('shop');
   });
 
-  it('use the default project when no project is named', async () => {
+  it('ingest into the default project when no project is named; list routes need one named', async () => {
     const ack = await ingest(fullEvent({ id: randomUUID(), environment: 'org-default' }));
     expect((await getJson(`/v1/events/${ack.id}`)).project_id).toBe('default');
-    expect(await listIds('/v1/events?environment=org-default')).toEqual([ack.id]);
     expect(await listIds('/v1/events?project_id=default&environment=org-default')).toEqual([ack.id]);
+    // The spec makes project_id required on GET /events; with an organization key it is.
+    for (const path of ['/v1/events?environment=org-default', '/v1/issues']) {
+      const body = await expectError(await svc.api(path), 400, 'invalid_parameter');
+      expect(body.error.details.map((d) => d.path), path).toEqual(['project_id']);
+    }
   });
 
   it('naming a project that does not exist: 404', async () => {
@@ -216,8 +220,8 @@ describe('live and test datasets', () => {
     // Each key reads its own.
     expect((await getJson(`/v1/events/${test.id}`, svc.testKey)).id).toBe(test.id);
     expect((await getJson(`/v1/events/${live.id}`, svc.liveKey)).id).toBe(live.id);
-    expect(await listIds('/v1/events?environment=datasets', svc.testKey)).toEqual([test.id]);
-    expect(await listIds('/v1/events?environment=datasets', svc.liveKey)).toEqual([live.id]);
+    expect(await listIds('/v1/events?project_id=default&environment=datasets', svc.testKey)).toEqual([test.id]);
+    expect(await listIds('/v1/events?project_id=default&environment=datasets', svc.liveKey)).toEqual([live.id]);
 
     // And never the other's.
     await expectError(await svc.api(`/v1/events/${test.id}`, { key: svc.liveKey }), 404, 'not_found');
@@ -231,8 +235,8 @@ describe('live and test datasets', () => {
     expect((await getJson(`/v1/issues/${liveIssue}`, svc.liveKey)).count).toBe(1);
     await expectError(await svc.api(`/v1/issues/${testIssue}`, { key: svc.liveKey }), 404, 'not_found');
     await expectError(await svc.api(`/v1/issues/${liveIssue}`, { key: svc.testKey }), 404, 'not_found');
-    const liveIssues = (await getJson('/v1/issues', svc.liveKey)).data as Array<{ id: string }>;
-    const testIssues = (await getJson('/v1/issues', svc.testKey)).data as Array<{ id: string }>;
+    const liveIssues = (await getJson('/v1/issues?project_id=default', svc.liveKey)).data as Array<{ id: string }>;
+    const testIssues = (await getJson('/v1/issues?project_id=default', svc.testKey)).data as Array<{ id: string }>;
     expect(liveIssues.map((i) => i.id)).toContain(liveIssue);
     expect(liveIssues.map((i) => i.id)).not.toContain(testIssue);
     expect(testIssues.map((i) => i.id)).toContain(testIssue);

@@ -51,7 +51,7 @@ interface ListPage {
 }
 
 async function list(query: string): Promise<ListPage> {
-  const res = await svc.api(`/v1/events?${query}`);
+  const res = await svc.api(`/v1/events?${/(^|&)project_id=/.test(query) ? '' : 'project_id=default&'}${query}`);
   const text = await res.text();
   expect(res.status, `${query}: ${text}`).toBe(200);
   return JSON.parse(text) as ListPage;

@@ -143,7 +143,7 @@ describe('grouping over HTTP', () => {
     const other = await ingest(errorEvent('Unlisted', { timestamp: '2026-05-04T11:30:00.000Z' }));
     expect(new Set([e1.issueId, e2.issueId, e3.issueId]).size).toBe(1);
     expect(other.issueId).not.toBe(e1.issueId);
-    const page = await getJson<{ data: Array<{ id: string; issue_id: string }> }>(`/v1/events?issue_id=${e1.issueId}`);
+    const page = await getJson<{ data: Array<{ id: string; issue_id: string }> }>(`/v1/events?project_id=default&issue_id=${e1.issueId}`);
     expect(page.data.map((e) => e.id)).toEqual([e3.id, e2.id, e1.id]);
     expect(page.data.every((e) => e.issue_id === e1.issueId)).toBe(true);
   });
@@ -156,7 +156,7 @@ describe('issue reads', () => {
     const older = await ingest(errorEvent('OrderOld', { timestamp: hoursAgo(3) }));
     const newest = await ingest(errorEvent('OrderNew', { timestamp: hoursAgo(1) }));
     const middle = await ingest(errorEvent('OrderMid', { timestamp: hoursAgo(2) }));
-    const page = await getJson<{ data: Issue[]; has_more: boolean; next_cursor: string | null }>('/v1/issues?limit=1000');
+    const page = await getJson<{ data: Issue[]; has_more: boolean; next_cursor: string | null }>('/v1/issues?project_id=default&limit=1000');
     expect(page.has_more).toBe(false);
     expect(page.next_cursor).toBeNull();
     const ids = page.data.map((i) => i.id);
@@ -170,13 +170,13 @@ describe('issue reads', () => {
   });
 
   it('GET /v1/issues paginates with limit and cursor', async () => {
-    const all = (await getJson<{ data: Issue[] }>('/v1/issues?limit=1000')).data.map((i) => i.id);
+    const all = (await getJson<{ data: Issue[] }>('/v1/issues?project_id=default&limit=1000')).data.map((i) => i.id);
     expect(all.length).toBeGreaterThan(3);
     const walked: string[] = [];
     let cursor: string | null = null;
     do {
       const page: { data: Issue[]; has_more: boolean; next_cursor: string | null } = await getJson(
-        `/v1/issues?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        `/v1/issues?project_id=default&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
       );
       walked.push(...page.data.map((i) => i.id));
       cursor = page.next_cursor;
@@ -206,7 +206,7 @@ describe('issue reads', () => {
 
   it('refuses an unknown status filter, a bad limit and a bad cursor with 400 invalid_parameter', async () => {
     for (const query of ['status=bogus', 'limit=0', 'limit=1001', 'limit=abc', 'cursor=garbage']) {
-      const body = await expectError(await svc.api(`/v1/issues?${query}`), 400, 'invalid_parameter');
+      const body = await expectError(await svc.api(`/v1/issues?project_id=default&${query}`), 400, 'invalid_parameter');
       expect(body.error.details.map((d) => d.path)).toEqual([query.split('=')[0]]);
     }
   });
@@ -229,16 +229,16 @@ describe('issue status', () => {
     expect(issue.last_release).toBe('web@1.0.1');
 
     // GET /v1/issues?status=regressed filters.
-    const regressed = await getJson<{ data: Issue[] }>('/v1/issues?status=regressed');
+    const regressed = await getJson<{ data: Issue[] }>('/v1/issues?project_id=default&status=regressed');
     expect(regressed.data.map((i) => i.id)).toEqual([ack.issueId]);
-    const unresolved = await getJson<{ data: Issue[] }>('/v1/issues?status=unresolved&limit=1000');
+    const unresolved = await getJson<{ data: Issue[] }>('/v1/issues?project_id=default&status=unresolved&limit=1000');
     expect(unresolved.data.length).toBeGreaterThan(0);
     expect(unresolved.data.map((i) => i.id)).not.toContain(ack.issueId);
     expect(unresolved.data.every((i) => i.status === 'unresolved')).toBe(true);
 
     // Back to unresolved by hand.
     expect((await setStatus(ack.issueId, 'unresolved')).status).toBe('unresolved');
-    expect((await getJson<{ data: Issue[] }>('/v1/issues?status=regressed')).data).toEqual([]);
+    expect((await getJson<{ data: Issue[] }>('/v1/issues?project_id=default&status=regressed')).data).toEqual([]);
   });
 
   it('ignored, then a new event: stays ignored', async () => {
@@ -248,7 +248,7 @@ describe('issue status', () => {
     const issue = await getJson<Issue>(`/v1/issues/${ack.issueId}`);
     expect(issue.status).toBe('ignored');
     expect(issue.count).toBe(2);
-    const ignored = await getJson<{ data: Issue[] }>('/v1/issues?status=ignored');
+    const ignored = await getJson<{ data: Issue[] }>('/v1/issues?project_id=default&status=ignored');
     expect(ignored.data.map((i) => i.id)).toEqual([ack.issueId]);
   });
 

@@ -55,7 +55,7 @@ describe('the API reads the same from DuckDB, the lake and both', () => {
     const lake = writer.service.host.settings.lake.path;
     expect(listDates(lake, 'events', 'default').length).toBe(4);
     expect(listFiles(lake, 'events', 'default', listDates(lake, 'events', 'default')[0]).length).toBeGreaterThan(0);
-    issueIds = ((await (await writer.api('/v1/issues?limit=1000')).json()) as { data: Array<{ id: string }> }).data.map((i) => i.id);
+    issueIds = ((await (await writer.api('/v1/issues?project_id=default&limit=1000')).json()) as { data: Array<{ id: string }> }).data.map((i) => i.id);
     expect(issueIds.length).toBe(5);
     await writer.stop();
   });
@@ -77,17 +77,17 @@ describe('the API reads the same from DuckDB, the lake and both', () => {
       const walk: string[] = [];
       let cursor: string | null = null;
       do {
-        const page = (await get(`/v1/events?limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body as { data: Array<{ id: string }>; next_cursor: string | null };
+        const page = (await get(`/v1/events?project_id=default&limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body as { data: Array<{ id: string }>; next_cursor: string | null };
         walk.push(...page.data.map((e) => e.id));
         cursor = page.next_cursor;
       } while (cursor);
       return {
         walk,
-        firstPage: await get('/v1/events?limit=50'),
-        filtered: await get('/v1/events?environment=production&query=release:web@1.1.0%20failure'),
-        since: await get(`/v1/events?start=${new Date(Date.now() - DAY_MS).toISOString()}`),
+        firstPage: await get('/v1/events?project_id=default&limit=50'),
+        filtered: await get('/v1/events?project_id=default&environment=production&query=release:web@1.1.0%20failure'),
+        since: await get(`/v1/events?project_id=default&start=${new Date(Date.now() - DAY_MS).toISOString()}`),
         byId: await Promise.all(eventIds.slice(0, 10).map((id) => get(`/v1/events/${id}`))),
-        issues: await get('/v1/issues?limit=1000'),
+        issues: await get('/v1/issues?project_id=default&limit=1000'),
         issue: await Promise.all(issueIds.map((id) => get(`/v1/issues/${id}`))),
         traces: await Promise.all(traceIds.map((id) => get(`/v1/traces/${id}`))),
         projects: ((await get('/v1/projects')).body as { data: Array<{ telemetry: unknown }> }).data.map((p) => p.telemetry),
@@ -126,7 +126,7 @@ describe('lake-only configuration', () => {
       await proc.exited;
 
       const again = await startProcess(dir, ['--config', file]);
-      const list = (await (await fetch(`${again.baseUrl}/v1/events?limit=1000`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: Array<{ id: string }> };
+      const list = (await (await fetch(`${again.baseUrl}/v1/events?project_id=default&limit=1000`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: Array<{ id: string }> };
       expect(list.data.map((e) => e.id).sort()).toEqual([...ids].sort());
       again.child.kill('SIGTERM'); // drains: what is staged is flushed to Parquet
       expect(await again.exited).toBe(0);

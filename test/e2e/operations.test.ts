@@ -184,7 +184,7 @@ describe('the HTTP host', () => {
     const health = await fetch(`${svc.baseUrl}/healthz`, { method: 'HEAD' });
     expect(health.status).toBe(200);
     expect(await health.text()).toBe('');
-    const events = await svc.api('/v1/events?limit=1', { method: 'HEAD' });
+    const events = await svc.api('/v1/events?project_id=default&limit=1', { method: 'HEAD' });
     expect(events.status).toBe(200);
     expect(events.headers.get('content-type')).toMatch(/^application\/json/);
   });
@@ -193,10 +193,10 @@ describe('the HTTP host', () => {
     const ok = await fetch(`${svc.baseUrl}/healthz`, { headers: { 'x-request-id': 'abc-123' } });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('x-request-id')).toBe('abc-123');
-    const listed = await svc.api('/v1/events?limit=1', { headers: { 'x-request-id': 'abc-123' } });
+    const listed = await svc.api('/v1/events?project_id=default&limit=1', { headers: { 'x-request-id': 'abc-123' } });
     expect(listed.status).toBe(200);
     expect(listed.headers.get('x-request-id')).toBe('abc-123');
-    const failed = await svc.api('/v1/events', { key: null, headers: { 'x-request-id': 'abc-123' } });
+    const failed = await svc.api('/v1/events?project_id=default', { key: null, headers: { 'x-request-id': 'abc-123' } });
     const body = await expectError(failed, 401, 'unauthorized');
     expect(body.error.request_id).toBe('abc-123');
   });
@@ -229,9 +229,9 @@ describe('rate limiting', () => {
   });
 
   it('the 3rd quick request of a key gets 429 rate_limited with Retry-After', async () => {
-    const first = await limited.api('/v1/events');
-    const second = await limited.api('/v1/events');
-    const third = await limited.api('/v1/events');
+    const first = await limited.api('/v1/events?project_id=default');
+    const second = await limited.api('/v1/events?project_id=default');
+    const third = await limited.api('/v1/events?project_id=default');
     expect(first.status, await first.text()).toBe(200);
     expect(second.status, await second.text()).toBe(200);
     const retryAfter = third.headers.get('retry-after');
@@ -241,7 +241,7 @@ describe('rate limiting', () => {
     expect(Number(retryAfter)).toBeLessThanOrEqual(2);
 
     // The limit is per key: the test key still has its burst; the unauthenticated routes are not limited.
-    expect((await limited.api('/v1/events', { key: limited.testKey })).status).toBe(200);
+    expect((await limited.api('/v1/events?project_id=default', { key: limited.testKey })).status).toBe(200);
     for (let i = 0; i < 5; i++) expect((await fetch(`${limited.baseUrl}/healthz`)).status).toBe(200);
     // Ingest is limited too.
     const post = await limited.api('/v1/events', { method: 'POST', body: JSON.stringify(fullEvent()) });

@@ -51,7 +51,7 @@ describe('faultline start', () => {
 
     const again = await startProcess(dir);
     for (const { id } of acked) expect((await getEvent(again, key, id)).status).toBe(200);
-    const list = (await (await fetch(`${again.baseUrl}/v1/events?limit=1000`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+    const list = (await (await fetch(`${again.baseUrl}/v1/events?project_id=default&limit=1000`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
       data: unknown[];
     };
     expect(list.data.length).toBe(60);

@@ -58,7 +58,7 @@ describe.each([
       expect((await svc.api(`/v1/events/${events.get(age)}`)).status, `event ${age} days old`).toBe(expected);
       expect((await svc.api(`/v1/traces/${traces.get(age)}`)).status, `trace ${age} days old`).toBe(expected);
     }
-    const list = (await (await svc.api('/v1/events?limit=1000')).json()) as { data: Array<{ id: string }> };
+    const list = (await (await svc.api('/v1/events?project_id=default&limit=1000')).json()) as { data: Array<{ id: string }> };
     expect(list.data.map((e) => e.id).sort()).toEqual([events.get(9), events.get(0)].sort());
     if (example.includes('lake')) return;
     // The duckdb exporter's expired documents leave the DocStore too; the kept ones stay.

@@ -102,7 +102,7 @@ describe('hostile input', () => {
     expect(statuses.get(202)).toBeGreaterThan(0);
     expect(statuses.get(400)).toBeGreaterThan(0);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    const list = await svc.api('/v1/events?limit=1000');
+    const list = await svc.api('/v1/events?project_id=default&limit=1000');
     expect(list.status).toBe(200);
     const body = (await list.json()) as { data: Array<{ id: string }> };
     expect(body.data.length).toBe(statuses.get(202));

@@ -59,7 +59,7 @@ describe('storage roles', () => {
       const span = { trace_id: trace, span_id: randomBytes(8).toString('hex'), name: 'op', start_time: Date.now(), end_time: Date.now() + 2 };
       expect((await writer.api('/v1/traces', { method: 'POST', body: JSON.stringify({ spans: [span] }) })).status).toBe(202);
       // Served from the archive's staging table before any flush.
-      const staged = (await (await writer.api('/v1/events?limit=100')).json()) as { data: Array<{ id: string }> };
+      const staged = (await (await writer.api('/v1/events?project_id=default&limit=100')).json()) as { data: Array<{ id: string }> };
       expect(staged.data.map((e) => e.id).sort()).toEqual([...events].sort());
       await (writer.service.exporter('parquet') as ParquetExporter).flushNow();
       expect(files(join(lake, 'events')).length).toBeGreaterThan(0);
@@ -85,9 +85,9 @@ service:
 `;
     const query = await startService({ yaml, dataDir: join(root, 'query') });
     try {
-      const list = (await (await query.api('/v1/events?limit=100')).json()) as { data: Array<{ id: string }> };
+      const list = (await (await query.api('/v1/events?project_id=default&limit=100')).json()) as { data: Array<{ id: string }> };
       expect(list.data.map((e) => e.id).sort()).toEqual([...events].sort());
-      const issues = (await (await query.api('/v1/issues')).json()) as { data: Array<{ count: number }> };
+      const issues = (await (await query.api('/v1/issues?project_id=default')).json()) as { data: Array<{ count: number }> };
       expect(issues.data.reduce((sum, issue) => sum + issue.count, 0)).toBe(events.length);
       expect((await query.api(`/v1/traces/${trace}`)).status).toBe(200);
       // Nothing to ingest with: no receiver mounted the POST routes.

@@ -170,7 +170,7 @@ describe('POST /v1/traces', () => {
     ]);
     const issue = await svc.api(`/v1/issues/${event.issue_id}`);
     expect(issue.status).toBe(200);
-    const list = (await (await svc.api(`/v1/events?query=trace_id:${trace}`)).json()) as { data: unknown[] };
+    const list = (await (await svc.api(`/v1/events?project_id=default&query=trace_id:${trace}`)).json()) as { data: unknown[] };
     expect(list.data).toHaveLength(1);
   });
 

@@ -54,7 +54,7 @@ describe('quarantine', () => {
     expect((await first.api('/v1/events', { method: 'POST', body: JSON.stringify(fullEvent({ id: goodId })) })).status).toBe(202);
     expect((await first.api(`/v1/events/${goodId}`)).status).toBe(200);
     // A list waits for indexing (so for the quarantine); it shows the good event only.
-    const list = (await (await first.api('/v1/events?limit=10')).json()) as { data: Array<{ id: string }> };
+    const list = (await (await first.api('/v1/events?project_id=default&limit=10')).json()) as { data: Array<{ id: string }> };
     expect(list.data.map((e) => e.id)).toEqual([goodId]);
     expect((await first.api(`/v1/events/${badEvent.data.id}`)).status).toBe(404);
     const metrics = await (await first.api('/metrics')).text();

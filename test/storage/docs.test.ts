@@ -87,7 +87,7 @@ describe('DocStore', () => {
     svc = await startService({ dataDir, keys });
     const recovered = (await (await svc.api(`/v1/events/${other.id}`)).json()) as { exception: { value: string } };
     expect(recovered.exception.value).toBe('pending');
-    const list = (await (await svc.api('/v1/events')).json()) as { data: Array<{ id: string }> };
+    const list = (await (await svc.api('/v1/events?project_id=default')).json()) as { data: Array<{ id: string }> };
     expect(list.data.map((e) => e.id).sort()).toEqual([ID, other.id].sort());
     const issue = (await (await svc.api(`/v1/issues/${stored.issue_id}`)).json()) as { count: number };
     expect(issue.count).toBe(2);
@@ -151,9 +151,9 @@ describe('DocStore', () => {
     const acks = (await Promise.all(answers.slice(-3).map((a) => a.json()))) as Array<{ permalink: string }>;
     expect(new Set(acks.map((a) => a.permalink)).size).toBe(1);
 
-    const list = (await (await svc.api('/v1/events?limit=100')).json()) as { data: Array<{ id: string }> };
+    const list = (await (await svc.api('/v1/events?project_id=default&limit=100')).json()) as { data: Array<{ id: string }> };
     expect(list.data.map((e) => e.id).sort()).toEqual([...fresh, ID].sort());
-    const issues = (await (await svc.api('/v1/issues')).json()) as { data: Array<{ count: number }> };
+    const issues = (await (await svc.api('/v1/issues?project_id=default')).json()) as { data: Array<{ count: number }> };
     expect(issues.data.reduce((sum, issue) => sum + issue.count, 0)).toBe(41);
     expect(documents(svc).allPending('events')).toEqual([]);
   });
