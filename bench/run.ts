@@ -118,20 +118,28 @@ function takeProfile(name: string): void {
   if (!args.keep) rmSync(file);
 }
 
+/** The service's database with the duckdb exporter's tables (made as its start would make them). */
+async function openWithTables(dir: string): Promise<Database> {
+  const db = await Database.open(dir);
+  const docs = DocStore.open(dir);
+  try {
+    await migrate(db, 'duckdb', DUCKDB_MIGRATIONS, docs);
+  } finally {
+    await docs.close();
+  }
+  return db;
+}
+
 /** The size of a fresh, migrated DuckDB file (what the events grow it from). */
 async function emptyDatabaseBytes(): Promise<number> {
   const dir = removeLater(tempDir('faultline-bench-empty-'));
-  const db = await Database.open(dir);
-  const docs = DocStore.open(dir);
-  await migrate(db, 'duckdb', DUCKDB_MIGRATIONS, docs);
-  await docs.close();
-  await db.close();
+  await (await openWithTables(dir)).close();
   return duckdbBytes(dir);
 }
 
 /** Events stored, and the bytes of the blocks DuckDB has in use (the file also holds free blocks). */
 async function eventStats(dataDir: string): Promise<{ events: number; usedBytes: number }> {
-  const db = await Database.open(dataDir);
+  const db = await openWithTables(dataDir);
   try {
     const events = Number((await db.reader().runAndReadAll('SELECT count(*) FROM events')).getRows()[0][0]);
     const size = (await db.reader().runAndReadAll('SELECT used_blocks, block_size FROM pragma_database_size()')).getRows()[0];

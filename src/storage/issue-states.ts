@@ -19,6 +19,19 @@ export interface IssueObservation {
   eventId: string;
 }
 
+interface Decided {
+  transitions: Array<IssueTransition | undefined>;
+  writes: Array<IssueObservation & { transition: IssueTransition }>;
+}
+
+interface Round {
+  events: IssueObservation[];
+  /** Decided before it waited (every issue was cached), or in its round. */
+  decided?: Decided;
+  resolve: (transitions: Array<IssueTransition | undefined>) => void;
+  reject: (error: unknown) => void;
+}
+
 interface State {
   status: IssueStatus;
   /** The event that opened the issue: a retry of that event opens it again (see observe). */
@@ -30,8 +43,14 @@ const CACHE_ENTRIES = 100_000;
 
 export class IssueStates {
   private readonly cache = new Map<string, State>();
-  /** Observations that must read or write the catalog run one at a time, so two never both open one issue. */
-  private tail: Promise<unknown> = Promise.resolve();
+  /**
+   * Observations that must read or write the catalog, waiting for the next round. A round takes
+   * every one waiting (one query for the issues not cached, one transaction for the transitions),
+   * so a burst of new issues costs a few catalog round trips, not one each; rounds run one at a
+   * time, so two observations never both open one issue.
+   */
+  private waiting: Round[] = [];
+  private running?: Promise<void>;
 
   constructor(private readonly db: Database) {}
 
@@ -40,20 +59,13 @@ export class IssueStates {
    * first event of an issue (and for a retry of that same event, whose first attempt may have
    * failed after the issue was recorded), `regressed` for an event of a resolved issue.
    */
-  async observe(events: IssueObservation[]): Promise<Array<IssueTransition | undefined>> {
-    if (events.every((event) => this.cache.has(event.issueId))) {
-      const decided = this.decide(events);
-      if (decided.writes.length === 0) return decided.transitions; // nearly always: no catalog round trip
-      return this.serialized(async () => {
-        await this.persist(decided.writes);
-        return decided.transitions;
-      });
-    }
-    return this.serialized(async () => {
-      await this.load(events.map((event) => event.issueId).filter((id) => !this.cache.has(id)));
-      const decided = this.decide(events);
-      await this.persist(decided.writes);
-      return decided.transitions;
+  observe(events: IssueObservation[]): Promise<Array<IssueTransition | undefined>> {
+    // Nearly always every issue is cached and nothing changes: no catalog round trip at all.
+    const decided = events.every((event) => this.cache.has(event.issueId)) ? this.decide(events) : undefined;
+    if (decided && decided.writes.length === 0) return Promise.resolve(decided.transitions);
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ events, decided, resolve, reject });
+      this.running ??= this.rounds().finally(() => (this.running = undefined));
     });
   }
 
@@ -72,7 +84,7 @@ export class IssueStates {
   }
 
   /** Decides from the cache (every issue must be in it), updating it at once for the events after. */
-  private decide(events: IssueObservation[]): { transitions: Array<IssueTransition | undefined>; writes: Array<IssueObservation & { transition: IssueTransition }> } {
+  private decide(events: IssueObservation[]): Decided {
     const writes: Array<IssueObservation & { transition: IssueTransition }> = [];
     const transitions = events.map((event): IssueTransition | undefined => {
       const state = this.cache.get(event.issueId);
@@ -101,19 +113,26 @@ export class IssueStates {
     for (const [id, status, openedBy] of result.getRows()) this.remember(String(id), { status: String(status) as IssueStatus, openedBy: openedBy === null ? null : String(openedBy) });
   }
 
-  private serialized<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(work);
-    this.tail = run.catch(() => undefined);
-    return run;
-  }
-
-  private async persist(writes: Array<IssueObservation & { transition: IssueTransition }>): Promise<void> {
-    if (writes.length === 0) return;
-    try {
-      await this.write(writes);
-    } catch (error) {
-      for (const { issueId } of writes) this.cache.delete(issueId); // read again next time
-      throw error;
+  private async rounds(): Promise<void> {
+    while (this.waiting.length) {
+      const round = this.waiting.splice(0);
+      try {
+        const undecided = round.filter((job) => !job.decided);
+        await this.load(undecided.flatMap((job) => job.events.map((event) => event.issueId)).filter((id) => !this.cache.has(id)));
+        for (const job of undecided) job.decided = this.decide(job.events);
+      } catch (error) {
+        for (const job of round) job.reject(error);
+        continue;
+      }
+      const writes = round.flatMap((job) => job.decided?.writes ?? []);
+      try {
+        if (writes.length) await this.write(writes);
+      } catch (error) {
+        for (const { issueId } of writes) this.cache.delete(issueId); // read again next time
+        for (const job of round) job.reject(error);
+        continue;
+      }
+      for (const job of round) job.resolve(job.decided?.transitions ?? []);
     }
   }
 
