@@ -2,9 +2,9 @@
 // beside the DuckDB file (<data_dir>/docs). Events are keyed (dataset, project, event id); spans
 // (dataset, project, start, trace id, span id): see spanKey. DuckDB keeps the columns that queries filter and sort
 // on; the documents live here because DuckDB is slow at both ends for them: committing them (its
-// WAL and checkpoints write every byte again, ~4x fewer events per second than rows without them)
-// and fetching them by key (~2.5 ms per document, so a 50-event page took 125 ms). LMDB commits a
-// batch of them in well under a millisecond and reads one in microseconds from its memory map.
+// WAL and checkpoints write every byte again) and fetching them by key (a page of events paid it
+// once per event). LMDB commits a batch of them and reads one from its memory map for a small
+// fraction of that (figures: bench/README.md, "Why the code is shaped this way").
 //
 // It is also where items become durable: the duckdb exporter acknowledges a batch of items once
 // their documents and one `pending` entry (with the documents, what their DuckDB rows are made
@@ -70,12 +70,12 @@ export class DocStore {
     checkDocStore(dir, DOC_KINDS.flatMap((kind) => [LMDB_NAMES[kind], `pending_${LMDB_NAMES[kind]}`]));
     makePrivateDir(dir);
     makePrivateFiles(dir, /\.mdb$/);
-    // No compression: lmdb-js compresses synchronous writes on the main thread (LZ4, ~30 us per
-    // 4 KB document, more than the commit); the documents take about their JSON size on disk.
+    // No compression: lmdb-js compresses synchronous writes on the main thread (LZ4), which cost
+    // more than the commit itself; the documents take about their JSON size on disk.
     // overlappingSync off: a synchronous transaction then syncs before it returns. With it on,
     // the commit returns at once and is synced later, but nothing reports when a synchronous
-    // transaction is on disk, which an acknowledgment needs. The fsync on the main thread costs
-    // ~6 % of it under load.
+    // transaction is on disk, which an acknowledgment needs. The fsync on the main thread is a
+    // small share of the main thread's time under load (bench/README.md).
     const root = open({ path: dir, compression: false, overlappingSync: false });
     const db = (name: string) => root.openDB<string, DocKey>({ name, encoding: 'string' });
     const pending = (name: string) => root.openDB<string, string>({ name, encoding: 'string' });
@@ -88,7 +88,7 @@ export class DocStore {
    * once they are durable. Everything handed in during one turn of the event loop goes into one
    * synchronous, synced LMDB transaction at the end of the turn (setImmediate): an asynchronous
    * write needs two more hops through the event loop, and under load each hop waits behind a
-   * whole turn of HTTP work (60 ms per event measured, against < 1 ms for the commit itself).
+   * whole turn of HTTP work, far longer than the commit itself (bench/README.md).
    */
   put(entries: Entry[], pending?: PendingBatch): Promise<void> {
     if (entries.length === 0 && !pending) return Promise.resolve();

@@ -2,7 +2,7 @@
 // once their documents and one pending entry listing them are durable in the DocStore (one synced
 // LMDB commit per turn of the event loop); DuckDB gets the rows behind that, in batches as large
 // as the backlog, from one indexing loop. Acknowledging after the DuckDB commit made every request
-// wait for a 20-30 ms commit cycle (and a span batch for several).
+// wait for a whole DuckDB commit cycle (and a span batch for several; figures: bench/README.md).
 //
 // Duplicates: documents and their pending entry commit together, and the pending entry goes only
 // after the rows are in DuckDB, so a key with a document is stored; one being stored by a request
@@ -19,8 +19,8 @@ import type { DocKey, DocKind, DocStore } from './docs.js';
 const RETRY_MS = 1000;
 /**
  * How long acknowledged items may wait for more before they are indexed (reads do not wait for
- * it: they start indexing at once). A DuckDB commit costs about the same for 60 rows as for
- * 1,000, so batching saves most of its work and of the main thread's time around it.
+ * it: they start indexing at once). A DuckDB commit costs about the same for a few rows as for a
+ * large batch, so batching saves most of its work and of the main thread's time around it.
  */
 const LINGER_MS = 50;
 const LINGER_ROWS = 1000;

@@ -110,8 +110,8 @@ export const DUCKDB_MIGRATIONS: readonly Migration<DocStore>[] = [
     legacy: 7,
     name: 'events without a primary key',
     // The DocStore answers whether an event id is stored, and serves GET /v1/events/{id}: the
-    // primary key's ART index only cost insert time and memory (about 100 bytes per event,
-    // resident). DuckDB cannot drop a primary key, so the table is rebuilt.
+    // primary key's ART index only cost insert time and resident memory per event (figures:
+    // bench/README.md). DuckDB cannot drop a primary key, so the table is rebuilt.
     sql: `
       CREATE TABLE events_v7 (
         ${EVENT_COLUMNS}

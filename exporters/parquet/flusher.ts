@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { LAKE_ROW_SQL, type Lake, type LakeSignal } from './lake.js';
 import { fileNames, flushTmpDir, fsyncDir, listPartitions, publish, removeIfExists, sqlString } from './files.js';
 
-/** Rows per Parquet row group: large, since DuckDB reads row groups under ~5,000 rows 5–10× slower. */
+/** Rows per Parquet row group: large, since DuckDB reads small row groups much more slowly (bench/README.md). */
 export const ROW_GROUP_ROWS = 122_880;
 
 /** The staging column a batch is sorted by before it is written (events: timestamp; spans: start). */

@@ -62,7 +62,7 @@ const TOP_LEVEL = [...COMPONENT_KINDS.map((kind) => SECTIONS[kind]), 'service'];
 const BOTH_ALIAS = ['duckdb', 'parquet'];
 
 /**
- * About two seconds of what one instance commits per signal (see the README's Performance section):
+ * About two seconds of what one instance commits per signal (see bench/README.md for the rates):
  * past it a sender is better told to retry than left waiting in a queue, and memory stays bounded.
  * Bytes are request bytes; a parsed item takes several times its share of the body in memory.
  */

@@ -4,8 +4,8 @@ import type { Span } from './span.js';
 /**
  * A span as the API returns it (and as it is stored): times in epoch milliseconds, plus the exact
  * nanoseconds as decimal strings (JSON numbers cannot hold them). Built field by field rather
- * than by spreading the span: it runs once per span at tens of thousands per second, and copying
- * through a rest pattern was most of its cost.
+ * than by spreading the span: it runs once per span on the ingest hot path, and copying through a
+ * rest pattern was most of its cost (figures: bench/README.md, "Why the code is shaped this way").
  */
 export function toSpanDocument(span: Span): Record<string, unknown> {
   const start = span.start_time_unix_nano;

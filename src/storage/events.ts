@@ -107,7 +107,8 @@ export class EventStore {
     }
     params.limit = limit + 1;
     // Keys first, documents after: ordering rows while carrying their multi-kilobyte documents
-    // made a page read every scanned row's document (600 ms at 1M rows; ~10 ms this way).
+    // made a page read every scanned row's document, which grew with the table (figures:
+    // bench/README.md, "Why the code is shaped this way").
     // A table (not a query over several places): rows arrive in time order, see below.
     const direct = /^\w+$/.test(relation);
     const reader = this.db.reader();

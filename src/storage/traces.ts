@@ -61,7 +61,7 @@ export class TraceStore {
       this.spans.consistent(() =>
         this.db.reader().runAndReadAll(
           // trace_id alone first, so DuckDB takes the trace_id index (with the other predicates beside
-          // it, it scanned the table: 63 ms instead of 3 ms at 1M spans).
+          // it, it scanned the whole table; figures: bench/README.md, "Why the code is shaped this way").
           `WITH t AS MATERIALIZED (SELECT * FROM ${this.spans.relation(projectIds)} WHERE trace_id = $trace)
            SELECT CASE WHEN row_number() OVER (ORDER BY start_ns, span_id) > $first
                         AND row_number() OVER (ORDER BY start_ns, span_id) <= $last THEN doc ELSE NULL END AS doc,

@@ -3,8 +3,8 @@
 //
 // The request is read straight off the wire into span inputs, by a decoder written for the
 // messages of receivers/otlp/proto/ (field numbers as there), rather than through protobufjs'
-// message objects: on the hot path that is about twice as fast (protobufjs allocates a message
-// and a Long per value, and `delete`s on every oneof member and zero-valued field). protobufjs
+// message objects: that is markedly faster on the hot path (protobufjs allocates a message and a
+// Long per value, and `delete`s on every oneof member and zero-valued field). protobufjs
 // still encodes the responses, and the tests check this decoder against its decoding.
 //
 // Like protobufjs and protoc: unknown fields are skipped, a known field with an unexpected wire
@@ -237,8 +237,8 @@ class Reader {
 }
 
 // Buffer's own utf8Slice and hexSlice (what toString('utf8' | 'hex', start, end) calls after
-// checking its arguments) are a quarter faster on the short strings of spans; protobufjs uses
-// them the same way. Not in @types/node, hence the fallback.
+// checking its arguments) are faster on the short strings of spans (bench/README.md); protobufjs
+// uses them the same way. Not in @types/node, hence the fallback.
 interface SliceBuffer {
   utf8Slice?: (start: number, end: number) => string;
   hexSlice?: (start: number, end: number) => string;
