@@ -92,7 +92,12 @@ export class Service {
     await graph.start();
     this.storage = new Storage(host.database, host.issueStates, this.readSources(graph));
     mountReadApi(host.http, { catalog: host.catalog, storage: this.storage, appUrl: host.settings.app_url });
-    this.retention = new RetentionJob(graph.exporters(), host.settings.retention, host.logger);
+    // Only what this node writes: a read-only exporter's data (a shared lake) is its writer's to expire.
+    this.retention = new RetentionJob(
+      graph.exporters().filter((e) => !e.readOnly),
+      host.settings.retention,
+      host.logger,
+    );
     this.retention.start();
     const httpPort = await host.http.listen();
     this.admin = new AdminServer(host.catalog, host.quarantine, host.logger);

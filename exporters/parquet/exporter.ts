@@ -61,8 +61,8 @@ export class ParquetExporter implements Exporter {
     const { host, config, id } = settings;
     this.lake = {
       db: host.database,
-      // The service resolves lake.path (empty: <data_dir>/lake); resolve again for hosts that do not.
-      path: resolve(config.path ?? (host.settings.lake.path || join(host.settings.data_dir, 'lake'))),
+      // Relative paths are taken from the data directory, as service.lake.path is.
+      path: config.path ? resolve(host.settings.data_dir, config.path) : resolve(host.settings.lake.path || join(host.settings.data_dir, 'lake')),
       tables: lakeTables(id.name),
       changed: () => this.generation++,
     };

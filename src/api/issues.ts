@@ -75,7 +75,7 @@ export function issueRoutes({ catalog, storage, appUrl }: ApiContext): RouteDefi
         contentType: 'application/json',
         schema: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: [...SETTABLE_STATUSES] } } },
       },
-      responses: { 200: 'The updated issue', 400: 'invalid_json or validation_failed', 401: 'unauthorized', 404: 'not_found', 415: 'unsupported_media_type' },
+      responses: { 200: 'The updated issue', 400: 'invalid_json or validation_failed', 401: 'unauthorized', 404: 'not_found', 413: 'payload_too_large', 415: 'unsupported_media_type' },
       handler: async (ctx) => {
         const principal = principalOf(ctx);
         const body = await readJson(ctx.event, 64 * 1024);

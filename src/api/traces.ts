@@ -26,7 +26,7 @@ export function traceRoutes({ catalog, storage }: ApiContext): RouteDefinition[]
       },
       { name: 'spans_offset', description: 'Skip this many spans (next_spans_offset of the previous response)', schema: { type: 'integer', minimum: 0, default: 0 } },
     ],
-    responses: { 200: 'The trace record', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' },
+    responses: { 200: 'The trace record', 400: 'invalid_parameter (spans_limit, spans_offset)', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' },
     handler: async (ctx) => {
       const principal = principalOf(ctx);
       const projects = await readProjects(catalog, principal, optional(ctx.query, 'project_id'));

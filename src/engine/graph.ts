@@ -24,6 +24,8 @@ export class PipelineGraph {
     private readonly receivers: Map<string, Receiver>,
     private readonly processors: Processor[],
     private readonly exporterMap: Map<string, Exporter>,
+    /** Exporters created only to serve reads. */
+    private readonly readOnly: Set<string>,
     /** Downstream first: each one is created after the pipelines it feeds. */
     private readonly connectors: RunningConnector[],
   ) {}
@@ -89,7 +91,8 @@ export class PipelineGraph {
       const factory = component.factory as ReceiverFactory<unknown>;
       receivers.set(text, factory.create({ id: component.id, config: component.config, host, consumers }));
     }
-    return new PipelineGraph(pipelines, receivers, processors.flat(), exporters, [...connectors.values()]);
+    const readOnly = new Set([...exporters.keys()].filter((id) => !inPipelines.has(id)));
+    return new PipelineGraph(pipelines, receivers, processors.flat(), exporters, readOnly, [...connectors.values()]);
   }
 
   async start(): Promise<void> {
@@ -112,9 +115,9 @@ export class PipelineGraph {
     return this.exporterMap.get(id);
   }
 
-  /** Every running exporter with its id. */
-  exporters(): Array<{ id: string; exporter: Exporter }> {
-    return [...this.exporterMap].map(([id, exporter]) => ({ id, exporter }));
+  /** Every running exporter with its id; `readOnly` when it runs only to serve reads (no pipeline exports to it). */
+  exporters(): Array<{ id: string; exporter: Exporter; readOnly: boolean }> {
+    return [...this.exporterMap].map(([id, exporter]) => ({ id, exporter, readOnly: this.readOnly.has(id) }));
   }
 
   /**

@@ -49,7 +49,9 @@ export function buildOpenApi(routes: RouteDoc[], serverUrl: string, version: str
       schema: { type: 'string' },
     }));
     const responses: Record<string, unknown> = {};
-    for (const [status, description] of Object.entries(route.responses)) {
+    // Every authenticated route can answer these (the host checks the key and its rate first).
+    const common: Record<number, string> = route.auth ? { 401: 'unauthorized', 429: 'rate_limited (Retry-After)' } : {};
+    for (const [status, description] of Object.entries({ ...common, ...route.responses })) {
       responses[status] =
         Number(status) >= 400
           ? { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }

@@ -79,6 +79,9 @@ exporters:
   parquet:
     path: ${lake}
 service:
+  retention:
+    events_days: 1
+    traces_days: 1
   storage:
     events: [parquet]
     traces: [parquet]
@@ -92,8 +95,11 @@ service:
       expect((await query.api(`/v1/traces/${trace}`)).status).toBe(200);
       // Nothing to ingest with: no receiver mounted the POST routes.
       expect((await query.api('/v1/events', { method: 'POST', body: JSON.stringify(fullEvent()) })).status).toBe(405);
-      // A read-only exporter leaves the lake to its writer: no recovery, no flush, no compaction.
+      // A read-only exporter leaves the lake to its writer: no recovery, no flush, no compaction,
+      // and no retention (its one-day setting would drop the writer's older partitions).
       expect(existsSync(join(root, 'query', 'lake'))).toBe(false);
+      expect((await query.service.runRetention()).deletedPartitions).toEqual([]);
+      expect(files(join(lake, 'events')).length).toBeGreaterThan(0);
     } finally {
       await query.stop();
     }

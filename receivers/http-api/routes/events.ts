@@ -37,7 +37,7 @@ export function eventIngestRoute({ host, receiverId, consumer, maxBodyBytes }: E
       413: 'payload_too_large',
       415: 'unsupported_media_type',
       429: 'rate_limited',
-      503: 'overloaded (Retry-After)',
+      503: 'overloaded (Retry-After), or unavailable when storage or the catalog cannot take it (retry)',
     },
     handler: async (ctx) => {
       const principal = principalOf(ctx);

@@ -34,10 +34,11 @@ export function traceIngestRoute({ host, receiverId, consumer }: TraceIngestOpti
       400: 'invalid_json or validation_failed (no spans array)',
       401: 'unauthorized',
       403: 'forbidden',
+      404: 'not_found (project)',
       413: `payload_too_large (over ${maxBytes} bytes or ${maxSpans} spans)`,
       415: 'unsupported_media_type',
       429: 'rate_limited',
-      503: 'overloaded (Retry-After)',
+      503: 'overloaded (Retry-After), or unavailable when storage or the catalog cannot take it (retry)',
     },
     handler: async (ctx) => {
       const principal = principalOf(ctx);
