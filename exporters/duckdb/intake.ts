@@ -55,6 +55,12 @@ interface Queued<T> extends Accepted<T> {
   recheck: boolean;
 }
 
+/** An item being made durable: a copy arriving meanwhile waits for it (true once stored). */
+interface InFlight<T> {
+  data: T;
+  durable: Promise<boolean>;
+}
+
 /** The value of a pending entry: the items of one accepted batch. */
 interface PendingValue {
   items: Array<{ tenant: Tenant; key: DocKey; extra: unknown }>;
@@ -74,7 +80,7 @@ export class Intake<T> {
   /** Readers waiting in settled(): while there are any, nothing lingers. */
   private readersWaiting = 0;
   /** Items being made durable, by key: a duplicate arriving meanwhile waits for the first. */
-  private inFlight = new Map<string, { data: T; durable: Promise<void> }>();
+  private inFlight = new Map<string, InFlight<T>>();
   private roomWaiters: Array<() => void> = [];
   /** Per pending entry, how many of its items are not in DuckDB yet. */
   private unindexed = new Map<string, number>();
@@ -114,28 +120,32 @@ export class Intake<T> {
   /** Resolves once the items are durable (or known duplicates). */
   async accept(items: Item<T>[]): Promise<void> {
     for (const item of items) this.of.check?.(item.data);
-    const fresh = await this.withoutStored(items);
+    // Keys are claimed before anything is awaited, so a copy accepted in the same tick (or while
+    // the first is being made durable) finds the first in flight instead of storing itself too.
+    const { fresh, copies } = this.claim(items);
     if (fresh.length) {
-      const keys = fresh.map(({ tenant, data }) => this.of.key(tenant, data));
       const batch = newBatchId();
-      const pending: PendingValue = { items: fresh.map(({ tenant, data }, i) => ({ tenant, key: keys[i], extra: this.of.pending(data) })) };
-      const durable = this.docs.put(
-        fresh.map(({ data }, i) => ({ kind: this.of.kind, key: keys[i], doc: this.of.document(data) })),
-        { kind: this.of.kind, id: batch, value: JSON.stringify(pending) },
-      );
-      const settledDurable = durable.then(
-        () => undefined,
-        () => undefined,
-      );
-      fresh.forEach(({ data }, i) => this.inFlight.set(keys[i].join('\0'), { data, durable: settledDurable }));
+      const pending: PendingValue = { items: fresh.map(({ item, key }) => ({ tenant: item.tenant, key, extra: this.of.pending(item.data) })) };
+      let stored = false;
       try {
-        await durable;
+        await this.docs.put(
+          fresh.map(({ item, key }) => ({ kind: this.of.kind, key, doc: this.of.document(item.data) })),
+          { kind: this.of.kind, id: batch, value: JSON.stringify(pending) },
+        );
+        stored = true;
       } finally {
-        for (const key of keys) this.inFlight.delete(key.join('\0'));
+        for (const { flat, done } of fresh) {
+          this.inFlight.delete(flat);
+          done(stored);
+        }
       }
-      for (const { tenant, data } of fresh) this.queue.push({ tenant, data, batch, recheck: false });
+      for (const { item } of fresh) this.queue.push({ tenant: item.tenant, data: item.data, batch, recheck: false });
       this.unindexed.set(batch, fresh.length);
       this.kick(this.queue.length >= LINGER_ROWS);
+    }
+    for (const { item, original } of copies) {
+      if (!(await original.durable)) throw new Error('a concurrent copy of this item could not be stored; nothing was acknowledged, retry');
+      this.of.duplicate?.(item.data, () => original.data);
     }
     // Backpressure: past the backlog, the sender waits (holding its pipeline budget) until
     // DuckDB catches up, so overload turns into refusals rather than memory.
@@ -165,24 +175,35 @@ export class Intake<T> {
     for (const wake of this.roomWaiters.splice(0)) wake();
   }
 
-  /** The items to store; repeated ones learn what their acknowledgment needs from the stored one. */
-  private async withoutStored(items: Item<T>[]): Promise<Item<T>[]> {
-    const fresh: Item<T>[] = [];
-    const inBatch = new Map<string, T>();
+  /**
+   * Sorts the items into the ones to store, each now claimed in flight, and copies of an item that
+   * is stored or being stored (in this call or another). Copies of a stored item learn what their
+   * acknowledgment needs from it at once; the others after their original is durable.
+   */
+  private claim(items: Item<T>[]): {
+    fresh: Array<{ item: Item<T>; key: DocKey; flat: string; done: (stored: boolean) => void }>;
+    copies: Array<{ item: Item<T>; original: InFlight<T> }>;
+  } {
+    const fresh: Array<{ item: Item<T>; key: DocKey; flat: string; done: (stored: boolean) => void }> = [];
+    const copies: Array<{ item: Item<T>; original: InFlight<T> }> = [];
     for (const item of items) {
       const key = this.of.key(item.tenant, item.data);
       const flat = key.join('\0');
-      const earlier = inBatch.get(flat) ?? this.inFlight.get(flat)?.data;
-      if (earlier !== undefined) {
-        await this.inFlight.get(flat)?.durable;
-        this.of.duplicate?.(item.data, () => earlier);
+      const original = this.inFlight.get(flat);
+      if (original) {
+        copies.push({ item, original });
         continue;
       }
-      inBatch.set(flat, item.data);
-      if (!this.docs.has(this.of.kind, key)) fresh.push(item);
-      else this.of.duplicate?.(item.data, () => this.of.fromDocument(this.docs.get(this.of.kind, key) as string));
+      if (this.docs.has(this.of.kind, key)) {
+        this.of.duplicate?.(item.data, () => this.of.fromDocument(this.docs.get(this.of.kind, key) as string));
+        continue;
+      }
+      let done: (stored: boolean) => void = () => undefined;
+      const durable = new Promise<boolean>((resolve) => (done = resolve));
+      this.inFlight.set(flat, { data: item.data, durable });
+      fresh.push({ item, key, flat, done });
     }
-    return fresh;
+    return { fresh, copies };
   }
 
   private kick(now: boolean): void {
