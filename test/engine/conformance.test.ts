@@ -100,7 +100,7 @@ const CONNECTOR_ITEMS: Record<string, () => Representative> = {
     return {
       record,
       async readBack(svc) {
-        const list = await svc.api(`/v1/events?query=${encodeURIComponent(`trace_id:${span.trace_id}`)}`);
+        const list = await svc.api(`/v1/events?project_id=default&query=${encodeURIComponent(`trace_id:${span.trace_id}`)}`);
         expect(list.status, 'GET /v1/events?query=trace_id:…').toBe(200);
         const { data } = (await list.json()) as { data: Array<{ id: string }> };
         expect(data, 'error events made from the span').toHaveLength(1);
