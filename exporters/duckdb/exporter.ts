@@ -2,7 +2,7 @@
 // folded as events are stored), their documents in the DocStore beside it (<data_dir>/docs). It
 // owns those tables (migrations.ts), serves reads from them (read-source.ts) and expires them.
 import type { ComponentSettings, Exporter, ExpiryResult } from '../../src/engine/component.js';
-import type { Item, Signal } from '../../src/engine/item.js';
+import { signalBatch, type Item, type Signal } from '../../src/engine/item.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import type { Span } from '../../src/records/span.js';
 import type { Database } from '../../src/storage/database.js';
@@ -53,8 +53,9 @@ export class DuckdbExporter implements Exporter {
 
   export(signal: Signal, items: Item[]): Promise<void> {
     const { events, spans } = this.opened();
-    if (signal === 'events') return events.accept(items as Item<ErrorEvent>[]);
-    if (signal === 'traces') return spans.accept(items as Item<Span>[]);
+    const batch = signalBatch(signal, items);
+    if (batch.signal === 'events') return events.accept(batch.items);
+    if (batch.signal === 'traces') return spans.accept(batch.items);
     return Promise.reject(new Error(`the duckdb exporter does not store ${signal}`));
   }
 

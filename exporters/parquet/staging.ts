@@ -1,9 +1,7 @@
 // Staging: the exporter's acknowledgment is the commit of the items into a staging table (the
 // same columns as the duckdb exporter's tables plus batch_id, NULL until a flush takes the row).
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { Item } from '../../src/engine/item.js';
-import type { ErrorEvent } from '../../src/records/event.js';
-import type { Span } from '../../src/records/span.js';
+import { signalBatch, type Item } from '../../src/engine/item.js';
 import { eventDocumentJson } from '../../src/records/event-document.js';
 import { spanDocumentJson } from '../../src/records/span-document.js';
 import { appendEventColumns } from '../../src/records/event-row.js';
@@ -19,21 +17,24 @@ export async function stageItems(connection: DuckDBConnection, tables: LakeTable
   const appender = await connection.createAppender(tables.staging[signal]);
   let bytes = 0;
   try {
-    for (const item of items) {
-      if (signal === 'events') {
-        const event = item as Item<ErrorEvent>;
-        const doc = eventDocumentJson(event.data);
-        appendEventColumns(appender, event, doc);
-        bytes += doc.length;
-      } else {
-        const span = item as Item<Span>;
-        const doc = spanDocumentJson(span.data);
-        appendSpanColumns(appender, span, doc);
-        bytes += doc.length;
-      }
+    const append = (doc: string) => {
+      bytes += doc.length;
       appender.appendNull(); // batch_id
       appender.endRow();
-    }
+    };
+    const batch = signalBatch(signal, items);
+    if (batch.signal === 'events')
+      for (const event of batch.items) {
+        const doc = eventDocumentJson(event.data);
+        appendEventColumns(appender, event, doc);
+        append(doc);
+      }
+    else if (batch.signal === 'traces')
+      for (const span of batch.items) {
+        const doc = spanDocumentJson(span.data);
+        appendSpanColumns(appender, span, doc);
+        append(doc);
+      }
     appender.flushSync();
   } catch (error) {
     // A half-appended row makes close fail too; the first error is the one to report.

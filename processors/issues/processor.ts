@@ -3,8 +3,7 @@
 // and on the event (`issue_transition`, not stored), where later processors (alerting) see it.
 import type { Processor } from '../../src/engine/component.js';
 import { ExportError } from '../../src/engine/errors.js';
-import type { Item } from '../../src/engine/item.js';
-import type { ErrorEvent } from '../../src/records/event.js';
+import { recordItems, type Item } from '../../src/engine/item.js';
 import type { IssueStates } from '../../src/storage/issue-states.js';
 
 export class IssuesProcessor implements Processor {
@@ -14,7 +13,7 @@ export class IssuesProcessor implements Processor {
   ) {}
 
   async process(items: Item[]): Promise<void> {
-    const events = (items as Item<ErrorEvent>[]).filter((item) => item.data.issue_id !== undefined);
+    const events = recordItems('events', items).filter((item) => item.data.issue_id !== undefined);
     if (events.length === 0) return;
     let transitions;
     try {
