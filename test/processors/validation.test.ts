@@ -423,10 +423,16 @@ describe('validateEvent: timestamps', () => {
 });
 
 describe('validateEvent: normalization', () => {
-  it('stringifies numeric and boolean tag values and a numeric user id', () => {
-    const { event } = accepted({ ...minimal(), tags: { count: 3, ratio: 0.5, beta: true, name: 'x' }, user: { id: 42 } });
-    expect(event.tags).toEqual({ count: '3', ratio: '0.5', beta: 'true', name: 'x' });
+  it('stringifies numeric and boolean tag values, noting each, and a numeric user id', () => {
+    const { event, notes } = accepted({ ...minimal(), tags: { count: 3, ratio: 0.5, beta: true, name: 'x', 'build id': 7 }, user: { id: 42 } });
+    expect(event.tags).toEqual({ count: '3', ratio: '0.5', beta: 'true', name: 'x', 'build id': '7' });
     expect(event.user).toEqual({ id: '42' });
+    expect(notes).toEqual([
+      { type: 'tag_value_converted', path: 'tags.count', message: 'number 3 stored as the string "3"' },
+      { type: 'tag_value_converted', path: 'tags.ratio', message: 'number 0.5 stored as the string "0.5"' },
+      { type: 'tag_value_converted', path: 'tags.beta', message: 'boolean true stored as the string "true"' },
+      { type: 'tag_value_converted', path: 'tags["build id"]', message: 'number 7 stored as the string "7"' },
+    ]);
   });
 
   it('lower-cases hex trace ids only', () => {
