@@ -50,8 +50,8 @@ const schema = {
     },
   },
   retention: {
-    events_days: { doc: 'Days events are kept', format: 'nat', default: 90 },
-    traces_days: { doc: 'Days spans are kept', format: 'nat', default: 30 },
+    events_days: { doc: 'Days events are kept (older ones are refused at ingest)', format: 'nat', default: 90, env: 'FAULTLINE_RETENTION_EVENTS_DAYS' },
+    traces_days: { doc: 'Days spans are kept (older ones are refused at ingest)', format: 'nat', default: 30, env: 'FAULTLINE_RETENTION_TRACES_DAYS' },
     replays_days: { doc: 'Days replay chunks are kept', format: 'nat', default: 30 },
     check_interval_ms: { doc: 'How often expired data is deleted', format: 'nat', default: 3_600_000 },
   },
