@@ -3,9 +3,10 @@
 // ExportTraceServiceResponse (with partial_success when spans were rejected) or a google.rpc.Status
 // with the retryable codes (429, 503 + Retry-After) that make stock exporters back off and retry.
 import { FastResponse } from 'srvx';
-import type { Receiver, ReceiverSettings } from '../../src/engine/component.js';
+import type { Principal } from '../../src/auth/authenticator.js';
+import type { Consumer, Receiver, ReceiverSettings } from '../../src/engine/component.js';
 import { OverloadedError, ShuttingDownError } from '../../src/engine/errors.js';
-import type { Tenant } from '../../src/engine/item.js';
+import type { Signal, Tenant } from '../../src/engine/item.js';
 import { readBody } from '../../src/http/body.js';
 import { ApiError } from '../../src/http/errors.js';
 import { HttpHost, type RequestContext } from '../../src/http/host.js';
@@ -17,6 +18,7 @@ import type { OtlpConfig } from './config.js';
 import { decodeTraceRequestJson, encodeStatusJson, encodeTraceResponseJson } from './decode/json.js';
 import { decodeTraceRequestProtobuf, encodeStatusProtobuf, encodeTraceResponseProtobuf } from './decode/protobuf.js';
 import { OtlpDecodeError } from './decode/errors.js';
+import { otlpIdErrors, type DecodedTraceRequest } from './decode/to-span-inputs.js';
 
 type Encoding = 'protobuf' | 'json';
 
@@ -90,25 +92,7 @@ export class OtlpReceiver implements Receiver {
       const maxSpans = host.settings.limits.spans_per_request;
       if (total > maxSpans) throw new OtlpFailure(413, RPC.INVALID_ARGUMENT, `at most ${maxSpans} spans per request, got ${total}`);
 
-      // Route each resource's spans: a project key sends to its project; an organization key names
-      // the project in the x-faultline-project header or the resource attribute faultline.project.
-      const header = ctx.event.req.headers.get('x-faultline-project') ?? undefined;
-      const groups = new Map<string, { tenant: Tenant; spans: SpanInput[] }>();
-      for (const resource of request.resourceSpans) {
-        const attribute = resource.resource['faultline.project'];
-        const requested = header ?? (typeof attribute === 'string' ? attribute : undefined);
-        const project = await resolveProject(host.catalog, principal, requested);
-        const group = groups.get(project.id) ?? { tenant: tenantOf(principal, project), spans: [] };
-        for (const span of resource.spans) group.spans.push(span);
-        groups.set(project.id, group);
-      }
-      const result: SpanBatchResult = { accepted: 0, rejected: 0, errors: [] };
-      for (const { tenant, spans } of groups.values()) {
-        const part = await ingestSpans(this.settings.consumers, tenant, spans);
-        result.accepted += part.accepted;
-        result.rejected += part.rejected;
-        result.errors.push(...part.errors);
-      }
+      const result = await this.ingest(ctx, principal, request, this.settings.consumers);
       host.metrics.receiverAccepted.inc({ receiver: id.text, signal: 'traces' }, result.accepted);
       if (result.rejected) refused('invalid', result.rejected);
       const partial = result.rejected ? { rejected: result.rejected, message: summarize(result) } : undefined;
@@ -121,6 +105,47 @@ export class OtlpReceiver implements Receiver {
       const status = enc === 'protobuf' ? encodeStatusProtobuf(failure.rpcCode, failure.message) : encodeStatusJson(failure.rpcCode, failure.message);
       return respond(ctx, failure.status, enc, status, failure.headers);
     }
+  }
+
+  /**
+   * Spans with ids OTLP calls invalid are rejected here; the others go to the pipelines, routed
+   * per resource: a project key sends to its project; an organization key names the project in
+   * the x-faultline-project header or the resource attribute faultline.project. Error indexes
+   * are the spans' positions in the whole request.
+   */
+  private async ingest(ctx: RequestContext, principal: Principal, request: DecodedTraceRequest, consumers: Partial<Record<Signal, Consumer>>): Promise<SpanBatchResult> {
+    const { host } = this.settings;
+    const result: SpanBatchResult = { accepted: 0, rejected: 0, errors: [] };
+    const header = ctx.event.req.headers.get('x-faultline-project') ?? undefined;
+    const groups = new Map<string, { tenant: Tenant; spans: SpanInput[]; indexes: number[] }>();
+    let index = 0;
+    for (const resource of request.resourceSpans) {
+      const attribute = resource.resource['faultline.project'];
+      const requested = header ?? (typeof attribute === 'string' ? attribute : undefined);
+      const project = await resolveProject(host.catalog, principal, requested);
+      const group = groups.get(project.id) ?? { tenant: tenantOf(principal, project), spans: [], indexes: [] };
+      for (const span of resource.spans) {
+        const invalid = otlpIdErrors(span);
+        if (invalid.length) {
+          result.rejected++;
+          for (const error of invalid) result.errors.push({ index, ...error });
+        } else {
+          group.spans.push(span);
+          group.indexes.push(index);
+        }
+        index++;
+      }
+      groups.set(project.id, group);
+    }
+    for (const { tenant, spans, indexes } of groups.values()) {
+      if (!spans.length) continue;
+      const part = await ingestSpans(consumers, tenant, spans);
+      result.accepted += part.accepted;
+      result.rejected += part.rejected;
+      for (const error of part.errors) result.errors.push({ ...error, index: indexes[error.index] });
+    }
+    result.errors.sort((a, b) => a.index - b.index);
+    return result;
   }
 }
 
