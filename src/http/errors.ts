@@ -3,6 +3,7 @@
 import type { FieldError } from '../engine/item.js';
 
 export type ErrorCode =
+  | 'bad_request'
   | 'invalid_json'
   | 'validation_failed'
   | 'invalid_parameter'
@@ -11,8 +12,10 @@ export type ErrorCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
+  | 'request_timeout'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'request_header_fields_too_large'
   | 'rate_limited'
   | 'overloaded'
   | 'unavailable'

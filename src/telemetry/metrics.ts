@@ -68,6 +68,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly httpUnparsed = new Counter({
+    name: 'faultline_http_unparsed_requests_total',
+    help: 'Requests the HTTP parser refused before routing (oversized URL or headers, bad framing, unknown method), by status and error code',
+    labelNames: ['status', 'code'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'faultline_' });
   }
