@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'request_header_fields_too_large'
+  | 'client_closed_request'
   | 'rate_limited'
   | 'overloaded'
   | 'unavailable'
@@ -45,6 +46,9 @@ export const errors = {
   notFound: (message = 'not found') => new ApiError(404, 'not_found', message),
   methodNotAllowed: (allow: string[]) =>
     new ApiError(405, 'method_not_allowed', `method not allowed; allowed: ${allow.join(', ')}`, [], { allow: allow.join(', ') }),
+  /** The body did not arrive in time; the rest of it is not read, so the connection closes. */
+  requestTimeout: (ms: number) =>
+    new ApiError(408, 'request_timeout', `the body did not arrive within ${ms} ms; send it faster or in smaller requests`, [], { connection: 'close' }),
   tooLarge: (limit: number) => new ApiError(413, 'payload_too_large', `the body is larger than ${limit} bytes`),
   unsupportedMediaType: (message: string) => new ApiError(415, 'unsupported_media_type', message),
   rateLimited: (retryAfter: number) =>

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import { ExportError, OverloadedError, ShuttingDownError } from '../engine/errors.js';
 import type { Metrics } from '../telemetry/metrics.js';
+import { bodyLeftUnread, ClientAbortError } from './body.js';
 import { ApiError, errorBody, errors } from './errors.js';
 import { buildOpenApi, type RouteDoc } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
@@ -113,7 +114,7 @@ export class HttpHost {
         }
         return await handler(ctx);
       } catch (error) {
-        return errorResponse(this.toApiError(error), requestId);
+        return errorResponse(this.toApiError(error), requestId, bodyLeftUnread(event));
       }
     };
     this.app.on(doc.method, doc.path, handle);
@@ -196,6 +197,11 @@ export class HttpHost {
 
   private toApiError(error: unknown): ApiError {
     if (error instanceof ApiError) return error;
+    if (error instanceof ClientAbortError) {
+      // The sender is gone: not a failure of the service, and nobody reads the answer.
+      this.options.logger.debug({ err: error }, 'the client closed the connection mid-request');
+      return new ApiError(499, 'client_closed_request', error.message);
+    }
     if (error instanceof OverloadedError) return errors.overloaded(error.retryAfterSeconds);
     if (error instanceof ShuttingDownError) return errors.unavailable('the service is shutting down; retry against another instance');
     if (error instanceof ExportError) {
@@ -221,10 +227,11 @@ export function requestIdOf(event: H3Event): string {
   return assignRequestId(event);
 }
 
-export function errorResponse(error: ApiError, requestId: string): Response {
+/** `close`: the request's body was not read to its end (see bodyLeftUnread), so the connection cannot be reused. */
+export function errorResponse(error: ApiError, requestId: string, close = false): Response {
   return new FastResponse(errorBody(error, requestId), {
     status: error.status,
-    headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...error.headers },
+    headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...error.headers, ...(close && { connection: 'close' }) },
   });
 }
 

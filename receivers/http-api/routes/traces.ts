@@ -2,8 +2,9 @@
 import type { Consumer } from '../../../src/engine/component.js';
 import type { Host } from '../../../src/engine/host.js';
 import type { Signal } from '../../../src/engine/item.js';
-import { ingestSpans } from '../../../src/ingest/spans.js';
-import { readJson } from '../../../src/http/body.js';
+import { ingestSpans, type SpanBatchResult } from '../../../src/ingest/spans.js';
+import { parseJsonBody, requireJsonContentType } from '../../../src/http/body.js';
+import { refusalReason, withReservedBody } from '../../../src/http/intake.js';
 import { ApiError, errors } from '../../../src/http/errors.js';
 import { parseJsonExact } from '../../../src/http/json.js';
 import { json, principalOf, type RouteDefinition } from '../../../src/http/host.js';
@@ -23,7 +24,8 @@ export function traceRoutes({ host, receiverId, consumers }: TraceRoutesOptions)
   const { span_batch_bytes: maxBytes, spans_per_request: maxSpans } = settings.limits;
   const routes: RouteDefinition[] = [];
 
-  if (consumers.traces) {
+  const traces = consumers.traces;
+  if (traces) {
     routes.push({
       method: 'POST',
       path: '/v1/traces',
@@ -46,29 +48,22 @@ export function traceRoutes({ host, receiverId, consumers }: TraceRoutesOptions)
         const principal = principalOf(ctx);
         const project = await resolveProject(catalog, principal, ingestProject(ctx));
         const refused = (reason: string, count = 1) => metrics.receiverRefused.inc({ receiver: receiverId, signal: 'traces', reason }, count);
+        let result: SpanBatchResult;
         try {
-          consumers.traces?.assertRoom(1, Number(ctx.event.req.headers.get('content-length')) || 0); // refuse before reading the body
+          requireJsonContentType(ctx.event);
+          // Room is reserved before the body is read and held until the spans are durable.
+          result = await withReservedBody(ctx.event, traces, { limit: maxBytes, timeoutMs: settings.limits.body_timeout_ms }, async (body, reserved) => {
+            const batch = parseJsonBody(body, parseJsonExact);
+            const spans = typeof batch === 'object' && batch !== null && !Array.isArray(batch) ? (batch as { spans?: unknown }).spans : undefined;
+            if (!Array.isArray(spans))
+              throw errors.validation('the body must be {"spans": [...]}', [{ path: 'spans', message: 'is required and must be an array' }]);
+            if (spans.length > maxSpans) throw new ApiError(413, 'payload_too_large', `at most ${maxSpans} spans per request, got ${spans.length}`);
+            return ingestSpans({ ...consumers, traces: reserved }, tenantOf(principal, project), spans);
+          });
         } catch (error) {
-          refused('overloaded');
+          refused(refusalReason(error));
           throw error;
         }
-        let body: unknown;
-        try {
-          body = await readJson(ctx.event, maxBytes, parseJsonExact);
-        } catch (error) {
-          refused(error instanceof ApiError && error.status === 413 ? 'too_large' : 'invalid');
-          throw error;
-        }
-        const spans = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { spans?: unknown }).spans : undefined;
-        if (!Array.isArray(spans)) {
-          refused('invalid');
-          throw errors.validation('the body must be {"spans": [...]}', [{ path: 'spans', message: 'is required and must be an array' }]);
-        }
-        if (spans.length > maxSpans) {
-          refused('too_large');
-          throw new ApiError(413, 'payload_too_large', `at most ${maxSpans} spans per request, got ${spans.length}`);
-        }
-        const result = await ingestSpans(consumers, tenantOf(principal, project), spans);
         metrics.receiverAccepted.inc({ receiver: receiverId, signal: 'traces' }, result.accepted);
         if (result.rejected) refused('invalid', result.rejected);
         return json(ctx, 202, result);
