@@ -85,6 +85,17 @@ function items(...data: Array<Record<string, unknown>>): Item[] {
   return data.map((d) => ({ data: { marks: [], ...d }, tenant: { orgId: 'o', projectId: 'p', dataset: 'live' }, receivedAt: 0, size: 10 }));
 }
 
+/** One events pipeline from test_in to memory, with this in-flight budget. */
+function oneBudgetedPipeline(items: number, bytes: number): string {
+  return `
+receivers: { test_in: {} }
+exporters: { memory: {} }
+service:
+  pipelines:
+    events: { receivers: [test_in], exporters: [memory], max_in_flight: { items: ${items}, bytes: ${bytes} } }
+`;
+}
+
 const TWO_RECEIVERS_TWO_EXPORTERS = `
 receivers: { test_in/a: {}, test_in/b: {} }
 processors: { mark/one: { mark: one }, mark/two: { mark: two } }
@@ -165,13 +176,7 @@ service:
   });
 
   it('refuses past the in-flight budget, taking nothing, and accepts again once items settle', async () => {
-    const { h, graph, metrics } = build(`
-receivers: { test_in: {} }
-exporters: { memory: {} }
-service:
-  pipelines:
-    events: { receivers: [test_in], exporters: [memory], max_in_flight: { items: 2, bytes: 1000 } }
-`);
+    const { h, graph, metrics } = build(oneBudgetedPipeline(2, 1000));
     let open!: () => void;
     h.gate = new Promise((resolve) => (open = resolve));
     const consumer = h.consumers.get('test_in')?.events as Consumer;
@@ -189,13 +194,7 @@ service:
 
   // Issue #10, item 6: room is held from before a body is read until its items are settled.
   it('holds a reservation from before a body is read: later requests are refused until it is released', async () => {
-    const { h, graph, metrics } = build(`
-receivers: { test_in: {} }
-exporters: { memory: {} }
-service:
-  pipelines:
-    events: { receivers: [test_in], exporters: [memory], max_in_flight: { items: 10, bytes: 1000 } }
-`);
+    const { h, graph, metrics } = build(oneBudgetedPipeline(10, 1000));
     const consumer = h.consumers.get('test_in')?.events as Consumer;
     const first = reserve(consumer, 1, 600);
     expect(() => reserve(consumer, 1, 600)).toThrow(OverloadedError); // nothing taken by the refusal
@@ -254,13 +253,7 @@ service:
   });
 
   it('reports an exporter failure as ExportError and frees the budget', async () => {
-    const { h } = build(`
-receivers: { test_in: {} }
-exporters: { memory: {} }
-service:
-  pipelines:
-    events: { receivers: [test_in], exporters: [memory], max_in_flight: { items: 1, bytes: 1000 } }
-`);
+    const { h } = build(oneBudgetedPipeline(1, 1000));
     h.failing.add('memory');
     const consumer = h.consumers.get('test_in')?.events as Consumer;
     await expect(consumer.consume(items({ n: 1 }))).rejects.toBeInstanceOf(ExportError);
