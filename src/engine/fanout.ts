@@ -41,7 +41,10 @@ export class FanOutConsumer implements ReservingConsumer {
   }
 
   reserve(count: number, bytes: number): Reservation {
-    this.takeAll((pipeline) => pipeline.reserve(count, bytes), bytes);
+    this.takeAll(
+      (pipeline) => pipeline.reserve(count, bytes),
+      (pipeline) => pipeline.release(0, bytes),
+    );
     return new HeldRoom(this, bytes);
   }
 
@@ -53,8 +56,8 @@ export class FanOutConsumer implements ReservingConsumer {
     );
   }
 
-  /** Takes `bytes` more in every pipeline, or in none (then throws). */
-  takeAll(take: (pipeline: Pipeline) => void, bytes: number): void {
+  /** Takes room in every pipeline or in none: when one refuses, `undo` gives back what the others took, and the refusal is thrown. */
+  takeAll(take: (pipeline: Pipeline) => void, undo: (pipeline: Pipeline) => void): void {
     const taken: Pipeline[] = [];
     try {
       for (const pipeline of this.pipelines) {
@@ -62,7 +65,7 @@ export class FanOutConsumer implements ReservingConsumer {
         taken.push(pipeline);
       }
     } catch (error) {
-      for (const pipeline of taken) pipeline.release(0, bytes);
+      for (const pipeline of taken) undo(pipeline);
       throw error;
     }
   }
@@ -74,16 +77,10 @@ export class FanOutConsumer implements ReservingConsumer {
 
   /** Admits the items, taking `bytes` besides the `held` bytes of a reservation, and runs them. */
   async consumeWithin(items: Item[], bytes: number, held: number): Promise<void> {
-    const admitted: Pipeline[] = [];
-    try {
-      for (const pipeline of this.pipelines) {
-        pipeline.admit(items.length, bytes, held);
-        admitted.push(pipeline);
-      }
-    } catch (error) {
-      for (const pipeline of admitted) pipeline.release(items.length, bytes);
-      throw error;
-    }
+    this.takeAll(
+      (pipeline) => pipeline.admit(items.length, bytes, held),
+      (pipeline) => pipeline.release(items.length, bytes),
+    );
     try {
       if (this.pipelines.length === 1) {
         await this.pipelines[0].run(items);
@@ -123,7 +120,10 @@ class HeldRoom implements Reservation {
   growTo(bytes: number): void {
     const extra = bytes - this.bytes;
     if (extra <= 0 || this.released) return;
-    this.fanOut.takeAll((pipeline) => pipeline.admit(0, extra, this.bytes), extra);
+    this.fanOut.takeAll(
+      (pipeline) => pipeline.admit(0, extra, this.bytes),
+      (pipeline) => pipeline.release(0, extra),
+    );
     this.bytes = bytes;
   }
 
