@@ -128,10 +128,10 @@ export class Service {
     return out;
   }
 
-  /** Runs retention now (operations and tests); the job also runs on its interval. */
-  runRetention(now?: number): ReturnType<RetentionJob['run']> {
+  /** Runs retention now, optionally with other day counts (operations and tests); the job also runs on its interval. */
+  runRetention(override: Record<`${string}_days`, number> = {}, now?: number): ReturnType<RetentionJob['run']> {
     if (!this.retention) throw new Error('the service is not started');
-    return this.retention.run(now);
+    return this.retention.run(now, override);
   }
 
   /** A running exporter by its id, e.g. to flush the parquet exporter on demand. */

@@ -13,12 +13,13 @@ export const validationFactory: ProcessorFactory<ValidationConfig> = {
   description: 'Checks ingested records against the API schema, normalizes them and applies size caps.',
   configSchema: validationConfigSchema,
   create(settings) {
-    // One validator per signal.
+    // One validator per signal; items older than the signal's retention are rejected.
+    const retention = settings.host?.settings.retention;
     switch (settings.signal) {
       case 'events':
-        return new EventValidationProcessor(settings.config);
+        return new EventValidationProcessor(settings.config, retention?.events_days);
       case 'traces':
-        return new SpanValidationProcessor(settings.config);
+        return new SpanValidationProcessor(settings.config, retention?.traces_days);
       default:
         throw new Error(`validation: signal ${settings.signal} is not supported`);
     }

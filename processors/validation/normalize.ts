@@ -90,7 +90,7 @@ class PostPass {
       this.unknownFields(raw.user as JsonObject, KNOWN.user, 'user');
       this.capFields(event.user, USER_STRINGS, config.max_string_length, 'user');
     }
-    if (event.tags) event.tags = this.tags(event.tags);
+    if (event.tags) event.tags = this.tags(event.tags, raw.tags as JsonObject);
     if (event.trace_id && HEX.test(event.trace_id)) event.trace_id = event.trace_id.toLowerCase();
     if (event.breadcrumbs) event.breadcrumbs = this.breadcrumbs(event.breadcrumbs, raw.breadcrumbs as unknown[]);
     if (event.request) {
@@ -179,7 +179,8 @@ class PostPass {
     return kept;
   }
 
-  private tags(tags: Record<string, string>): Record<string, string> {
+  /** `raw`: the tags as sent, where numbers and booleans are still what they were. */
+  private tags(tags: Record<string, string>, raw: JsonObject): Record<string, string> {
     const { max_tags, max_tag_key_length, max_tag_value_length } = this.config;
     const kept: [string, string][] = [];
     let dropped = 0;
@@ -191,6 +192,8 @@ class PostPass {
       } else if (kept.length === max_tags) {
         dropped++;
       } else {
+        const sent = raw[key];
+        if (typeof sent !== 'string') this.note('tag_value_converted', joinPath('tags', key), `${typeof sent} ${String(sent)} stored as the string ${JSON.stringify(value)}`);
         kept.push([key, this.cap(value, max_tag_value_length, 'tags', key)]);
       }
     }

@@ -3,11 +3,13 @@
 // ExportTraceServiceResponse (with partial_success when spans were rejected) or a google.rpc.Status
 // with the retryable codes (429, 503 + Retry-After) that make stock exporters back off and retry.
 import { FastResponse } from 'srvx';
-import type { Receiver, ReceiverSettings } from '../../src/engine/component.js';
-import { addBatchResult, consumeBatch, type BatchResult } from '../../src/engine/batch.js';
+import type { Principal } from '../../src/auth/authenticator.js';
+import type { Consumer, Receiver, ReceiverSettings } from '../../src/engine/component.js';
+import { consumeBatch, type BatchResult } from '../../src/engine/batch.js';
 import { OverloadedError, ShuttingDownError } from '../../src/engine/errors.js';
 import type { Tenant } from '../../src/engine/item.js';
-import { readBody } from '../../src/http/body.js';
+import { bodyLeftUnread, ClientAbortError, unsupportedCharset } from '../../src/http/body.js';
+import { refusalReason, withReservedBody } from '../../src/http/intake.js';
 import { ApiError } from '../../src/http/errors.js';
 import { HttpHost, type RequestContext } from '../../src/http/host.js';
 import { VERSION } from '../../src/version.js';
@@ -17,6 +19,7 @@ import type { OtlpConfig } from './config.js';
 import { decodeTraceRequestJson, encodeStatusJson, encodeTraceResponseJson } from './decode/json.js';
 import { decodeTraceRequestProtobuf, encodeStatusProtobuf, encodeTraceResponseProtobuf } from './decode/protobuf.js';
 import { OtlpDecodeError } from './decode/errors.js';
+import { countSpans, otlpIdErrors, type DecodedTraceRequest } from './decode/to-span-inputs.js';
 
 type Encoding = 'protobuf' | 'json';
 
@@ -24,7 +27,7 @@ type Encoding = 'protobuf' | 'json';
 const SPAN_SIZE = 512;
 
 /** google.rpc.Code values used in Status bodies. */
-const RPC = { INVALID_ARGUMENT: 3, PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, UNAVAILABLE: 14, UNAUTHENTICATED: 16, INTERNAL: 13, UNIMPLEMENTED: 12 };
+const RPC = { CANCELLED: 1, INVALID_ARGUMENT: 3, PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, UNAVAILABLE: 14, UNAUTHENTICATED: 16, INTERNAL: 13, UNIMPLEMENTED: 12 };
 
 class OtlpFailure extends Error {
   constructor(
@@ -76,39 +79,30 @@ export class OtlpReceiver implements Receiver {
   }
 
   private async export(ctx: RequestContext): Promise<Response> {
-    const encoding = encodingOf(ctx.event.req.headers.get('content-type'));
+    const contentType = ctx.event.req.headers.get('content-type');
+    const encoding = encodingOf(contentType);
     const { host, id } = this.settings;
     const refused = (reason: string, count = 1) => host.metrics.receiverRefused.inc({ receiver: id.text, signal: 'traces', reason }, count);
     try {
       if (!encoding) throw new OtlpFailure(415, RPC.INVALID_ARGUMENT, 'unsupported content type; send application/x-protobuf or application/json');
+      const charset = encoding === 'json' ? unsupportedCharset(contentType) : undefined;
+      if (charset) throw new OtlpFailure(415, RPC.INVALID_ARGUMENT, charset);
       const principal = await host.auth.authenticate(ctx.event.req.headers.get('authorization'));
       if (!principal) throw new OtlpFailure(401, RPC.UNAUTHENTICATED, 'a valid API key is required: Authorization: Bearer <key>', { 'www-authenticate': 'Bearer realm="faultline"' });
       const wait = host.http.rateLimiter.take(principal.keyId);
       if (wait > 0) throw new OtlpFailure(429, RPC.RESOURCE_EXHAUSTED, 'too many requests for this API key', { 'retry-after': String(wait) });
 
-      this.settings.consumers.traces?.assertRoom(1, Number(ctx.event.req.headers.get('content-length')) || 0); // refuse before reading the body
-      const body = await readBody(ctx.event, host.settings.limits.span_batch_bytes);
-      const request = encoding === 'protobuf' ? decodeTraceRequestProtobuf(body) : decodeTraceRequestJson(body.toString('utf8'));
-      const total = request.resourceSpans.reduce((sum, r) => sum + r.spans.length, 0);
-      const maxSpans = host.settings.limits.spans_per_request;
-      if (total > maxSpans) throw new OtlpFailure(413, RPC.INVALID_ARGUMENT, `at most ${maxSpans} spans per request, got ${total}`);
-
-      // Route each resource's spans: a project key sends to its project; an organization key names
-      // the project in the x-faultline-project header or the resource attribute faultline.project.
-      const header = ctx.event.req.headers.get('x-faultline-project') ?? undefined;
-      const groups = new Map<string, { tenant: Tenant; spans: SpanInput[] }>();
-      for (const resource of request.resourceSpans) {
-        const attribute = resource.resource['faultline.project'];
-        const requested = header ?? (typeof attribute === 'string' ? attribute : undefined);
-        const project = await resolveProject(host.catalog, principal, requested);
-        const group = groups.get(project.id) ?? { tenant: tenantOf(principal, project), spans: [] };
-        for (const span of resource.spans) group.spans.push(span);
-        groups.set(project.id, group);
-      }
       const traces = this.settings.consumers.traces;
       if (!traces) throw new Error('no traces pipeline takes spans from this receiver');
-      const result: BatchResult = { accepted: 0, rejected: 0, errors: [] };
-      for (const { tenant, spans } of groups.values()) addBatchResult(result, await consumeBatch(traces, spans, tenant, SPAN_SIZE));
+      const limits = { limit: host.settings.limits.span_batch_bytes, timeoutMs: host.settings.limits.body_timeout_ms };
+      // Room is reserved before the body is read and held until the spans are durable.
+      const result = await withReservedBody(ctx.event, traces, limits, async (body, reserved) => {
+        const request = encoding === 'protobuf' ? decodeTraceRequestProtobuf(body) : decodeTraceRequestJson(body.toString('utf8'));
+        const total = countSpans(request);
+        const maxSpans = host.settings.limits.spans_per_request;
+        if (total > maxSpans) throw new OtlpFailure(413, RPC.INVALID_ARGUMENT, `at most ${maxSpans} spans per request, got ${total}`);
+        return this.ingest(ctx, principal, request, reserved);
+      });
       host.metrics.receiverAccepted.inc({ receiver: id.text, signal: 'traces' }, result.accepted);
       if (result.rejected) refused('invalid', result.rejected);
       const partial = result.rejected ? { rejected: result.rejected, message: summarize(result) } : undefined;
@@ -116,11 +110,54 @@ export class OtlpReceiver implements Receiver {
     } catch (error) {
       const failure = toFailure(error);
       if (failure.unexpected) host.logger.error({ err: error }, 'otlp export failed');
-      refused(failure.status === 503 ? 'overloaded' : failure.status === 413 ? 'too_large' : failure.status === 401 ? 'unauthorized' : 'invalid');
+      else if (error instanceof ClientAbortError) host.logger.debug({ err: error }, 'the client closed the connection mid-request');
+      refused(refusalReason(failure));
       const enc = encoding ?? 'json';
       const status = enc === 'protobuf' ? encodeStatusProtobuf(failure.rpcCode, failure.message) : encodeStatusJson(failure.rpcCode, failure.message);
-      return respond(ctx, failure.status, enc, status, failure.headers);
+      const close: Record<string, string> = bodyLeftUnread(ctx.event) ? { connection: 'close' } : {}; // the rest of the body is still coming
+      return respond(ctx, failure.status, enc, status, { ...failure.headers, ...close });
     }
+  }
+
+  /**
+   * Spans with ids OTLP calls invalid are rejected here; the others go to the pipelines, routed
+   * per resource: a project key sends to its project; an organization key names the project in
+   * the x-faultline-project header or the resource attribute faultline.project. Error indexes
+   * are the spans' positions in the whole request.
+   */
+  private async ingest(ctx: RequestContext, principal: Principal, request: DecodedTraceRequest, traces: Consumer): Promise<BatchResult> {
+    const { host } = this.settings;
+    const result: BatchResult = { accepted: 0, rejected: 0, errors: [] };
+    const header = ctx.event.req.headers.get('x-faultline-project') ?? undefined;
+    const groups = new Map<string, { tenant: Tenant; spans: SpanInput[]; indexes: number[] }>();
+    let index = 0;
+    for (const resource of request.resourceSpans) {
+      const attribute = resource.resource['faultline.project'];
+      const requested = header ?? (typeof attribute === 'string' ? attribute : undefined);
+      const project = await resolveProject(host.catalog, principal, requested);
+      const group = groups.get(project.id) ?? { tenant: tenantOf(principal, project), spans: [], indexes: [] };
+      for (const span of resource.spans) {
+        const invalid = otlpIdErrors(span);
+        if (invalid.length) {
+          result.rejected++;
+          for (const error of invalid) result.errors.push({ index, ...error });
+        } else {
+          group.spans.push(span);
+          group.indexes.push(index);
+        }
+        index++;
+      }
+      groups.set(project.id, group);
+    }
+    for (const { tenant, spans, indexes } of groups.values()) {
+      if (!spans.length) continue;
+      const part = await consumeBatch(traces, spans, tenant, SPAN_SIZE);
+      result.accepted += part.accepted;
+      result.rejected += part.rejected;
+      for (const error of part.errors) result.errors.push({ ...error, index: indexes[error.index] });
+    }
+    result.errors.sort((a, b) => a.index - b.index);
+    return result;
   }
 }
 
@@ -151,6 +188,7 @@ function summarize(result: BatchResult): string {
 function toFailure(error: unknown): OtlpFailure {
   if (error instanceof OtlpFailure) return error;
   if (error instanceof OtlpDecodeError) return new OtlpFailure(400, RPC.INVALID_ARGUMENT, error.message);
+  if (error instanceof ClientAbortError) return new OtlpFailure(499, RPC.CANCELLED, error.message);
   if (error instanceof OverloadedError)
     return new OtlpFailure(503, RPC.UNAVAILABLE, 'over the in-flight budget; retry later', { 'retry-after': String(error.retryAfterSeconds) });
   if (error instanceof ShuttingDownError) return new OtlpFailure(503, RPC.UNAVAILABLE, error.message, { 'retry-after': '1' });

@@ -55,14 +55,20 @@ const schema = {
     event_body_bytes: { doc: 'Largest event body, after decompression', format: 'nat', default: 1 * MiB },
     span_batch_bytes: { doc: 'Largest span batch (/v1/traces, OTLP), after decompression', format: 'nat', default: 10 * MiB },
     spans_per_request: { doc: 'Most spans in one request', format: 'nat', default: 10_000 },
+    body_timeout_ms: {
+      doc: 'Longest time an ingest body (events, traces, OTLP) may take to arrive; past it 408 and the connection closes',
+      format: 'nat',
+      default: 30_000,
+      env: 'FAULTLINE_BODY_TIMEOUT_MS',
+    },
     rate_limit: {
       requests_per_second: { doc: 'Requests per second per API key; 0 turns rate limiting off', format: 'nat', default: 0 },
       burst: { doc: 'Requests a key may send at once above the steady rate', format: 'nat', default: 0 },
     },
   },
   retention: {
-    events_days: { doc: 'Days events are kept', format: 'nat', default: 90 },
-    traces_days: { doc: 'Days spans are kept', format: 'nat', default: 30 },
+    events_days: { doc: 'Days events are kept (older ones are refused at ingest)', format: 'nat', default: 90, env: 'FAULTLINE_RETENTION_EVENTS_DAYS' },
+    traces_days: { doc: 'Days spans are kept (older ones are refused at ingest)', format: 'nat', default: 30, env: 'FAULTLINE_RETENTION_TRACES_DAYS' },
     replays_days: { doc: 'Days replay chunks are kept', format: 'nat', default: 30 },
     check_interval_ms: { doc: 'How often expired data is deleted', format: 'nat', default: 3_600_000 },
   },
@@ -92,7 +98,13 @@ export type ServiceSettings = {
   otlp: { host: string; port: number };
   lake: { path: string };
   auth: { bootstrap: boolean };
-  limits: { event_body_bytes: number; span_batch_bytes: number; spans_per_request: number; rate_limit: { requests_per_second: number; burst: number } };
+  limits: {
+    event_body_bytes: number;
+    span_batch_bytes: number;
+    spans_per_request: number;
+    body_timeout_ms: number;
+    rate_limit: { requests_per_second: number; burst: number };
+  };
   retention: { events_days: number; traces_days: number; replays_days: number; check_interval_ms: number };
   shutdown_timeout_ms: number;
   pipelines: Record<string, unknown>;

@@ -31,11 +31,23 @@ export class Pipeline {
     this.budget = new InFlightBudget(id, limits);
   }
 
-  /** Reserves room for a batch; throws OverloadedError past the budget, ShuttingDownError while draining. */
-  admit(count: number, bytes: number): void {
+  /**
+   * Reserves room for a batch; throws OverloadedError past the budget, ShuttingDownError while
+   * draining. `held`: bytes the caller holds already by a reservation (see reserve).
+   */
+  admit(count: number, bytes: number, held = 0): void {
     if (this.draining) throw new ShuttingDownError();
-    this.budget.acquire(count, bytes);
+    this.budget.acquire(count, bytes, held);
     this.updateGauges();
+  }
+
+  /**
+   * Holds `bytes` for a request whose items are not read yet, if `count` items of `bytes` would be
+   * admitted now; throws as admit does. Given back with release(0, bytes).
+   */
+  reserve(count: number, bytes: number): void {
+    this.assertRoom(count, bytes);
+    this.admit(0, bytes);
   }
 
   /** Throws as admit would, without taking anything. */

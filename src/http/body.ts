@@ -1,5 +1,6 @@
-// Request bodies: size-capped while they stream in, gzip/deflate inflated with a cap on the
-// inflated size, and parsed as JSON with a clear 4xx for anything wrong.
+// Request bodies: size-capped while they stream in, within a time limit, gzip/deflate inflated
+// with a cap on the inflated size, and parsed as JSON with a clear 4xx for anything wrong. A
+// client that goes away mid-body is told apart from a failure (ClientAbortError).
 import { promisify } from 'node:util';
 import { gunzip, inflate, inflateRaw } from 'node:zlib';
 import type { H3Event } from 'h3';
@@ -9,41 +10,85 @@ const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);
 const inflateRawAsync = promisify(inflateRaw);
 
+/** `service.limits.body_timeout_ms`'s default, for bodies read without a configured limit. */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+
+export interface BodyOptions {
+  /** Most bytes, on the wire and again after inflation (413 past it). */
+  limit: number;
+  /** Longest time the whole body may take to arrive (408 past it). */
+  timeoutMs: number;
+  /** Told the body's size as it grows (on the wire, then inflated); may throw to stop reading. */
+  onSize?: (bytes: number) => void;
+}
+
+/** The client closed the connection before its body had arrived: nobody is left to answer. */
+export class ClientAbortError extends Error {
+  constructor(cause: unknown) {
+    super('the client closed the connection before the body was received', { cause });
+    this.name = 'ClientAbortError';
+  }
+}
+
+/** What a stream of the request throws when its socket closes mid-body. */
+function isClientAbort(error: unknown): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'EPIPE' || message === 'aborted';
+}
+
+/**
+ * Why a Content-Type's charset cannot be read, or undefined. JSON is UTF-8 (RFC 8259): bodies are
+ * decoded as such, so another declared charset would be misread rather than honoured.
+ */
+export function unsupportedCharset(contentType: string | null): string | undefined {
+  if (contentType === null) return undefined;
+  for (const parameter of contentType.split(';').slice(1)) {
+    const [name, ...rest] = parameter.split('=');
+    if (name.trim().toLowerCase() !== 'charset') continue;
+    const charset = rest.join('=').trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    if (charset !== 'utf-8' && charset !== 'utf8') return `charset ${charset} is not supported; send UTF-8 (or no charset)`;
+  }
+  return undefined;
+}
+
 export function requireJsonContentType(event: H3Event): void {
   const type = event.req.headers.get('content-type');
   if (type === null) return; // a body without a type is read as JSON
   const essence = type.split(';')[0].trim().toLowerCase();
   if (essence !== 'application/json' && !essence.endsWith('+json'))
     throw errors.unsupportedMediaType(`content type ${essence} is not supported; send application/json`);
+  const charset = unsupportedCharset(type);
+  if (charset) throw errors.unsupportedMediaType(charset);
 }
 
 /** The body, decompressed, at most `limit` bytes before and after inflation. */
-export async function readBody(event: H3Event, limit: number): Promise<Buffer> {
+export async function readBody(event: H3Event, limitOrOptions: number | BodyOptions): Promise<Buffer> {
+  const options = typeof limitOrOptions === 'number' ? { limit: limitOrOptions, timeoutMs: DEFAULT_BODY_TIMEOUT_MS } : limitOrOptions;
+  const { limit } = options;
   const encoding = (event.req.headers.get('content-encoding') ?? 'identity').trim().toLowerCase();
   if (!['identity', 'gzip', 'x-gzip', 'deflate', ''].includes(encoding))
     throw errors.unsupportedMediaType(`content encoding ${encoding} is not supported; use gzip, deflate or none`);
-  const declared = Number(event.req.headers.get('content-length') ?? NaN);
-  if (declared > limit) throw errors.tooLarge(limit);
-  const raw = await readCapped(event, limit);
+  if (declaredLength(event) > limit) throw errors.tooLarge(limit);
+  const raw = await readCapped(event, options);
   if (encoding === 'identity' || encoding === '') return raw;
+  let inflated: Buffer;
   try {
     if (encoding === 'deflate') {
       // HTTP's deflate is zlib-wrapped, but some clients send raw deflate: accept both.
-      return await inflateAsync(raw, { maxOutputLength: limit }).catch((error: NodeJS.ErrnoException) => {
+      inflated = await inflateAsync(raw, { maxOutputLength: limit }).catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ERR_BUFFER_TOO_LARGE') throw error;
         return inflateRawAsync(raw, { maxOutputLength: limit });
       });
-    }
-    return await gunzipAsync(raw, { maxOutputLength: limit });
+    } else inflated = await gunzipAsync(raw, { maxOutputLength: limit });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) throw errors.tooLarge(limit);
     throw errors.invalidJson(`the body is not valid ${encoding} data`);
   }
+  options.onSize?.(inflated.length);
+  return inflated;
 }
 
-export async function readJson(event: H3Event, limit: number, parse: (text: string) => unknown = JSON.parse): Promise<unknown> {
-  requireJsonContentType(event);
-  const body = await readBody(event, limit);
+export function parseJsonBody(body: Buffer, parse: (text: string) => unknown = JSON.parse): unknown {
   if (body.length === 0) throw errors.invalidJson('the body is empty; send a JSON document');
   try {
     return parse(body.toString('utf8'));
@@ -52,15 +97,57 @@ export async function readJson(event: H3Event, limit: number, parse: (text: stri
   }
 }
 
-async function readCapped(event: H3Event, limit: number): Promise<Buffer> {
+export async function readJson(event: H3Event, limitOrOptions: number | BodyOptions, parse: (text: string) => unknown = JSON.parse): Promise<unknown> {
+  requireJsonContentType(event);
+  return parseJsonBody(await readBody(event, limitOrOptions), parse);
+}
+
+/** Content-Length as declared, NaN when absent or not a number. */
+export function declaredLength(event: H3Event): number {
+  return Number(event.req.headers.get('content-length') ?? Number.NaN);
+}
+
+/**
+ * Whether the handler stopped reading the body before its end (too large, too slow, over budget):
+ * the answer then closes the connection, as the rest of the body is still on its way.
+ */
+export function bodyLeftUnread(event: H3Event): boolean {
+  return event.context.bodyLeftUnread === true;
+}
+
+async function readCapped(event: H3Event, { limit, timeoutMs, onSize }: BodyOptions): Promise<Buffer> {
   const source: AsyncIterable<Uint8Array> | null = event.runtime?.node?.req ?? event.req.body;
   if (!source) return Buffer.alloc(0);
-  const chunks: Uint8Array[] = [];
+  // Read chunk by chunk against a deadline. The iterator is left as it is when reading stops
+  // early: closing it would destroy the socket, and with it the answer.
+  const chunks = source[Symbol.asyncIterator]();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  const received: Uint8Array[] = [];
   let total = 0;
-  for await (const chunk of source) {
-    total += chunk.length;
-    if (total > limit) throw errors.tooLarge(limit);
-    chunks.push(chunk);
+  let ended = false;
+  try {
+    for (;;) {
+      const next = chunks.next();
+      const result = await Promise.race([next, deadline]);
+      if (result === 'timeout') {
+        next.catch(() => undefined); // settles when the connection closes
+        throw errors.requestTimeout(timeoutMs);
+      }
+      if (result.done) break;
+      total += result.value.length;
+      if (total > limit) throw errors.tooLarge(limit);
+      onSize?.(total);
+      received.push(result.value);
+    }
+    ended = true;
+  } catch (error) {
+    throw isClientAbort(error) ? new ClientAbortError(error) : error;
+  } finally {
+    clearTimeout(timer);
+    if (!ended) event.context.bodyLeftUnread = true;
   }
-  return Buffer.concat(chunks, total);
+  return Buffer.concat(received, total);
 }

@@ -3,6 +3,7 @@
 import type { FieldError } from '../engine/item.js';
 
 export type ErrorCode =
+  | 'bad_request'
   | 'invalid_json'
   | 'validation_failed'
   | 'invalid_parameter'
@@ -11,8 +12,11 @@ export type ErrorCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
+  | 'request_timeout'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'request_header_fields_too_large'
+  | 'client_closed_request'
   | 'rate_limited'
   | 'overloaded'
   | 'unavailable'
@@ -42,6 +46,9 @@ export const errors = {
   notFound: (message = 'not found') => new ApiError(404, 'not_found', message),
   methodNotAllowed: (allow: string[]) =>
     new ApiError(405, 'method_not_allowed', `method not allowed; allowed: ${allow.join(', ')}`, [], { allow: allow.join(', ') }),
+  /** The body did not arrive in time; the rest of it is not read, so the connection closes. */
+  requestTimeout: (ms: number) =>
+    new ApiError(408, 'request_timeout', `the body did not arrive within ${ms} ms; send it faster or in smaller requests`, [], { connection: 'close' }),
   tooLarge: (limit: number) => new ApiError(413, 'payload_too_large', `the body is larger than ${limit} bytes`),
   unsupportedMediaType: (message: string) => new ApiError(415, 'unsupported_media_type', message),
   rateLimited: (retryAfter: number) =>

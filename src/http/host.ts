@@ -1,13 +1,17 @@
 // The service's HTTP server (h3 on srvx). It gives every request an id, authenticates and
-// rate-limits the routes that need a key, turns every failure into the one error body, records
-// latency, and keeps the OpenAPI description of every route it serves.
+// rate-limits the routes that need a key, turns every failure into the one error body (also what
+// Node's HTTP parser refuses before any route sees it), records latency, and keeps the OpenAPI
+// description of every route it serves.
 import { randomUUID } from 'node:crypto';
+import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { H3, HTTPError, type H3Event } from 'h3';
 import { FastResponse, serve, type Server } from 'srvx';
 import type { Logger } from 'pino';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import { ExportError, OverloadedError, ShuttingDownError } from '../engine/errors.js';
 import type { Metrics } from '../telemetry/metrics.js';
+import { bodyLeftUnread, ClientAbortError } from './body.js';
 import { ApiError, errorBody, errors } from './errors.js';
 import { buildOpenApi, type RouteDoc } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
@@ -110,7 +114,7 @@ export class HttpHost {
         }
         return await handler(ctx);
       } catch (error) {
-        return errorResponse(this.toApiError(error), requestId);
+        return errorResponse(this.toApiError(error), requestId, bodyLeftUnread(event));
       }
     };
     this.app.on(doc.method, doc.path, handle);
@@ -142,6 +146,8 @@ export class HttpHost {
       gracefulShutdown: false,
     });
     await this.server.ready();
+    // Without a listener Node answers these itself, with neither the error body nor a request id.
+    this.server.node?.server?.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => this.refuseUnparsed(error, socket));
     const address = this.server.node?.server?.address();
     this.boundPort = typeof address === 'object' && address ? address.port : this.options.port;
     return this.boundPort;
@@ -163,8 +169,39 @@ export class HttpHost {
     }
   }
 
+  /**
+   * A request Node's HTTP parser refused (too long a URL or headers, bad framing, an unknown
+   * method, a request that timed out): no route sees it, so the answer is written here, on the
+   * socket, and the connection closes (the parser cannot go on reading it).
+   */
+  private refuseUnparsed(error: NodeJS.ErrnoException, socket: Duplex): void {
+    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+    if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+      socket.destroy(); // nobody to answer, or an answer already under way
+      return;
+    }
+    const refusal = parserRefusal(error);
+    const requestId = `req_${randomUUID().replaceAll('-', '')}`;
+    this.options.metrics.httpUnparsed.inc({ status: refusal.status, code: refusal.code });
+    this.options.logger.debug({ err: error, status: refusal.status, request_id: requestId }, 'refused a request the HTTP parser could not read');
+    const body = errorBody(refusal, requestId);
+    const head = [
+      `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}`,
+      'Content-Type: application/json',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      `X-Request-Id: ${requestId}`,
+      'Connection: close',
+    ];
+    socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
+  }
+
   private toApiError(error: unknown): ApiError {
     if (error instanceof ApiError) return error;
+    if (error instanceof ClientAbortError) {
+      // The sender is gone: not a failure of the service, and nobody reads the answer.
+      this.options.logger.debug({ err: error }, 'the client closed the connection mid-request');
+      return new ApiError(499, 'client_closed_request', error.message);
+    }
     if (error instanceof OverloadedError) return errors.overloaded(error.retryAfterSeconds);
     if (error instanceof ShuttingDownError) return errors.unavailable('the service is shutting down; retry against another instance');
     if (error instanceof ExportError) {
@@ -190,11 +227,28 @@ export function requestIdOf(event: H3Event): string {
   return assignRequestId(event);
 }
 
-export function errorResponse(error: ApiError, requestId: string): Response {
+/** `close`: the request's body was not read to its end (see bodyLeftUnread), so the connection cannot be reused. */
+export function errorResponse(error: ApiError, requestId: string, close = false): Response {
   return new FastResponse(errorBody(error, requestId), {
     status: error.status,
-    headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...error.headers },
+    headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...error.headers, ...(close && { connection: 'close' }) },
   });
+}
+
+/** The answer to a request Node's HTTP parser refused (its error's code is llhttp's or Node's). */
+function parserRefusal(error: NodeJS.ErrnoException): ApiError {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new ApiError(431, 'request_header_fields_too_large', `the request line and headers are larger than ${maxHeaderSize} bytes together`);
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return new ApiError(413, 'payload_too_large', 'the chunk extensions of the body are too large');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new ApiError(408, 'request_timeout', 'the request did not arrive in time');
+    default: {
+      const reason = (error as { reason?: unknown }).reason;
+      return new ApiError(400, 'bad_request', `the request is not valid HTTP/1.1: ${typeof reason === 'string' ? reason : error.message}`);
+    }
+  }
 }
 
 /** A JSON response; `body` may be a ready JSON string (read paths build pages from stored JSON). */

@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import { LEVELS } from './event.js';
 import { describeType } from './json-type.js';
-import { isTimestamp } from './timestamp.js';
+import { STORABLE_RANGE } from './nanos.js';
+import { isStorableTimestamp, isTimestamp } from './timestamp.js';
 
 const text = () => z.string().optional();
 const nonEmpty = () => z.string().min(1, 'must not be empty');
@@ -21,10 +22,12 @@ const position = () =>
 /** Any JSON object, kept as sent (cheaper than z.record(z.string(), z.unknown())). */
 const jsonObject = () => z.looseObject({});
 
-const timestampSchema = z
-  .string()
-  .refine(isTimestamp, 'must be an ISO 8601 date-time, e.g. 2024-05-01T12:00:00Z')
-  .meta({ format: 'date-time', description: 'ISO 8601; without a zone it is read as UTC.' });
+const isoTimestamp = () => z.string().refine(isTimestamp, { error: 'must be an ISO 8601 date-time, e.g. 2024-05-01T12:00:00Z', abort: true });
+const timestampSchema = isoTimestamp().meta({ format: 'date-time', description: 'ISO 8601; without a zone it is read as UTC.' });
+/** The event's own time is stored (and partitioned on): it must be one the store can hold. */
+const eventTimestampSchema = isoTimestamp()
+  .refine(isStorableTimestamp, `must be ${STORABLE_RANGE}`)
+  .meta({ format: 'date-time', description: `ISO 8601; without a zone it is read as UTC. ${STORABLE_RANGE}.` });
 
 export const levelSchema = z.enum(LEVELS);
 
@@ -90,7 +93,7 @@ export const errorEventInputSchema = z.object({
     )
     .optional()
     .meta({ description: 'Assigned (UUIDv7) when omitted. Normalized to lower case with dashes.' }),
-  timestamp: timestampSchema,
+  timestamp: eventTimestampSchema,
   environment: nonEmpty(),
   release: nonEmpty().meta({ description: 'Any non-empty string; `<app>@<version>` is parsed.' }),
   level: levelSchema.default('error'),

@@ -2,6 +2,7 @@
 // 2024-02-30 over to March 1st and reads a zone-less time as local time. The fields are read
 // by position once the shape matched: this runs for every breadcrumb, and is several times faster
 // than reading regex capture groups (bench/README.md, "Why the code is shaped this way").
+import { MAX_STORABLE_MILLIS } from './nanos.js';
 
 const SHAPE = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
 
@@ -65,6 +66,12 @@ export function parseTimestamp(text: string): number | undefined {
 
 export function isTimestamp(text: string): boolean {
   return parseTimestamp(text) !== undefined;
+}
+
+/** An ISO 8601 date-time between 1970 and 2262: what a signed 64-bit count of nanoseconds holds. */
+export function isStorableTimestamp(text: string): boolean {
+  const millis = parseTimestamp(text);
+  return millis !== undefined && millis >= 0 && millis <= MAX_STORABLE_MILLIS;
 }
 
 /** What normalizeTimestamp returns; most SDKs send it already (Date.prototype.toISOString). */

@@ -60,8 +60,9 @@ export class RetentionJob {
     await this.running;
   }
 
-  async run(now = Date.now()): Promise<RetentionResult> {
-    const cutoff = cutoffs(this.settings, now);
+  /** Runs once; `override` replaces settings for this run only (operations and tests). */
+  async run(now = Date.now(), override: Record<`${string}_days`, number> = {}): Promise<RetentionResult> {
+    const cutoff = cutoffs({ ...this.settings, ...override }, now);
     const result: RetentionResult = { cutoff, deletedRows: {}, deletedPartitions: [] };
     for (const { id, exporter } of this.stores) {
       if (!exporter.expire) continue;

@@ -13,7 +13,7 @@ export class Metrics {
 
   readonly receiverRefused = new Counter({
     name: 'faultline_receiver_refused_items_total',
-    help: 'Items a receiver refused, by reason (invalid, overloaded, unauthorized, too_large, failed)',
+    help: 'Items a receiver refused, by reason (invalid, overloaded, unauthorized, too_large, timeout, client_abort, failed)',
     labelNames: ['receiver', 'signal', 'reason'] as const,
     registers: [this.registry],
   });
@@ -69,9 +69,16 @@ export class Metrics {
 
   readonly httpRequestDuration = new Histogram({
     name: 'faultline_http_request_duration_seconds',
-    help: 'HTTP request latency by route and status',
+    help: 'HTTP request latency by route and status (499: the client closed the connection before the answer)',
     labelNames: ['method', 'route', 'status'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+
+  readonly httpUnparsed = new Counter({
+    name: 'faultline_http_unparsed_requests_total',
+    help: 'Requests the HTTP parser refused before routing (oversized URL or headers, bad framing, unknown method), by status and error code',
+    labelNames: ['status', 'code'] as const,
     registers: [this.registry],
   });
 

@@ -181,6 +181,23 @@ describe('POST /v1/events then GET /v1/events/{id}', () => {
     expect(((await res.json()) as Ack).id).toBe(event.id);
   });
 
+  it('accepts the charset UTF-8 however it is spelled', async () => {
+    for (const type of ['application/json; charset=UTF-8', 'application/json;charset="utf8"', 'application/json; Charset=Utf-8'])
+      expect((await post(fullEvent({ id: randomUUID() }), '/v1/events', { headers: { 'content-type': type } })).status, type).toBe(202);
+  });
+
+  // Issue #10, item 2: numbers and booleans were turned into strings without a word.
+  it('stores numeric and boolean tag values as strings, noting each in processing_errors', async () => {
+    const ack = await ingest(fullEvent({ id: randomUUID(), tags: { route: '/checkout', attempt: 3, ratio: 0.25, beta: true } }));
+    const got = await getEvent(ack.id);
+    expect(got.tags).toEqual({ route: '/checkout', attempt: '3', ratio: '0.25', beta: 'true' });
+    expect(got.processing_errors).toEqual([
+      { type: 'tag_value_converted', path: 'tags.attempt', message: 'number 3 stored as the string "3"' },
+      { type: 'tag_value_converted', path: 'tags.ratio', message: 'number 0.25 stored as the string "0.25"' },
+      { type: 'tag_value_converted', path: 'tags.beta', message: 'boolean true stored as the string "true"' },
+    ]);
+  });
+
   it('assigns a UUIDv7 when the id is omitted', async () => {
     const event = fullEvent({ environment: 'assigned-id' });
     delete event.id;
@@ -247,6 +264,16 @@ describe('POST /v1/events refusals', () => {
     const res = await post(fullEvent(), '/v1/events', { headers: { 'content-type': 'text/plain' } });
     await expectError(res, 415, 'unsupported_media_type');
   });
+
+  // Issue #10, item 4: bodies are read as UTF-8 whatever the charset said.
+  it.each(['application/json; charset=iso-8859-1', 'application/json; charset=utf-16', 'application/json;charset="UTF-16LE"'])(
+    'refuses %s with 415 unsupported_media_type',
+    async (type) => {
+      const res = await post(fullEvent(), '/v1/events', { headers: { 'content-type': type } });
+      const body = await expectError(res, 415, 'unsupported_media_type');
+      expect(body.error.message).toMatch(/^charset .* is not supported; send UTF-8/);
+    },
+  );
 
   it('refuses content-encoding br with 415', async () => {
     const res = await svc.api('/v1/events', {

@@ -7,6 +7,7 @@ import { parseConfigText } from '../../src/config/load.js';
 import { resolveConfig } from '../../src/config/resolve.js';
 import type { ConnectorFactory, Consumer, ExporterFactory, ProcessorFactory, ReceiverFactory } from '../../src/engine/component.js';
 import { ExportError, OverloadedError, ShuttingDownError } from '../../src/engine/errors.js';
+import { reserve } from '../../src/engine/fanout.js';
 import { PipelineGraph } from '../../src/engine/graph.js';
 import type { Host } from '../../src/engine/host.js';
 import { drop, reject, type Item, type Signal } from '../../src/engine/item.js';
@@ -106,6 +107,17 @@ function items(...data: Array<Record<string, unknown>>): Item[] {
   return data.map((d) => ({ data: { marks: [], ...d }, tenant: { orgId: 'o', projectId: 'p', dataset: 'live' }, receivedAt: 0, size: 10 }));
 }
 
+/** One events pipeline from test_in to memory, with this in-flight budget. */
+function oneBudgetedPipeline(items: number, bytes: number): string {
+  return `
+receivers: { test_in: {} }
+exporters: { memory: {} }
+service:
+  pipelines:
+    events: { receivers: [test_in], exporters: [memory], max_in_flight: { items: ${items}, bytes: ${bytes} } }
+`;
+}
+
 const TWO_RECEIVERS_TWO_EXPORTERS = `
 receivers: { test_in/a: {}, test_in/b: {} }
 processors: { mark/one: { mark: one }, mark/two: { mark: two } }
@@ -186,13 +198,7 @@ service:
   });
 
   it('refuses past the in-flight budget, taking nothing, and accepts again once items settle', async () => {
-    const { h, graph, metrics } = build(`
-receivers: { test_in: {} }
-exporters: { memory: {} }
-service:
-  pipelines:
-    events: { receivers: [test_in], exporters: [memory], max_in_flight: { items: 2, bytes: 1000 } }
-`);
+    const { h, graph, metrics } = build(oneBudgetedPipeline(2, 1000));
     let open!: () => void;
     h.gate = new Promise((resolve) => (open = resolve));
     const consumer = h.consumers.get('test_in')?.events as Consumer;
@@ -208,14 +214,68 @@ service:
     await graph.shutdown();
   });
 
-  it('reports an exporter failure as ExportError and frees the budget', async () => {
-    const { h } = build(`
+  // Issue #10, item 6: room is held from before a body is read until its items are settled.
+  it('holds a reservation from before a body is read: later requests are refused until it is released', async () => {
+    const { h, graph, metrics } = build(oneBudgetedPipeline(10, 1000));
+    const consumer = h.consumers.get('test_in')?.events as Consumer;
+    const first = reserve(consumer, 1, 600);
+    expect(() => reserve(consumer, 1, 600)).toThrow(OverloadedError); // nothing taken by the refusal
+    const second = reserve(consumer, 1, 400);
+    expect(await metrics.registry.metrics()).toMatch(/faultline_pipeline_in_flight_bytes\{pipeline="events"\} 1000/);
+    expect(() => first.growTo(700)).toThrow(OverloadedError);
+    await consumer.consume(items({ n: 0 })).then(
+      () => expect.unreachable('a plain consume needs room for its bytes too'),
+      (error: unknown) => expect(error).toBeInstanceOf(OverloadedError),
+    );
+    // Items consumed against a reservation take only their count: their bytes are held already.
+    await first.consumer.consume(items({ n: 1 }, { n: 2 }));
+    first.release();
+    first.release(); // once is enough
+    expect(() => second.growTo(1000)).not.toThrow();
+    expect(() => reserve(consumer, 1, 1)).toThrow(OverloadedError);
+    second.release();
+    expect(await metrics.registry.metrics()).toMatch(/faultline_pipeline_in_flight_bytes\{pipeline="events"\} 0/);
+    expect(h.exported.get('memory')?.map((i) => (i.data as { n: number }).n)).toEqual([1, 2]);
+    await graph.shutdown();
+  });
+
+  it('lets a request larger than the whole budget through when it is alone, and reserves in every pipeline or none', async () => {
+    const { h, graph } = build(`
 receivers: { test_in: {} }
 exporters: { memory: {} }
 service:
   pipelines:
-    events: { receivers: [test_in], exporters: [memory], max_in_flight: { items: 1, bytes: 1000 } }
+    events: { receivers: [test_in], exporters: [memory], max_in_flight: { items: 1, bytes: 100 } }
+    events/big: { receivers: [test_in], exporters: [memory], max_in_flight: { items: 10, bytes: 10000 } }
 `);
+    const consumer = h.consumers.get('test_in')?.events as Consumer;
+    const alone = reserve(consumer, 1, 5000);
+    alone.growTo(8000); // still alone
+    await alone.consumer.consume(items({ n: 1 }, { n: 2 })); // more items than the first pipeline takes, but alone
+    expect(() => reserve(consumer, 1, 10)).toThrow(OverloadedError);
+    alone.release();
+    const small = reserve(consumer, 1, 50);
+    expect(() => reserve(consumer, 1, 60)).toThrow(OverloadedError); // the first pipeline is full: the second keeps nothing
+    small.release();
+    expect(() => reserve(consumer, 1, 100).release()).not.toThrow();
+    await graph.shutdown();
+  });
+
+  it('reserve falls back to assertRoom for a consumer that cannot hold room', async () => {
+    const calls: string[] = [];
+    const plain: Consumer = {
+      assertRoom: (count, bytes) => void calls.push(`assertRoom ${count} ${bytes}`),
+      consume: async (batch) => void calls.push(`consume ${batch.length}`),
+    };
+    const reservation = reserve(plain, 1, 64);
+    reservation.growTo(128);
+    await reservation.consumer.consume(items({ n: 1 }));
+    reservation.release();
+    expect(calls).toEqual(['assertRoom 1 64', 'consume 1']);
+  });
+
+  it('reports an exporter failure as ExportError and frees the budget', async () => {
+    const { h } = build(oneBudgetedPipeline(1, 1000));
     h.failing.add('memory');
     const consumer = h.consumers.get('test_in')?.events as Consumer;
     await expect(consumer.consume(items({ n: 1 }))).rejects.toBeInstanceOf(ExportError);

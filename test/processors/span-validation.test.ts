@@ -25,14 +25,33 @@ describe('span times', () => {
     [1_700_000_000_123_456, 1_700_000_000_123_456_000n],
     [1_700_000_000_123_456_789n, 1_700_000_000_123_456_789n],
     ['1700000000123456789', 1_700_000_000_123_456_789n],
-    [1_700_000_000.5, 1_700_000_000_500_000_000n],
     [0, 0n],
+    [9_223_372_036, 9_223_372_036_000_000_000n],
+    ['9223372036854775807', 9_223_372_036_854_775_807n],
   ])('%s -> %s ns', (input, expected) => {
     expect(toNanos(input)).toBe(expected);
   });
 
   it.each([[-1], [Number.NaN], ['12abc'], [null], [[1]], [1_700_000_000_123_456.5]])('refuses %s', (input) => {
     expect(typeof toNanos(input)).toBe('string');
+  });
+
+  // Times are integers (DESIGN.md): a fraction was rounded before issue #10, now it is refused.
+  it.each([[1_700_000_000.5], [1_700_000_000_123.25]])('refuses the fraction %s', (input) => {
+    expect(toNanos(input)).toMatch(/^must be an integer, got .* \(times are integers/);
+  });
+
+  // Beyond a signed 64-bit count of nanoseconds (after 2262-04-11): DuckDB refused to index them.
+  it.each([
+    [9_300_000_000_000_000_000n, 'nanoseconds'],
+    ['9300000000000000000', 'nanoseconds'],
+    ['9223372036854775808', 'nanoseconds'],
+    [18_446_744_073_709_551_615n, 'nanoseconds'],
+    [5e16, 'microseconds'],
+    [9_223_372_036_855, 'milliseconds'],
+    [99_999_999_999, 'seconds'],
+  ])('refuses %s, read as %s, beyond 2262', (input, unit) => {
+    expect(toNanos(input)).toBe(`must be between 1970-01-01T00:00:00Z and 2262-04-11T23:47:16.854Z; ${input} read as ${unit} is after 2262`);
   });
 });
 

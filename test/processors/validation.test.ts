@@ -391,7 +391,8 @@ describe('validateEvent: timestamps', () => {
     ['2024-02-29T23:00:00-01:00', '2024-03-01T00:00:00.000Z'],
     ['2024-05-01t12:30:00,5z', '2024-05-01T12:30:00.500Z'],
     ['2024-05-01T17:30:00+05', '2024-05-01T12:30:00.000Z'],
-    ['0000-02-29T00:00:00Z', '0000-02-29T00:00:00.000Z'],
+    ['1970-01-01T00:00:00Z', '1970-01-01T00:00:00.000Z'],
+    ['2262-04-11T23:47:16.854Z', '2262-04-11T23:47:16.854Z'],
   ])('normalizes %s to %s', (timestamp, normalized) => {
     expect(accepted({ ...minimal(), timestamp }).event.timestamp).toBe(normalized);
   });
@@ -405,17 +406,33 @@ describe('validateEvent: timestamps', () => {
     },
   );
 
-  it('normalizes breadcrumb timestamps', () => {
-    const { event } = accepted({ ...minimal(), breadcrumbs: [{ timestamp: '2024-05-01T12:00:00+01:00' }, {}] });
-    expect(event.breadcrumbs).toEqual([{ timestamp: '2024-05-01T11:00:00.000Z' }, {}]);
+  // Stored as a count of nanoseconds in a signed 64-bit integer: 1970 to 2262 (issue #10).
+  it.each(['1969-12-31T23:59:59.999Z', '0001-01-01T00:00:00Z', '2262-04-11T23:47:16.855Z', '9999-12-31T23:59:59Z', '1970-01-01T00:30:00+01:00'])(
+    'rejects %j, outside the storable range',
+    (timestamp) => {
+      expect(errorsOf({ ...minimal(), timestamp })).toEqual([
+        { path: 'timestamp', message: 'must be between 1970-01-01T00:00:00Z and 2262-04-11T23:47:16.854Z' },
+      ]);
+    },
+  );
+
+  it('normalizes breadcrumb timestamps, of any year', () => {
+    const { event } = accepted({ ...minimal(), breadcrumbs: [{ timestamp: '2024-05-01T12:00:00+01:00' }, {}, { timestamp: '0000-02-29T00:00:00Z' }] });
+    expect(event.breadcrumbs).toEqual([{ timestamp: '2024-05-01T11:00:00.000Z' }, {}, { timestamp: '0000-02-29T00:00:00.000Z' }]);
   });
 });
 
 describe('validateEvent: normalization', () => {
-  it('stringifies numeric and boolean tag values and a numeric user id', () => {
-    const { event } = accepted({ ...minimal(), tags: { count: 3, ratio: 0.5, beta: true, name: 'x' }, user: { id: 42 } });
-    expect(event.tags).toEqual({ count: '3', ratio: '0.5', beta: 'true', name: 'x' });
+  it('stringifies numeric and boolean tag values, noting each, and a numeric user id', () => {
+    const { event, notes } = accepted({ ...minimal(), tags: { count: 3, ratio: 0.5, beta: true, name: 'x', 'build id': 7 }, user: { id: 42 } });
+    expect(event.tags).toEqual({ count: '3', ratio: '0.5', beta: 'true', name: 'x', 'build id': '7' });
     expect(event.user).toEqual({ id: '42' });
+    expect(notes).toEqual([
+      { type: 'tag_value_converted', path: 'tags.count', message: 'number 3 stored as the string "3"' },
+      { type: 'tag_value_converted', path: 'tags.ratio', message: 'number 0.5 stored as the string "0.5"' },
+      { type: 'tag_value_converted', path: 'tags.beta', message: 'boolean true stored as the string "true"' },
+      { type: 'tag_value_converted', path: 'tags["build id"]', message: 'number 7 stored as the string "7"' },
+    ]);
   });
 
   it('lower-cases hex trace ids only', () => {

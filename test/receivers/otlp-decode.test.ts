@@ -14,6 +14,7 @@ import type { SpanInput } from '../../src/records/span.js';
 import {
   OtlpDecodeError,
   countSpans,
+  otlpIdErrors,
   decodeTraceRequestJson,
   decodeTraceRequestProtobuf,
   encodeStatusJson,
@@ -644,6 +645,42 @@ describe('decodeTraceRequestJson', () => {
     expect(decodeTraceRequestJson(nested(100)).resourceSpans[0].resource.deep).toBeTypeOf('object');
     expectDecodeError(() => decodeTraceRequestJson(nested(101)), 'json', /attribute values nested deeper than 100 levels$/);
     expectDecodeError(() => decodeTraceRequestJson(nested(5000)), 'json', /attribute values nested deeper than 100 levels$/);
+  });
+});
+
+// Issue #10, item 5: OTLP ids are 16 (trace) and 8 (span) bytes, never all zeros.
+describe('OTLP ids', () => {
+  const ZERO_TRACE = '0'.repeat(32);
+  const ZERO_SPAN = '0'.repeat(16);
+  /** [traceId, spanId, parentSpanId] as hex, and what otlpIdErrors says of the decoded span. */
+  const cases: Array<[string, string, string, Array<{ path: string; message: string }>]> = [
+    [REMOTE_TRACE_ID, REMOTE_SPAN_ID, '', []],
+    [REMOTE_TRACE_ID, REMOTE_SPAN_ID, LINKED_SPAN_ID, []],
+    [REMOTE_TRACE_ID, REMOTE_SPAN_ID, ZERO_SPAN, []], // an all-zero parent: a root span
+    [ZERO_TRACE, REMOTE_SPAN_ID, '', [{ path: 'trace_id', message: 'must not be all zeros (an invalid trace id in OTLP)' }]],
+    [REMOTE_TRACE_ID, ZERO_SPAN, '', [{ path: 'span_id', message: 'must not be all zeros (an invalid span id in OTLP)' }]],
+    [REMOTE_TRACE_ID.slice(0, 16), REMOTE_SPAN_ID.slice(0, 8), '', [
+      { path: 'trace_id', message: 'must be 16 bytes, got 8' },
+      { path: 'span_id', message: 'must be 8 bytes, got 4' },
+    ]],
+    ['', '', '', [
+      { path: 'trace_id', message: 'is required (a trace id is 16 bytes)' },
+      { path: 'span_id', message: 'is required (a span id is 8 bytes)' },
+    ]],
+    [REMOTE_TRACE_ID, REMOTE_SPAN_ID, 'abcd', [{ path: 'parent_span_id', message: 'must be 8 bytes, got 2' }]],
+  ];
+  const bytes = (hex: string) => (hex ? Buffer.from(hex, 'hex') : undefined);
+  const protobufOf = ([traceId, spanId, parentSpanId]: (typeof cases)[number]) =>
+    handBuilt([{ scopeSpans: [{ spans: [{ traceId: bytes(traceId), spanId: bytes(spanId), parentSpanId: bytes(parentSpanId), name: 'x', startTimeUnixNano: '1700000000000000001' }] }] }]);
+  const jsonOf = ([traceId, spanId, parentSpanId]: (typeof cases)[number]) =>
+    JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId, spanId, parentSpanId, name: 'x', startTimeUnixNano: '1700000000000000001' }] }] }] });
+
+  it.each(cases)('trace %j span %j parent %j: protobuf and JSON decode alike, and the check says %j', (...c) => {
+    const fromProtobuf = allSpans(decodeTraceRequestProtobuf(protobufOf(c)));
+    const fromJson = allSpans(decodeTraceRequestJson(jsonOf(c)));
+    expect(fromJson).toStrictEqual(fromProtobuf);
+    expect(otlpIdErrors(fromProtobuf[0])).toEqual(c[3]);
+    expect(fromProtobuf[0].parent_span_id).toBe(c[2] === ZERO_SPAN ? '' : c[2]);
   });
 });
 

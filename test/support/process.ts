@@ -22,6 +22,8 @@ export function childEnv(dataDir: string, extra: Record<string, string> = {}): N
     FAULTLINE_HTTP_PORT: '0',
     FAULTLINE_OTLP_PORT: '0',
     FAULTLINE_LOG_LEVEL: 'warn',
+    FAULTLINE_RETENTION_EVENTS_DAYS: '36500', // fixtures carry fixed dates (see service.ts)
+    FAULTLINE_RETENTION_TRACES_DAYS: '36500',
     ...extra,
   };
 }

@@ -34,6 +34,10 @@ export async function startService(
     FAULTLINE_HTTP_PORT: '0',
     FAULTLINE_OTLP_PORT: '0',
     FAULTLINE_APP_URL: 'http://faultline.test',
+    // Fixtures carry fixed dates: a century of retention keeps them from ageing past it
+    // (items older than their signal's retention are refused). Tests of that pass their own.
+    FAULTLINE_RETENTION_EVENTS_DAYS: '36500',
+    FAULTLINE_RETENTION_TRACES_DAYS: '36500',
     ...options.env,
   };
   const source = options.yaml ? parseConfigText(options.yaml, 'test.yaml') : readConfigFile(undefined);

@@ -1,18 +1,34 @@
 import type { Processor } from '../../../src/engine/component.js';
 import { reject, type Item } from '../../../src/engine/item.js';
+import { nanosToMillis } from '../../../src/records/nanos.js';
 import type { Span } from '../../../src/records/span.js';
 import type { ValidationConfig } from '../config.js';
+import { RetentionWindow } from '../retention.js';
 import { validateSpan } from './validate-span.js';
 
 /** Turns span inputs (/v1/traces JSON or decoded OTLP) into Span records, or rejects them per span. */
 export class SpanValidationProcessor implements Processor {
-  constructor(private readonly config: ValidationConfig) {}
+  private readonly retention?: RetentionWindow;
+
+  /** `retentionDays`: service.retention.traces_days; spans that start earlier are rejected (none when undefined). */
+  constructor(
+    private readonly config: ValidationConfig,
+    retentionDays?: number,
+  ) {
+    if (retentionDays !== undefined) this.retention = new RetentionWindow('traces', retentionDays);
+  }
 
   process(items: Item[]): void {
     for (const item of items) {
       const result = validateSpan(item.data, this.config);
       if (!result.ok) {
         reject(item, 'the span is invalid', result.errors);
+        continue;
+      }
+      // The retention job deletes spans by start time.
+      const expired = this.retention?.expired(nanosToMillis(result.span.start_time_unix_nano), item.receivedAt);
+      if (expired) {
+        reject(item, 'the span is invalid', [{ path: 'start_time', message: expired }]);
         continue;
       }
       const span: Span = { ...result.span, project_id: item.tenant.projectId, received_at: new Date(item.receivedAt).toISOString() };

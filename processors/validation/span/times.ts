@@ -1,7 +1,9 @@
 // Span times in any of the units senders use, recognized by magnitude and converted to exact
 // nanoseconds: seconds (~1.7e9), milliseconds (~1.7e12), microseconds (~1.7e15), nanoseconds
 // (~1.7e18). The boundaries sit at factors of 1000 between the units' values for today, so any
-// date between 1973 and 5138 reads unambiguously.
+// date between 1973 and 5138 reads unambiguously. Times are integers (DESIGN.md), and must fall
+// between 1970 and 2262, where their nanoseconds fit the signed 64-bit integers they are stored as.
+import { MAX_STORABLE_NANOS, STORABLE_RANGE } from '../../../src/records/nanos.js';
 
 const SECONDS_BELOW = 100_000_000_000n; // 1e11
 const MILLIS_BELOW = 100_000_000_000_000n; // 1e14
@@ -16,16 +18,26 @@ export function toNanos(value: unknown): bigint | string {
   }
   if (typeof value !== 'number') return `expected an integer time, got ${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value}`;
   if (!Number.isFinite(value) || value < 0) return 'must be a finite, non-negative number';
-  if (Number.isInteger(value)) return scale(BigInt(value));
-  // A fraction only makes sense for seconds or milliseconds (e.g. Python's time.time()).
-  if (value < 1e11) return BigInt(Math.round(value * 1e6)) * 1000n;
-  if (value < 1e14) return BigInt(Math.round(value * 1e3)) * 1000n;
-  return 'a time in microseconds or nanoseconds must be an integer';
+  if (!Number.isInteger(value)) return `must be an integer, got ${value} (times are integers: send milliseconds, or nanoseconds as a decimal string)`;
+  return scale(BigInt(value));
 }
 
-function scale(value: bigint): bigint {
-  if (value < SECONDS_BELOW) return value * 1_000_000_000n;
-  if (value < MILLIS_BELOW) return value * 1_000_000n;
-  if (value < MICROS_BELOW) return value * 1_000n;
-  return value;
+const UNITS: ReadonlyArray<[below: bigint, factor: bigint, unit: string]> = [
+  [SECONDS_BELOW, 1_000_000_000n, 'seconds'],
+  [MILLIS_BELOW, 1_000_000n, 'milliseconds'],
+  [MICROS_BELOW, 1_000n, 'microseconds'],
+];
+
+function scale(value: bigint): bigint | string {
+  let nanos = value;
+  let unit = 'nanoseconds';
+  for (const [below, factor, name] of UNITS) {
+    if (value < below) {
+      nanos = value * factor;
+      unit = name;
+      break;
+    }
+  }
+  if (nanos <= MAX_STORABLE_NANOS) return nanos;
+  return `must be ${STORABLE_RANGE}; ${value} read as ${unit} is after 2262`;
 }

@@ -2,7 +2,8 @@
 import type { Consumer } from '../../../src/engine/component.js';
 import type { Host } from '../../../src/engine/host.js';
 import type { Item } from '../../../src/engine/item.js';
-import { readJson } from '../../../src/http/body.js';
+import { parseJsonBody, requireJsonContentType } from '../../../src/http/body.js';
+import { refusalReason, withReservedBody } from '../../../src/http/intake.js';
 import { ApiError, type ErrorCode } from '../../../src/http/errors.js';
 import { json, principalOf, type RouteDefinition } from '../../../src/http/host.js';
 import type { ErrorEvent } from '../../../src/records/event.js';
@@ -34,38 +35,27 @@ export function eventIngestRoute({ host, receiverId, consumer, maxBodyBytes }: E
       401: 'unauthorized',
       403: 'forbidden',
       404: 'not_found (project)',
+      408: 'request_timeout (the body took longer than limits.body_timeout_ms)',
       413: 'payload_too_large',
-      415: 'unsupported_media_type',
+      415: 'unsupported_media_type (not JSON, or a charset other than UTF-8)',
       429: 'rate_limited',
       503: 'overloaded (Retry-After), or unavailable when storage or the catalog cannot take it (retry)',
     },
     handler: async (ctx) => {
       const principal = principalOf(ctx);
       const project = await resolveProject(catalog, principal, ingestProject(ctx));
-      const size = Number(ctx.event.req.headers.get('content-length')) || 4096;
+      const item: Item = { data: undefined, tenant: tenantOf(principal, project), receivedAt: 0, size: Number(ctx.event.req.headers.get('content-length')) || 4096 };
       try {
-        consumer.assertRoom(1, size); // refuse before reading and parsing the body
+        requireJsonContentType(ctx.event);
+        // Room is reserved before the body is read (a refusal costs neither the read nor the
+        // parse) and held until the event is durable.
+        await withReservedBody(ctx.event, consumer, { limit: maxBodyBytes, timeoutMs: settings.limits.body_timeout_ms }, async (body, reserved) => {
+          item.data = parseJsonBody(body);
+          item.receivedAt = Date.now();
+          await reserved.consume([item]);
+        });
       } catch (error) {
-        refused('overloaded');
-        throw error;
-      }
-      let data: unknown;
-      try {
-        data = await readJson(ctx.event, maxBodyBytes);
-      } catch (error) {
-        refused(error instanceof ApiError && error.status === 413 ? 'too_large' : 'invalid');
-        throw error;
-      }
-      const item: Item = {
-        data,
-        tenant: tenantOf(principal, project),
-        receivedAt: Date.now(),
-        size,
-      };
-      try {
-        await consumer.consume([item]);
-      } catch (error) {
-        refused('overloaded');
+        refused(refusalReason(error));
         throw error;
       }
       const outcome = item.outcome;

@@ -1,8 +1,9 @@
 // POST /v1/traces: spans into the traces pipelines, answered with partial success like OTLP.
 import type { Consumer } from '../../../src/engine/component.js';
 import type { Host } from '../../../src/engine/host.js';
-import { consumeBatch } from '../../../src/engine/batch.js';
-import { readJson } from '../../../src/http/body.js';
+import { consumeBatch, type BatchResult } from '../../../src/engine/batch.js';
+import { parseJsonBody, requireJsonContentType } from '../../../src/http/body.js';
+import { refusalReason, withReservedBody } from '../../../src/http/intake.js';
 import { ApiError, errors } from '../../../src/http/errors.js';
 import { parseJsonExact } from '../../../src/http/json.js';
 import { json, principalOf, type RouteDefinition } from '../../../src/http/host.js';
@@ -35,8 +36,9 @@ export function traceIngestRoute({ host, receiverId, consumer }: TraceIngestOpti
       401: 'unauthorized',
       403: 'forbidden',
       404: 'not_found (project)',
+      408: 'request_timeout (the body took longer than limits.body_timeout_ms)',
       413: `payload_too_large (over ${maxBytes} bytes or ${maxSpans} spans)`,
-      415: 'unsupported_media_type',
+      415: 'unsupported_media_type (not JSON, or a charset other than UTF-8)',
       429: 'rate_limited',
       503: 'overloaded (Retry-After), or unavailable when storage or the catalog cannot take it (retry)',
     },
@@ -44,29 +46,21 @@ export function traceIngestRoute({ host, receiverId, consumer }: TraceIngestOpti
       const principal = principalOf(ctx);
       const project = await resolveProject(catalog, principal, ingestProject(ctx));
       const refused = (reason: string, count = 1) => metrics.receiverRefused.inc({ receiver: receiverId, signal: 'traces', reason }, count);
+      let result: BatchResult;
       try {
-        consumer.assertRoom(1, Number(ctx.event.req.headers.get('content-length')) || 0); // refuse before reading the body
+        requireJsonContentType(ctx.event);
+        // Room is reserved before the body is read and held until the spans are durable.
+        result = await withReservedBody(ctx.event, consumer, { limit: maxBytes, timeoutMs: settings.limits.body_timeout_ms }, async (body, reserved) => {
+          const batch = parseJsonBody(body, parseJsonExact);
+          const spans = typeof batch === 'object' && batch !== null && !Array.isArray(batch) ? (batch as { spans?: unknown }).spans : undefined;
+          if (!Array.isArray(spans)) throw errors.validation('the body must be {"spans": [...]}', [{ path: 'spans', message: 'is required and must be an array' }]);
+          if (spans.length > maxSpans) throw new ApiError(413, 'payload_too_large', `at most ${maxSpans} spans per request, got ${spans.length}`);
+          return consumeBatch(reserved, spans, tenantOf(principal, project), SPAN_SIZE);
+        });
       } catch (error) {
-        refused('overloaded');
+        refused(refusalReason(error));
         throw error;
       }
-      let body: unknown;
-      try {
-        body = await readJson(ctx.event, maxBytes, parseJsonExact);
-      } catch (error) {
-        refused(error instanceof ApiError && error.status === 413 ? 'too_large' : 'invalid');
-        throw error;
-      }
-      const spans = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { spans?: unknown }).spans : undefined;
-      if (!Array.isArray(spans)) {
-        refused('invalid');
-        throw errors.validation('the body must be {"spans": [...]}', [{ path: 'spans', message: 'is required and must be an array' }]);
-      }
-      if (spans.length > maxSpans) {
-        refused('too_large');
-        throw new ApiError(413, 'payload_too_large', `at most ${maxSpans} spans per request, got ${spans.length}`);
-      }
-      const result = await consumeBatch(consumer, spans, tenantOf(principal, project), SPAN_SIZE);
       metrics.receiverAccepted.inc({ receiver: receiverId, signal: 'traces' }, result.accepted);
       if (result.rejected) refused('invalid', result.rejected);
       return json(ctx, 202, result);

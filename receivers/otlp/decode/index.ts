@@ -3,4 +3,4 @@
 export { OtlpDecodeError, type OtlpEncoding } from './errors.js';
 export { decodeTraceRequestProtobuf, encodeStatusProtobuf, encodeTraceResponseProtobuf, type PartialSuccess } from './protobuf.js';
 export { decodeTraceRequestJson, encodeStatusJson, encodeTraceResponseJson } from './json.js';
-export { countSpans, type DecodedResourceSpans, type DecodedTraceRequest } from './to-span-inputs.js';
+export { countSpans, otlpIdErrors, type DecodedResourceSpans, type DecodedTraceRequest } from './to-span-inputs.js';

@@ -1,6 +1,7 @@
 // What both OTLP decoders (protobuf.ts, json.ts) produce, and the pieces they share to build it:
 // one SpanInput (src/records/span.ts) per OTLP span, grouped by the resource it came with.
 // The traces validation then checks each SpanInput like a span of POST /v1/traces.
+import type { FieldError } from '../../../src/engine/item.js';
 import type { AttributeValue, Attributes, InstrumentationScope, SpanInput, SpanKind, SpanStatus } from '../../../src/records/span.js';
 
 export interface DecodedResourceSpans {
@@ -111,6 +112,36 @@ export function linkRecord(traceId: string, spanId: string, traceState: string, 
   return link;
 }
 
+// --- ids ---------------------------------------------------------------------------------------
+
+const ALL_ZERO = /^0+$/;
+
+/** What an OTLP id of `bytes` bytes (as lower-case hex) is wrong in, or undefined when it is valid. */
+function idProblem(hex: string, bytes: number, what: string): string | undefined {
+  if (hex === '') return `is required (a ${what} is ${bytes} bytes)`;
+  if (hex.length !== bytes * 2) return `must be ${bytes} bytes, got ${hex.length / 2}`;
+  if (ALL_ZERO.test(hex)) return `must not be all zeros (an invalid ${what} in OTLP)`;
+  return undefined;
+}
+
+/**
+ * The OTLP specification's rules for a span's ids, which the /v1/traces ids (1-64 characters)
+ * do not have: a trace id is 16 bytes and a span id 8 bytes, neither all zeros. A parent span id
+ * is empty for a root span (the decoders read an all-zero one as empty too, as the SDKs mean it),
+ * else a valid span id. The receiver rejects a span with any of these problems, per span.
+ */
+export function otlpIdErrors(span: SpanInput): FieldError[] {
+  const errors: FieldError[] = [];
+  const check = (path: string, value: unknown, bytes: number, what: string) => {
+    const problem = idProblem(typeof value === 'string' ? value : '', bytes, what);
+    if (problem) errors.push({ path, message: problem });
+  };
+  check('trace_id', span.trace_id, 16, 'trace id');
+  check('span_id', span.span_id, 8, 'span id');
+  if (span.parent_span_id !== '') check('parent_span_id', span.parent_span_id, 8, 'span id');
+  return errors;
+}
+
 /** One SpanInput, built the same way by both decoders (so that their outputs compare equal). */
 export function spanRecord(
   traceId: string,
@@ -132,7 +163,7 @@ export function spanRecord(
   const span: SpanInput = {
     trace_id: traceId,
     span_id: spanId,
-    parent_span_id: parentSpanId,
+    parent_span_id: ALL_ZERO.test(parentSpanId) ? '' : parentSpanId, // all zeros: no parent (a root span)
     name,
     service_name: resource.serviceName,
     start_time: start,
