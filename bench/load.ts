@@ -142,27 +142,49 @@ function spanTemplates(): SpanTemplate[] {
       name: 'GET /checkout',
       kind: 'server',
       attributes: {
-        'http.request.method': 'GET', 'http.route': '/checkout', 'url.path': '/checkout', 'url.scheme': 'https', 'server.address': 'api.shop.example.com',
-        'server.port': 443, 'http.response.status_code': 200, 'user_agent.original': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36',
-        'client.address': '10.1.2.3', 'network.protocol.version': '1.1',
+        'http.request.method': 'GET',
+        'http.route': '/checkout',
+        'url.path': '/checkout',
+        'url.scheme': 'https',
+        'server.address': 'api.shop.example.com',
+        'server.port': 443,
+        'http.response.status_code': 200,
+        'user_agent.original': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36',
+        'client.address': '10.1.2.3',
+        'network.protocol.version': '1.1',
       },
     },
     {
       name: 'SELECT shop.orders',
       kind: 'client',
       attributes: {
-        'db.system': 'postgresql', 'db.namespace': 'shop', 'db.operation.name': 'SELECT', 'db.collection.name': 'orders',
-        'db.query.text': 'SELECT id, status, total_cents, currency, updated_at FROM orders WHERE customer_id = $1 AND status = ANY($2) ORDER BY updated_at DESC LIMIT 20',
-        'server.address': 'orders-db.internal', 'server.port': 5432, 'db.response.returned_rows': 7, 'network.peer.address': '10.2.0.17', 'thread.id': 3,
+        'db.system': 'postgresql',
+        'db.namespace': 'shop',
+        'db.operation.name': 'SELECT',
+        'db.collection.name': 'orders',
+        'db.query.text':
+          'SELECT id, status, total_cents, currency, updated_at FROM orders WHERE customer_id = $1 AND status = ANY($2) ORDER BY updated_at DESC LIMIT 20',
+        'server.address': 'orders-db.internal',
+        'server.port': 5432,
+        'db.response.returned_rows': 7,
+        'network.peer.address': '10.2.0.17',
+        'thread.id': 3,
       },
     },
     {
       name: 'POST pricing-svc',
       kind: 'client',
       attributes: {
-        'http.request.method': 'POST', 'url.full': 'http://pricing-svc.internal:8080/v2/quote?currency=EUR&items=3', 'server.address': 'pricing-svc.internal',
-        'server.port': 8080, 'http.response.status_code': 200, 'http.request.body.size': 812, 'http.response.body.size': 4310, 'network.protocol.name': 'http',
-        'rpc.retries': 0, 'cache.hit': true,
+        'http.request.method': 'POST',
+        'url.full': 'http://pricing-svc.internal:8080/v2/quote?currency=EUR&items=3',
+        'server.address': 'pricing-svc.internal',
+        'server.port': 8080,
+        'http.response.status_code': 200,
+        'http.request.body.size': 812,
+        'http.response.body.size': 4310,
+        'network.protocol.name': 'http',
+        'rpc.retries': 0,
+        'cache.hit': true,
       },
     },
   ];
@@ -179,9 +201,17 @@ function spanTemplates(): SpanTemplate[] {
         status: 'unset',
         attributes: role.attributes,
         resource_attributes: {
-          'service.name': service, 'service.version': '5.2.1', 'service.instance.id': `${service}-7f9c4d-1a2b3`, 'deployment.environment.name': 'production',
-          'host.name': 'ip-10-0-3-17.eu-west-1.compute.internal', 'process.pid': 4242, 'process.runtime.name': 'nodejs', 'process.runtime.version': '20.19.0',
-          'telemetry.sdk.language': 'nodejs', 'telemetry.sdk.name': 'opentelemetry', 'telemetry.sdk.version': '2.0.1',
+          'service.name': service,
+          'service.version': '5.2.1',
+          'service.instance.id': `${service}-7f9c4d-1a2b3`,
+          'deployment.environment.name': 'production',
+          'host.name': 'ip-10-0-3-17.eu-west-1.compute.internal',
+          'process.pid': 4242,
+          'process.runtime.name': 'nodejs',
+          'process.runtime.version': '20.19.0',
+          'telemetry.sdk.language': 'nodejs',
+          'telemetry.sdk.name': 'opentelemetry',
+          'telemetry.sdk.version': '2.0.1',
         },
         scope: { name: '@opentelemetry/instrumentation-http', version: '0.57.0' },
       };
@@ -190,7 +220,21 @@ function spanTemplates(): SpanTemplate[] {
       if (item.outcome) throw new Error(`template span rejected: ${JSON.stringify(item.outcome)}`);
       const span = item.data as Span;
       const doc = JSON.stringify(toSpanDocument(span));
-      out.push({ name: role.name, service: span.service_name, kind: span.kind, ...split(doc, { spanTrace: M.spanTrace, spanId: M.spanId, parent: M.parent, startNs: M.startNs, endNs: M.endNs, startMs: M.startMs, endMs: M.endMs, duration: M.duration }) });
+      out.push({
+        name: role.name,
+        service: span.service_name,
+        kind: span.kind,
+        ...split(doc, {
+          spanTrace: M.spanTrace,
+          spanId: M.spanId,
+          parent: M.parent,
+          startNs: M.startNs,
+          endNs: M.endNs,
+          startMs: M.startMs,
+          endMs: M.endMs,
+          duration: M.duration,
+        }),
+      });
     }
   }
   const shape = out[0].names.join(',');
@@ -206,7 +250,13 @@ function concat(names: string[], values: Record<string, string>, partColumn: (i:
   return pieces.join(' || ');
 }
 
-async function createTemplateTable(c: DuckDBConnection, table: string, columns: Record<string, string>, partCount: number, rows: Array<{ values: string[]; parts: string[] }>): Promise<void> {
+async function createTemplateTable(
+  c: DuckDBConnection,
+  table: string,
+  columns: Record<string, string>,
+  partCount: number,
+  rows: Array<{ values: string[]; parts: string[] }>,
+): Promise<void> {
   const defs = [...Object.entries(columns).map(([n, t]) => `${n} ${t}`), ...Array.from({ length: partCount }, (_, i) => `p${i} VARCHAR`)];
   await c.run(`CREATE OR REPLACE TEMP TABLE ${table} (${defs.join(', ')})`);
   const appender = await c.createAppender(table, 'main', 'temp');
@@ -232,7 +282,13 @@ export interface LoadResult {
 }
 
 /** Writes `events` events and about `spans` spans into the data directory's DuckDB file. */
-export async function bulkLoad(dataDir: string, events: number, spans: number, log: (line: string) => void = () => undefined, now = Date.now()): Promise<Omit<LoadResult, 'fileBytes'>> {
+export async function bulkLoad(
+  dataDir: string,
+  events: number,
+  spans: number,
+  log: (line: string) => void = () => undefined,
+  now = Date.now(),
+): Promise<Omit<LoadResult, 'fileBytes'>> {
   const started = performance.now();
   const db = await Database.open(dataDir);
   const docs = DocStore.open(dataDir);
@@ -258,9 +314,11 @@ export async function bulkLoad(dataDir: string, events: number, spans: number, l
         spanTpl[0].parts.length,
         spanTpl.map((t, i) => ({ values: [String(i), t.name, t.service, t.kind], parts: t.parts })),
       );
-      await c.run(`CREATE OR REPLACE TEMP TABLE bench_issue_info AS SELECT * FROM (VALUES ${[...new Map(eventTpl.map((t) => [t.issueId, t])).values()]
-        .map((t) => `(${[t.issueId, t.groupingHash, t.title, t.culprit, t.type, t.value, t.level].map(sqlString).join(', ')})`)
-        .join(', ')}) AS v(issue_id, grouping_hash, title, culprit, type, value, level)`);
+      await c.run(
+        `CREATE OR REPLACE TEMP TABLE bench_issue_info AS SELECT * FROM (VALUES ${[...new Map(eventTpl.map((t) => [t.issueId, t])).values()]
+          .map((t) => `(${[t.issueId, t.groupingHash, t.title, t.culprit, t.type, t.value, t.level].map(sqlString).join(', ')})`)
+          .join(', ')}) AS v(issue_id, grouping_hash, title, culprit, type, value, level)`,
+      );
     });
 
     // --- events ---
@@ -335,8 +393,14 @@ export async function bulkLoad(dataDir: string, events: number, spans: number, l
     const spanDoc = concat(
       spanTpl[0].names,
       {
-        spanTrace: 's.trace_id', spanId: 's.span_id', parent: 's.parent_span_id', startNs: '(s.start_ms * 1000000)::VARCHAR', endNs: '(s.end_ms * 1000000)::VARCHAR',
-        startMs: 's.start_ms::VARCHAR', endMs: 's.end_ms::VARCHAR', duration: '(s.end_ms - s.start_ms)::VARCHAR',
+        spanTrace: 's.trace_id',
+        spanId: 's.span_id',
+        parent: 's.parent_span_id',
+        startNs: '(s.start_ms * 1000000)::VARCHAR',
+        endNs: '(s.end_ms * 1000000)::VARCHAR',
+        startMs: 's.start_ms::VARCHAR',
+        endMs: 's.end_ms::VARCHAR',
+        duration: '(s.end_ms - s.start_ms)::VARCHAR',
       },
       (i) => `tpl.p${i}`,
     );

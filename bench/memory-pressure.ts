@@ -31,7 +31,14 @@ function largeEvent(i: number): string {
 function post(port: number, agent: Agent, key: string, body: string): Promise<number> {
   return new Promise((resolve) => {
     const req = request(
-      { host: '127.0.0.1', port, path: '/v1/events', method: 'POST', agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/v1/events',
+        method: 'POST',
+        agent,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));

@@ -214,7 +214,14 @@ export async function measureOverload(options: OverloadOptions): Promise<Overloa
     new Promise<{ status: number; ms: number }>((resolve) => {
       const t0 = performance.now();
       const req = httpRequest(
-        { host: '127.0.0.1', port, path: '/v1/events', method: 'POST', agent, headers: { authorization: `Bearer ${options.key}`, 'content-type': 'application/json', 'content-length': probeBody.length } },
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/v1/events',
+          method: 'POST',
+          agent,
+          headers: { authorization: `Bearer ${options.key}`, 'content-type': 'application/json', 'content-length': probeBody.length },
+        },
         (res) => {
           res.resume();
           res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0 }));

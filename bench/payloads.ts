@@ -59,15 +59,51 @@ const ERROR_KINDS: ReadonlyArray<readonly [string, (r: () => number) => string]>
 ];
 
 const LIB_FRAMES = [
-  ['node_modules/react-dom/cjs/react-dom.production.min.js', ['callCallback', 'invokeGuardedCallbackDev', 'commitRoot', 'performSyncWorkOnRoot', 'flushSyncCallbacks', 'dispatchDiscreteEvent', 'batchedUpdates$1']],
+  [
+    'node_modules/react-dom/cjs/react-dom.production.min.js',
+    ['callCallback', 'invokeGuardedCallbackDev', 'commitRoot', 'performSyncWorkOnRoot', 'flushSyncCallbacks', 'dispatchDiscreteEvent', 'batchedUpdates$1'],
+  ],
   ['node_modules/react/cjs/react.production.min.js', ['useMemo', 'useCallback', 'useEffect']],
   ['node_modules/scheduler/cjs/scheduler.production.min.js', ['workLoop', 'flushWork', 'performWorkUntilDeadline']],
   ['node_modules/axios/lib/core/Axios.js', ['request', 'dispatchRequest', 'settle']],
   ['node_modules/@tanstack/query-core/build/lib/query.js', ['fetch', 'executeFetch', 'onError']],
   ['node_modules/redux/lib/redux.js', ['dispatch', 'combination']],
 ] as const;
-const APP_MODULES = ['pages/checkout', 'pages/cart', 'pages/product', 'components/PriceTag', 'components/CartItem', 'components/AddressForm', 'lib/api', 'lib/money', 'lib/session', 'store/cart', 'store/user', 'hooks/useOrder', 'hooks/useCart', 'utils/format', 'utils/validate'];
-const APP_FUNCTIONS = ['totalOf', 'submitOrder', 'renderRow', 'applyCoupon', 'loadUser', 'formatPrice', 'validateAddress', 'fetchCart', 'mergeItems', 'onSubmit', 'handleClick', 'computeTax', 'parseResponse', 'useCartTotals', 'selectShipping', 'restoreSession'];
+const APP_MODULES = [
+  'pages/checkout',
+  'pages/cart',
+  'pages/product',
+  'components/PriceTag',
+  'components/CartItem',
+  'components/AddressForm',
+  'lib/api',
+  'lib/money',
+  'lib/session',
+  'store/cart',
+  'store/user',
+  'hooks/useOrder',
+  'hooks/useCart',
+  'utils/format',
+  'utils/validate',
+];
+const APP_FUNCTIONS = [
+  'totalOf',
+  'submitOrder',
+  'renderRow',
+  'applyCoupon',
+  'loadUser',
+  'formatPrice',
+  'validateAddress',
+  'fetchCart',
+  'mergeItems',
+  'onSubmit',
+  'handleClick',
+  'computeTax',
+  'parseResponse',
+  'useCartTotals',
+  'selectShipping',
+  'restoreSession',
+];
 
 export interface ErrorTemplate {
   type: string;
@@ -117,7 +153,13 @@ export function errorTemplates(count = 200): ErrorTemplate[] {
       pre_context: ['export function handler(index: number) {', '  const session = useSession();', '  if (!session) return null;'],
       post_context: ['}', '', 'export default handler;'],
     });
-    out.push({ type, value: value(r), message: `${type} while ${pick(r, ['rendering', 'submitting', 'loading', 'saving'])} ${pick(r, ['checkout', 'cart', 'product page', 'account'])}`, level: r() < 0.9 ? 'error' : r() < 0.5 ? 'fatal' : 'warning', frames });
+    out.push({
+      type,
+      value: value(r),
+      message: `${type} while ${pick(r, ['rendering', 'submitting', 'loading', 'saving'])} ${pick(r, ['checkout', 'cart', 'product page', 'account'])}`,
+      level: r() < 0.9 ? 'error' : r() < 0.5 ? 'fatal' : 'warning',
+      frames,
+    });
   }
   return out;
 }
@@ -154,7 +196,10 @@ export function eventBody(template: ErrorTemplate, releaseIndex: number, random:
               ? `button#${pick(random, ['checkout', 'add-to-cart', 'apply-coupon', 'pay-now'])}.btn.btn-primary`
               : `[cart] recalculated totals in ${int(random, 1, 90)}ms`,
       level: 'info',
-      data: kind === 'http' ? { status_code: pick(random, [200, 200, 200, 201, 304, 404, 500]), duration_ms: int(random, 5, 900) } : { session_step: int(random, 1, 9) },
+      data:
+        kind === 'http'
+          ? { status_code: pick(random, [200, 200, 200, 201, 304, 404, 500]), duration_ms: int(random, 5, 900) }
+          : { session_step: int(random, 1, 9) },
     });
   }
   // Line numbers move a little between releases (grouping ignores them).
@@ -167,7 +212,12 @@ export function eventBody(template: ErrorTemplate, releaseIndex: number, random:
     message: template.message,
     platform: 'javascript',
     exception: { type: template.type, value: template.value, stacktrace: frames },
-    user: { id: `user-${user}`, email: `customer${user}@example.com`, username: `customer${user}`, ip_address: `10.${int(random, 0, 255)}.${int(random, 0, 255)}.${int(random, 1, 254)}` },
+    user: {
+      id: `user-${user}`,
+      email: `customer${user}@example.com`,
+      username: `customer${user}`,
+      ip_address: `10.${int(random, 0, 255)}.${int(random, 0, 255)}.${int(random, 1, 254)}`,
+    },
     tags: {
       route,
       browser,
@@ -187,7 +237,11 @@ export function eventBody(template: ErrorTemplate, releaseIndex: number, random:
     request: {
       url: `https://shop.example.com${route.replace(':id', String(int(random, 1, 99999)))}`,
       method: 'GET',
-      headers: { 'user-agent': `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) ${browser} Safari/537.36`, referer: 'https://shop.example.com/', 'accept-language': 'en-GB,en;q=0.9' },
+      headers: {
+        'user-agent': `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) ${browser} Safari/537.36`,
+        referer: 'https://shop.example.com/',
+        'accept-language': 'en-GB,en;q=0.9',
+      },
     },
     sdk: { name: 'faultline.javascript', version: '1.4.0' },
   };
@@ -274,7 +328,9 @@ function recordBatch(serviceIndex: number, spansPerBatch: number, random: () => 
       const db = random() < 0.5;
       const parent = c > 2 && random() < 0.3 ? trace.setSpan(ctx, children[int(random, 0, children.length - 1)]) : ctx;
       const span = tracer.startSpan(
-        db ? `SELECT shop.${pick(random, ['orders', 'carts', 'products', 'users'])}` : `${pick(random, ['GET', 'POST'])} ${pick(random, ['pricing', 'inventory', 'payments', 'auth'])}-svc`,
+        db
+          ? `SELECT shop.${pick(random, ['orders', 'carts', 'products', 'users'])}`
+          : `${pick(random, ['GET', 'POST'])} ${pick(random, ['pricing', 'inventory', 'payments', 'auth'])}-svc`,
         {
           kind: db ? SpanKind.CLIENT : random() < 0.5 ? SpanKind.CLIENT : SpanKind.INTERNAL,
           startTime: t,
@@ -284,7 +340,8 @@ function recordBatch(serviceIndex: number, spansPerBatch: number, random: () => 
                 'db.namespace': 'shop',
                 'db.operation.name': 'SELECT',
                 'db.collection.name': pick(random, ['orders', 'carts', 'products', 'users']),
-                'db.query.text': 'SELECT id, status, total_cents, currency, updated_at FROM orders WHERE customer_id = $1 AND status = ANY($2) ORDER BY updated_at DESC LIMIT 20',
+                'db.query.text':
+                  'SELECT id, status, total_cents, currency, updated_at FROM orders WHERE customer_id = $1 AND status = ANY($2) ORDER BY updated_at DESC LIMIT 20',
                 'server.address': 'orders-db.internal',
                 'server.port': 5432,
                 'db.response.returned_rows': int(random, 0, 20),

@@ -89,9 +89,7 @@ export function summarizeProfile(file: string, top = 25): ProfileSummary {
     areas.set(area, a);
   }
   const finish = (list: ProfileEntry[]) =>
-    list
-      .map((e) => ({ ...e, selfMs: Math.round(e.selfMs), selfShare: total ? e.selfMs / (total / 1000) : 0 }))
-      .sort((a, b) => b.selfMs - a.selfMs);
+    list.map((e) => ({ ...e, selfMs: Math.round(e.selfMs), selfShare: total ? e.selfMs / (total / 1000) : 0 })).sort((a, b) => b.selfMs - a.selfMs);
   return {
     file,
     totalMs: Math.round(total / 1000),
@@ -102,7 +100,9 @@ export function summarizeProfile(file: string, top = 25): ProfileSummary {
 }
 
 export function newestProfile(dir: string): string | undefined {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .sort();
   return files.length ? join(dir, files[files.length - 1]) : undefined;
 }
 

@@ -200,7 +200,9 @@ export async function measureReads(options: ReadsOptions): Promise<ReadTiming[]>
       responseBytes: bytes / Math.max(1, api.size),
       rows: rows / Math.max(1, sql.size),
     });
-    options.log?.(`  ${c.name}: API p50 ${a.p50.toFixed(2)} ms p99 ${a.p99.toFixed(2)} ms (n=${a.n}); SQL p50 ${s.p50.toFixed(2)} ms p99 ${s.p99.toFixed(2)} ms (n=${s.n})`);
+    options.log?.(
+      `  ${c.name}: API p50 ${a.p50.toFixed(2)} ms p99 ${a.p99.toFixed(2)} ms (n=${a.n}); SQL p50 ${s.p50.toFixed(2)} ms p99 ${s.p99.toFixed(2)} ms (n=${s.n})`,
+    );
   }
   agent.destroy();
   return out;

@@ -61,7 +61,17 @@ export interface Results {
   };
   storage?: {
     rawJsonBytesPerEvent: number;
-    duckdb: { events: number; bytes: number; bytesPerEvent: number; ratioToRaw: number; usedBytesPerEvent: number; docStoreBytesPerEvent: number; totalRatioToRaw: number } | { na: string };
+    duckdb:
+      | {
+          events: number;
+          bytes: number;
+          bytesPerEvent: number;
+          ratioToRaw: number;
+          usedBytesPerEvent: number;
+          docStoreBytesPerEvent: number;
+          totalRatioToRaw: number;
+        }
+      | { na: string };
     parquet: { events: number; bytes: number; files: number; bytesPerEvent: number; ratioToRaw: number; eventsPerSecond: number } | { na: string };
   };
   reads?: {
@@ -114,7 +124,12 @@ export function evaluateGoals(r: Results): Goal[] {
   if (r.storage) {
     const p = r.storage.parquet;
     if ('na' in p) goals.push({ goal: 'Parquet <= 1/8 of raw JSON bytes', value: p.na, pass: null });
-    else goals.push({ goal: 'Parquet <= 1/8 of raw JSON bytes', value: `1/${fmt(1 / p.ratioToRaw, 1)} (${fmt(p.bytesPerEvent)} B/event)`, pass: p.ratioToRaw <= 1 / 8 });
+    else
+      goals.push({
+        goal: 'Parquet <= 1/8 of raw JSON bytes',
+        value: `1/${fmt(1 / p.ratioToRaw, 1)} (${fmt(p.bytesPerEvent)} B/event)`,
+        pass: p.ratioToRaw <= 1 / 8,
+      });
   }
   return goals;
 }
@@ -129,7 +144,12 @@ const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : 'n
 
 function table(header: string[], rows: string[][], indent = '  '): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => indent + cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('   ').trimEnd();
+  const line = (cells: string[]) =>
+    indent +
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+      .join('   ')
+      .trimEnd();
   return [line(header), ...rows.map(line)].join('\n');
 }
 
@@ -179,8 +199,22 @@ export function formatReport(r: Results): string {
       table(
         ['', 'spans/s', 'requests/s', 'p50 ms', 'p99 ms', 'errors'],
         [
-          ['Faultline OTLP receiver (child process)', n0(s.faultline.spansPerSecond), n1(s.faultline.okPerSecond), n2(s.faultline.latency.p50), n2(s.faultline.latency.p99), errorsOf(s.faultline)],
-          ['decodeTraceRequestProtobuf alone (1 thread)', n0(s.decode.spansPerSecond), n1(s.decode.requests / s.decode.seconds), n2(s.decode.msPerRequest), '', ''],
+          [
+            'Faultline OTLP receiver (child process)',
+            n0(s.faultline.spansPerSecond),
+            n1(s.faultline.okPerSecond),
+            n2(s.faultline.latency.p50),
+            n2(s.faultline.latency.p99),
+            errorsOf(s.faultline),
+          ],
+          [
+            'decodeTraceRequestProtobuf alone (1 thread)',
+            n0(s.decode.spansPerSecond),
+            n1(s.decode.requests / s.decode.seconds),
+            n2(s.decode.msPerRequest),
+            '',
+            '',
+          ],
           ['ratio Faultline / decode', n3(s.ratio), '', '', '', ''],
         ],
       ),
@@ -233,8 +267,12 @@ export function formatReport(r: Results): string {
 
   if (r.overload) {
     const o = r.overload;
-    const errs = Object.entries(o.otherStatuses).map(([s, c]) => `${c}x${s}`).join(', ');
-    out.push(`OVERLOAD  events offered open-loop at ${n0(o.offeredRate)}/s (3 x measured capacity) for ${n1(o.seconds)} s, pipelined over ${(r.settings as { overloadConnections: number }).overloadConnections} connections`);
+    const errs = Object.entries(o.otherStatuses)
+      .map(([s, c]) => `${c}x${s}`)
+      .join(', ');
+    out.push(
+      `OVERLOAD  events offered open-loop at ${n0(o.offeredRate)}/s (3 x measured capacity) for ${n1(o.seconds)} s, pipelined over ${(r.settings as { overloadConnections: number }).overloadConnections} connections`,
+    );
     out.push(
       table(
         ['sent', 'answered', '202', 'refused 503/429', 'refused share', 'other 5xx', 'lost', 'client-shed', 'peak RSS MB', 'recovery s', 'drain s'],
@@ -263,6 +301,7 @@ export function formatReport(r: Results): string {
 
   out.push('GOALS');
   const width = Math.max(...r.goals.map((g) => g.goal.length));
-  for (const g of r.goals) out.push(`  [${g.pass === null ? ' n/a' : g.pass ? 'PASS' : 'FAIL'}] ${g.goal.padEnd(width)}  ${g.value}${g.note ? `  (${g.note})` : ''}`);
+  for (const g of r.goals)
+    out.push(`  [${g.pass === null ? ' n/a' : g.pass ? 'PASS' : 'FAIL'}] ${g.goal.padEnd(width)}  ${g.value}${g.note ? `  (${g.note})` : ''}`);
   return out.join('\n');
 }

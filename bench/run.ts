@@ -88,7 +88,11 @@ function sourceState(): { commit: string; changed: string[] } {
       return '';
     }
   };
-  const changed = git('status', '--porcelain').split('\n').filter(Boolean).map((l) => l.slice(3)).filter((f) => !f.startsWith('bench/'));
+  const changed = git('status', '--porcelain')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.slice(3))
+    .filter((f) => !f.startsWith('bench/'));
   return { commit: git('rev-parse', '--short', 'HEAD') || 'unknown', changed };
 }
 const cleanup: Array<() => Promise<unknown> | unknown> = [];
@@ -170,7 +174,12 @@ async function main(): Promise<void> {
 
   if (phases.has('events')) {
     log(`Events: bare node:http baseline (${settings.bareSeconds} s)…`);
-    const bare = await measureBareEvents({ bodies: bodies.bodies, connections: settings.connections, warmup: settings.warmupSeconds, duration: settings.bareSeconds });
+    const bare = await measureBareEvents({
+      bodies: bodies.bodies,
+      connections: settings.connections,
+      warmup: settings.warmupSeconds,
+      duration: settings.bareSeconds,
+    });
     log(`  ${Math.round(bare.okPerSecond)}/s, p99 ${bare.latency.p99.toFixed(1)} ms`);
 
     log(`Events: Faultline (${settings.eventsSeconds} s)…`);
@@ -180,12 +189,21 @@ async function main(): Promise<void> {
     const sampler = new RssSampler(svc.pid).start();
     sampler.mark('events-warmup');
     let cpu0 = 0;
-    const fl = await measureFaultlineEvents(svc, { bodies: bodies.bodies, connections: settings.connections, warmup: settings.warmupSeconds, duration: settings.eventsSeconds }, () => {
-      sampler.mark('events');
-      cpu0 = cpuSeconds(svc.pid);
-    });
+    const fl = await measureFaultlineEvents(
+      svc,
+      { bodies: bodies.bodies, connections: settings.connections, warmup: settings.warmupSeconds, duration: settings.eventsSeconds },
+      () => {
+        sampler.mark('events');
+        cpu0 = cpuSeconds(svc.pid);
+      },
+    );
     const cpuCores = (cpuSeconds(svc.pid) - cpu0) / fl.seconds;
-    const memory = { steadyMB: sampler.steady('events'), steadyAnonMB: sampler.steady('events', 'anonMB'), peakMB: Math.max(sampler.peak('events'), sampler.peak('events-warmup')), cpuCores };
+    const memory = {
+      steadyMB: sampler.steady('events'),
+      steadyAnonMB: sampler.steady('events', 'anonMB'),
+      peakMB: Math.max(sampler.peak('events'), sampler.peak('events-warmup')),
+      cpuCores,
+    };
     log(`  ${Math.round(fl.okPerSecond)}/s, p99 ${fl.latency.p99.toFixed(1)} ms, non-2xx ${fl.non2xx}, RSS ${Math.round(memory.steadyMB)} MB`);
     results.events = {
       bodies: {
@@ -219,7 +237,9 @@ async function main(): Promise<void> {
       sampler,
     });
     const o = results.overload;
-    log(`  sent ${o.sent}, 202 ${o.accepted}, refused ${o.refused}, other 5xx ${o.otherServerErrors}, lost ${o.lost}, recovery ${o.recoverySeconds.toFixed(2)} s`);
+    log(
+      `  sent ${o.sent}, 202 ${o.accepted}, refused ${o.refused}, other 5xx ${o.otherServerErrors}, lost ${o.lost}, recovery ${o.recoverySeconds.toFixed(2)} s`,
+    );
     peak = Math.max(peak, readRss(svc.pid).hwmMB);
     sampler.stop();
     await stopChild(svc);
@@ -265,23 +285,45 @@ async function main(): Promise<void> {
     const sampler = new RssSampler(svc.pid).start();
     sampler.mark('spans-warmup');
     let cpu0 = 0;
-    const fl = await measureFaultlineSpans(svc, { payloads: spanPayloads, connections: settings.spanConnections, warmup: settings.warmupSeconds, duration: settings.spansSeconds }, () => {
-      sampler.mark('spans');
-      cpu0 = cpuSeconds(svc.pid);
-    });
+    const fl = await measureFaultlineSpans(
+      svc,
+      { payloads: spanPayloads, connections: settings.spanConnections, warmup: settings.warmupSeconds, duration: settings.spansSeconds },
+      () => {
+        sampler.mark('spans');
+        cpu0 = cpuSeconds(svc.pid);
+      },
+    );
     const cpuCores = (cpuSeconds(svc.pid) - cpu0) / fl.seconds;
-    const memory = { steadyMB: sampler.steady('spans'), steadyAnonMB: sampler.steady('spans', 'anonMB'), peakMB: Math.max(sampler.peak('spans'), sampler.peak('spans-warmup'), readRss(svc.pid).hwmMB), cpuCores };
+    const memory = {
+      steadyMB: sampler.steady('spans'),
+      steadyAnonMB: sampler.steady('spans', 'anonMB'),
+      peakMB: Math.max(sampler.peak('spans'), sampler.peak('spans-warmup'), readRss(svc.pid).hwmMB),
+      cpuCores,
+    };
     sampler.stop();
     await stopChild(svc);
     takeProfile('spans');
     log(`  ${Math.round(fl.spansPerSecond)} spans/s, p99 ${fl.latency.p99.toFixed(1)} ms, non-2xx ${fl.non2xx}, RSS ${Math.round(memory.steadyMB)} MB`);
     if (!decode) throw new Error('no decode measurement');
-    results.spans = { requestBytes: spanPayloads.averageBytes, spansPerRequest: spanPayloads.spansPerRequest, faultline: fl, decode, ratio: fl.spansPerSecond / decode.spansPerSecond, memory };
+    results.spans = {
+      requestBytes: spanPayloads.averageBytes,
+      spansPerRequest: spanPayloads.spansPerRequest,
+      faultline: fl,
+      decode,
+      ratio: fl.spansPerSecond / decode.spansPerSecond,
+      memory,
+    };
     if (memory.steadyMB > steady) [steady, steadyAnon] = [memory.steadyMB, memory.steadyAnonMB];
     peak = Math.max(peak, memory.peakMB);
   }
 
-  if (steady > 0) results.memory = { steadyMB: steady, steadyAnonMB: steadyAnon, peakMB: peak, note: 'child process; steady = median RSS over the 2nd half of the events and spans loads (the larger), peak = VmHWM incl. overload' };
+  if (steady > 0)
+    results.memory = {
+      steadyMB: steady,
+      steadyAnonMB: steadyAnon,
+      peakMB: peak,
+      note: 'child process; steady = median RSS over the 2nd half of the events and spans loads (the larger), peak = VmHWM incl. overload',
+    };
 
   if (phases.has('reads')) {
     log(`Reads: bulk-loading ${N_EVENTS.toLocaleString('en-US')} events and ${N_SPANS.toLocaleString('en-US')} spans…`);
@@ -395,6 +437,8 @@ const resultsDir = join(packageRoot, 'bench/results');
 mkdirSync(resultsDir, { recursive: true });
 writeFileSync(join(resultsDir, 'latest.json'), `${JSON.stringify(results, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`);
 process.stdout.write(`${formatReport(results)}\n`);
-if (results.profiles) for (const [name, summary] of Object.entries(results.profiles)) process.stdout.write(`\n${formatProfile(`CPU profile of the service during the ${name} load`, summary)}\n`);
+if (results.profiles)
+  for (const [name, summary] of Object.entries(results.profiles))
+    process.stdout.write(`\n${formatProfile(`CPU profile of the service during the ${name} load`, summary)}\n`);
 process.stdout.write(`\nJSON: ${join(resultsDir, 'latest.json')}\n`);
 process.exit(failed ? 1 : 0);

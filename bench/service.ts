@@ -63,7 +63,11 @@ export async function startChild(options: ChildOptions): Promise<ChildService> {
     const timer = setTimeout(() => reject(new Error(`faultline did not start in time\n${stdout}\n${stderr}`)), 60_000);
     child.stdout?.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      if (/HTTP on [^:]+:\d+/.test(stdout) && /otlp listening on port \d+/.test(stdout) && (!stdout.includes('Created organization') || /test key: \S+/.test(stdout))) {
+      if (
+        /HTTP on [^:]+:\d+/.test(stdout) &&
+        /otlp listening on port \d+/.test(stdout) &&
+        (!stdout.includes('Created organization') || /test key: \S+/.test(stdout))
+      ) {
         clearTimeout(timer);
         resolve();
       }

@@ -76,7 +76,18 @@ export class Service {
       rateLimit: settings.limits.rate_limit,
       version: VERSION,
     });
-    const host: Host = { logger, metrics, settings, database, catalog, issueStates: new IssueStates(database), quarantine: new Quarantine(database, metrics), auth, http, listeners: new Map() };
+    const host: Host = {
+      logger,
+      metrics,
+      settings,
+      database,
+      catalog,
+      issueStates: new IssueStates(database),
+      quarantine: new Quarantine(database, metrics),
+      auth,
+      http,
+      listeners: new Map(),
+    };
     return new Service({ ...config, settings }, host);
   }
 
@@ -106,7 +117,10 @@ export class Service {
     // would never be seen, and the next start would not print them again.
     const bootstrap = host.settings.auth.bootstrap ? await host.catalog.bootstrap() : undefined;
     host.http.ready = true;
-    host.logger.info({ port: httpPort, listeners: Object.fromEntries(host.listeners), pipelines: this.config.pipelines.map((p) => p.id), data_dir: host.settings.data_dir }, 'faultline started');
+    host.logger.info(
+      { port: httpPort, listeners: Object.fromEntries(host.listeners), pipelines: this.config.pipelines.map((p) => p.id), data_dir: host.settings.data_dir },
+      'faultline started',
+    );
     return {
       httpPort,
       listeners: Object.fromEntries(host.listeners),
@@ -167,4 +181,3 @@ export class Service {
     host.logger.info('faultline stopped');
   }
 }
-

@@ -28,12 +28,19 @@ export function checkDocStore(dir: string, databases: readonly string[]): void {
   if (!existsSync(path)) return;
   const why = headerProblem(path);
   if (why) throw new DocStoreCorruptError(path, why);
-  const probe = spawnSync(process.execPath, ['--input-type=commonjs', '-e', PROBE, createRequire(import.meta.url).resolve('lmdb'), dir, JSON.stringify(databases)], {
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
+  const probe = spawnSync(
+    process.execPath,
+    ['--input-type=commonjs', '-e', PROBE, createRequire(import.meta.url).resolve('lmdb'), dir, JSON.stringify(databases)],
+    {
+      encoding: 'utf8',
+      timeout: 30_000,
+    },
+  );
   if (probe.status !== 0)
-    throw new DocStoreCorruptError(path, probe.signal ? `reading it crashed a probe process with ${probe.signal}` : `a probe could not read it: ${probe.stderr.trim().split('\n').pop() ?? ''}`);
+    throw new DocStoreCorruptError(
+      path,
+      probe.signal ? `reading it crashed a probe process with ${probe.signal}` : `a probe could not read it: ${probe.stderr.trim().split('\n').pop() ?? ''}`,
+    );
 }
 
 function headerProblem(path: string): string | undefined {

@@ -67,7 +67,10 @@ export class DocStore {
 
   static open(dataDir: string): DocStore {
     const dir = join(dataDir, 'docs');
-    checkDocStore(dir, DOC_KINDS.flatMap((kind) => [LMDB_NAMES[kind], `pending_${LMDB_NAMES[kind]}`]));
+    checkDocStore(
+      dir,
+      DOC_KINDS.flatMap((kind) => [LMDB_NAMES[kind], `pending_${LMDB_NAMES[kind]}`]),
+    );
     makePrivateDir(dir);
     makePrivateFiles(dir, /\.mdb$/);
     // No compression: lmdb-js compresses synchronous writes on the main thread (LZ4), which cost

@@ -160,8 +160,9 @@ export async function moveDocuments(connection: DuckDBConnection, docs: DocStore
     const rows = (await connection.runAndReadAll(`SELECT rowid, doc, ${keyColumns} FROM ${table} WHERE doc <> '' LIMIT 10000`)).getRows();
     if (rows.length === 0) return;
     // Numbers stay numbers (a span key's start), as the exporter writes them.
-    await docs.put(rows.map(([, doc, ...key]) => ({ kind, key: key.map((part) => (typeof part === 'bigint' ? Number(part) : String(part))), doc: String(doc) })));
+    await docs.put(
+      rows.map(([, doc, ...key]) => ({ kind, key: key.map((part) => (typeof part === 'bigint' ? Number(part) : String(part))), doc: String(doc) })),
+    );
     await connection.run(`UPDATE ${table} SET doc = '' WHERE rowid IN (${rows.map((row) => String(row[0])).join(', ')})`);
   }
 }
-

@@ -31,7 +31,8 @@ export class DuckdbReadSource implements ReadSource {
     const dataset = String(row.dataset);
     const project = String(row.project_id);
     if (signal === 'events') return this.docs().get('events', [dataset, project, String(row.id)]);
-    if (signal === 'traces') return this.docs().get('traces', spanKey(dataset, project, BigInt(row.start_ns as bigint), String(row.trace_id), String(row.span_id)));
+    if (signal === 'traces')
+      return this.docs().get('traces', spanKey(dataset, project, BigInt(row.start_ns as bigint), String(row.trace_id), String(row.span_id)));
     return undefined;
   }
 

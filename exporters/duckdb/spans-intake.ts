@@ -18,7 +18,10 @@ export const spanIntake: IntakeKind<Span> = {
   // The document has every column of the row but the time of receipt.
   pending: (span) => span.received_at,
   fromDocument(doc, extra) {
-    const d = JSON.parse(doc) as Omit<SpanColumns, 'start_time_unix_nano' | 'end_time_unix_nano'> & { start_time_unix_nano: string; end_time_unix_nano: string };
+    const d = JSON.parse(doc) as Omit<SpanColumns, 'start_time_unix_nano' | 'end_time_unix_nano'> & {
+      start_time_unix_nano: string;
+      end_time_unix_nano: string;
+    };
     const columns: SpanColumns = {
       trace_id: d.trace_id,
       span_id: d.span_id,

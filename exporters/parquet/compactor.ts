@@ -180,15 +180,13 @@ export async function recoverCompactions(lake: Lake, signal?: LakeSignal): Promi
         (signal ? ` AND signal = ${sqlString(signal)}` : '') +
         ' ORDER BY id',
     );
-  const pending = result.getRows().map(
-    ([id, signal, partitionDir, inputs, output]): Compaction => ({
-      id: String(id),
-      signal: String(signal) as LakeSignal,
-      partitionDir: String(partitionDir),
-      inputs: JSON.parse(String(inputs)) as string[],
-      output: String(output),
-    }),
-  );
+  const pending = result.getRows().map(([id, signal, partitionDir, inputs, output]): Compaction => ({
+    id: String(id),
+    signal: String(signal) as LakeSignal,
+    partitionDir: String(partitionDir),
+    inputs: JSON.parse(String(inputs)) as string[],
+    output: String(output),
+  }));
   for (const compaction of pending) {
     const dir = join(lake.path, compaction.partitionDir);
     if (existsSync(join(dir, compaction.output))) removeCompactionInputs(lake, compaction);

@@ -32,7 +32,9 @@ export const parquetConfigSchema = z
       .string()
       .min(1)
       .optional()
-      .describe('The lake directory (relative: to data_dir); default service.lake.path (<data_dir>/lake). Two instances (parquet, parquet/archive) need two directories'),
+      .describe(
+        'The lake directory (relative: to data_dir); default service.lake.path (<data_dir>/lake). Two instances (parquet, parquet/archive) need two directories',
+      ),
     flush: flushSchema.prefault({}),
     compaction: compactionSchema.prefault({}),
     max_batch_items: z.number().int().positive().default(5000).describe('Most items staged in one transaction; more waiting items go in the next one'),

@@ -174,7 +174,8 @@ export class ParquetExporter implements Exporter {
       const day = firstKept[signal];
       if (!day) continue;
       const table = this.lake.tables.staging[signal];
-      const before = signal === 'events' ? `timestamp < make_timestamp(${BigInt(Date.parse(day)) * 1000n}::BIGINT)` : `start_ns < ${BigInt(Date.parse(day)) * 1_000_000n}`;
+      const before =
+        signal === 'events' ? `timestamp < make_timestamp(${BigInt(Date.parse(day)) * 1000n}::BIGINT)` : `start_ns < ${BigInt(Date.parse(day)) * 1_000_000n}`;
       deletedRows[table] = await this.lake.db.write(async (c) => (await c.run(`DELETE FROM ${table} WHERE ${before} AND batch_id IS NULL`)).rowsChanged);
       deletedPartitions.push(...dropPartitionsBefore(this.lake.path, signal, day));
     }

@@ -28,7 +28,9 @@ export class LakeReadSource implements ReadSource {
       return dates.flatMap((date) => listFiles(this.lake.path, lakeSignal, project, date));
     });
     if (files.length)
-      parts.push(`SELECT ${LAKE_READ_SQL[lakeSignal]} FROM read_parquet(${fileListSql(files)}, hive_partitioning = true, hive_types = {'project_id': VARCHAR})`);
+      parts.push(
+        `SELECT ${LAKE_READ_SQL[lakeSignal]} FROM read_parquet(${fileListSql(files)}, hive_partitioning = true, hive_types = {'project_id': VARCHAR})`,
+      );
     return `(${parts.join(' UNION ALL BY NAME ')})`;
   }
 

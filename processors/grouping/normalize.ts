@@ -119,8 +119,7 @@ const URL_PLACEHOLDERS = ['<uuid>', '<email>'];
 const ISO_DATE =
   /\b\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?:[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d+)?)?(?:Z|[+-](?:[01]\d|2[0-3])(?::?[0-5]\d)?)?)?(?![\w:])/g;
 const IPV4_CANDIDATE = /(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?!\w|\.\d)/g;
-const IPV6_CANDIDATE =
-  /(?<![\w:.])(?:[0-9a-f]{0,4}:){2,7}(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-f]{1,4})?(?![\w:]|\.\d)/gi;
+const IPV6_CANDIDATE = /(?<![\w:.])(?:[0-9a-f]{0,4}:){2,7}(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-f]{1,4})?(?![\w:]|\.\d)/gi;
 const HEX_LITERAL = /\b0x[0-9a-f]+\b/gi;
 const HEX_RUN_IN_TEXT = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi;
 const FLOAT = /\b\d+\.\d+\b/g;
@@ -128,11 +127,7 @@ const INT = /\b\d+\b/g;
 
 function trimUrl(url: string): string {
   let end = url.length;
-  while (
-    end > 0 &&
-    URL_TRAILING_PUNCTUATION.has(url[end - 1]) &&
-    !URL_PLACEHOLDERS.some((p) => end >= p.length && url.startsWith(p, end - p.length))
-  ) {
+  while (end > 0 && URL_TRAILING_PUNCTUATION.has(url[end - 1]) && !URL_PLACEHOLDERS.some((p) => end >= p.length && url.startsWith(p, end - p.length))) {
     end--;
   }
   return '<url>' + url.slice(end);
@@ -147,16 +142,18 @@ function trimUrl(url: string): string {
  */
 export function parameterize(value: string): string {
   if (value === '') return value;
-  return value
-    .replace(UUID, '<uuid>')
-    .replace(EMAIL, '<email>')
-    .replace(URL_CANDIDATE, trimUrl)
-    .replace(ISO_DATE, '<date>')
-    // IPv6 first, so that `::ffff:192.0.2.1` is one address rather than `::ffff:<ip>`.
-    .replace(IPV6_CANDIDATE, (m) => (HAS_DIGIT.test(m) && isIPv6(m) ? '<ip>' : m))
-    .replace(IPV4_CANDIDATE, (m) => (isIPv4(m) ? '<ip>' : m))
-    .replace(HEX_LITERAL, '<hex>')
-    .replace(HEX_RUN_IN_TEXT, '<hex>')
-    .replace(FLOAT, '<float>')
-    .replace(INT, '<int>');
+  return (
+    value
+      .replace(UUID, '<uuid>')
+      .replace(EMAIL, '<email>')
+      .replace(URL_CANDIDATE, trimUrl)
+      .replace(ISO_DATE, '<date>')
+      // IPv6 first, so that `::ffff:192.0.2.1` is one address rather than `::ffff:<ip>`.
+      .replace(IPV6_CANDIDATE, (m) => (HAS_DIGIT.test(m) && isIPv6(m) ? '<ip>' : m))
+      .replace(IPV4_CANDIDATE, (m) => (isIPv4(m) ? '<ip>' : m))
+      .replace(HEX_LITERAL, '<hex>')
+      .replace(HEX_RUN_IN_TEXT, '<hex>')
+      .replace(FLOAT, '<float>')
+      .replace(INT, '<int>')
+  );
 }

@@ -47,9 +47,7 @@ export const apiErrorMap: z.core.$ZodErrorMap = (issue) => {
     }
     case 'invalid_union': {
       // A union of plain types (user.id, tag values): list what each branch expected.
-      const expected = issue.errors.map((branch) =>
-        branch.length === 1 && branch[0].code === 'invalid_type' ? EXPECTED[branch[0].expected] : undefined,
-      );
+      const expected = issue.errors.map((branch) => (branch.length === 1 && branch[0].code === 'invalid_type' ? EXPECTED[branch[0].expected] : undefined));
       if (expected.includes(undefined)) return undefined;
       const list = `${expected.slice(0, -1).join(', ')} or ${expected[expected.length - 1]}`;
       return `expected ${list}, got ${describeType(issue.input)}`;

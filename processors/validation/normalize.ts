@@ -52,11 +52,7 @@ function truncate(value: string, max: number): string {
   return value.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
 }
 
-export function normalizeEvent(
-  parsed: ParsedEvent,
-  raw: JsonObject,
-  config: ValidationConfig,
-): { event: ErrorEventInput; notes: ProcessingError[] } {
+export function normalizeEvent(parsed: ParsedEvent, raw: JsonObject, config: ValidationConfig): { event: ErrorEventInput; notes: ProcessingError[] } {
   const pass = new PostPass(config);
   const event = pass.event(parsed, raw);
   return { event, notes: pass.finish() };
@@ -193,7 +189,8 @@ class PostPass {
         dropped++;
       } else {
         const sent = raw[key];
-        if (typeof sent !== 'string') this.note('tag_value_converted', joinPath('tags', key), `${typeof sent} ${String(sent)} stored as the string ${JSON.stringify(value)}`);
+        if (typeof sent !== 'string')
+          this.note('tag_value_converted', joinPath('tags', key), `${typeof sent} ${String(sent)} stored as the string ${JSON.stringify(value)}`);
         kept.push([key, this.cap(value, max_tag_value_length, 'tags', key)]);
       }
     }

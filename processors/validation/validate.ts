@@ -9,9 +9,7 @@ import { errorEventInputSchema } from '../../src/records/event-schema.js';
 
 export { parseRelease } from './release.js';
 
-export type EventValidation =
-  | { ok: true; event: ErrorEventInput; notes: ProcessingError[] }
-  | { ok: false; errors: FieldError[] };
+export type EventValidation = { ok: true; event: ErrorEventInput; notes: ProcessingError[] } | { ok: false; errors: FieldError[] };
 
 function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -27,7 +27,16 @@ type Encoding = 'protobuf' | 'json';
 const SPAN_SIZE = 512;
 
 /** google.rpc.Code values used in Status bodies. */
-const RPC = { CANCELLED: 1, INVALID_ARGUMENT: 3, PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, UNAVAILABLE: 14, UNAUTHENTICATED: 16, INTERNAL: 13, UNIMPLEMENTED: 12 };
+const RPC = {
+  CANCELLED: 1,
+  INVALID_ARGUMENT: 3,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+  INTERNAL: 13,
+  UNIMPLEMENTED: 12,
+};
 
 class OtlpFailure extends Error {
   constructor(
@@ -88,7 +97,10 @@ export class OtlpReceiver implements Receiver {
       const charset = encoding === 'json' ? unsupportedCharset(contentType) : undefined;
       if (charset) throw new OtlpFailure(415, RPC.INVALID_ARGUMENT, charset);
       const principal = await host.auth.authenticate(ctx.event.req.headers.get('authorization'));
-      if (!principal) throw new OtlpFailure(401, RPC.UNAUTHENTICATED, 'a valid API key is required: Authorization: Bearer <key>', { 'www-authenticate': 'Bearer realm="faultline"' });
+      if (!principal)
+        throw new OtlpFailure(401, RPC.UNAUTHENTICATED, 'a valid API key is required: Authorization: Bearer <key>', {
+          'www-authenticate': 'Bearer realm="faultline"',
+        });
       const wait = host.http.rateLimiter.take(principal.keyId);
       if (wait > 0) throw new OtlpFailure(429, RPC.RESOURCE_EXHAUSTED, 'too many requests for this API key', { 'retry-after': String(wait) });
 

@@ -68,8 +68,7 @@ export class AdminServer {
     const revoke = /^POST \/keys\/([^/]+)\/revoke$/.exec(route);
     if (revoke) return this.catalog.revokeKey(decodeURIComponent(revoke[1]));
     if (route === 'GET /projects') return this.catalog.listProjects();
-    if (route === 'POST /projects')
-      return this.catalog.createProject({ id: text('id') ?? '', name: text('name') ?? '', platform: text('platform') });
+    if (route === 'POST /projects') return this.catalog.createProject({ id: text('id') ?? '', name: text('name') ?? '', platform: text('platform') });
     if (route === 'POST /quarantine/list')
       return this.quarantine.list({ limit: typeof body.limit === 'number' ? body.limit : undefined, withDocuments: body.withDocuments === true });
     return Promise.reject(new CatalogError('not_found', `no admin route ${route}`));

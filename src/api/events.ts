@@ -98,9 +98,7 @@ export function eventRoutes({ catalog, storage }: ApiContext): RouteDefinition[]
 /** Event ids are stored as lower-case dashed UUIDs; Sentry SDKs write them as 32 hex digits. */
 function normalizeEventId(id: string): string {
   const lower = id.toLowerCase();
-  return /^[0-9a-f]{32}$/.test(lower)
-    ? `${lower.slice(0, 8)}-${lower.slice(8, 12)}-${lower.slice(12, 16)}-${lower.slice(16, 20)}-${lower.slice(20)}`
-    : lower;
+  return /^[0-9a-f]{32}$/.test(lower) ? `${lower.slice(0, 8)}-${lower.slice(8, 12)}-${lower.slice(12, 16)}-${lower.slice(16, 20)}-${lower.slice(20)}` : lower;
 }
 
 /** The values given for one filter, from parameters and query tokens alike. */

@@ -43,11 +43,7 @@ export function issueRoutes({ catalog, storage, appUrl }: ApiContext): RouteDefi
         const status = parseEnum(ctx.query, 'status', ALL_STATUSES);
         const project = await listProject(catalog, principal, ctx.query);
         try {
-          const page = await storage.issues.list(
-            { dataset: principal.dataset, projectId: project.id, status },
-            limit,
-            optional(ctx.query, 'cursor'),
-          );
+          const page = await storage.issues.list({ dataset: principal.dataset, projectId: project.id, status }, limit, optional(ctx.query, 'cursor'));
           return json(ctx, 200, { data: page.issues.map(present), has_more: page.nextCursor !== null, next_cursor: page.nextCursor });
         } catch (error) {
           if (error instanceof InvalidCursorError) throw errors.invalidParameter('cursor', error.message);
@@ -75,7 +71,14 @@ export function issueRoutes({ catalog, storage, appUrl }: ApiContext): RouteDefi
         contentType: 'application/json',
         schema: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: [...SETTABLE_STATUSES] } } },
       },
-      responses: { 200: 'The updated issue', 400: 'invalid_json or validation_failed', 401: 'unauthorized', 404: 'not_found', 413: 'payload_too_large', 415: 'unsupported_media_type' },
+      responses: {
+        200: 'The updated issue',
+        400: 'invalid_json or validation_failed',
+        401: 'unauthorized',
+        404: 'not_found',
+        413: 'payload_too_large',
+        415: 'unsupported_media_type',
+      },
       handler: async (ctx) => {
         const principal = principalOf(ctx);
         const body = await readJson(ctx.event, 64 * 1024);

@@ -24,14 +24,21 @@ export function traceRoutes({ catalog, storage }: ApiContext): RouteDefinition[]
         description: `Most spans in the response, in start order (1-${MAX_TRACE_SPANS}); the head (span_count, duration, services) covers all, and truncated says whether more follow`,
         schema: { type: 'integer', minimum: 1, maximum: MAX_TRACE_SPANS, default: MAX_TRACE_SPANS },
       },
-      { name: 'spans_offset', description: 'Skip this many spans (next_spans_offset of the previous response)', schema: { type: 'integer', minimum: 0, default: 0 } },
+      {
+        name: 'spans_offset',
+        description: 'Skip this many spans (next_spans_offset of the previous response)',
+        schema: { type: 'integer', minimum: 0, default: 0 },
+      },
     ],
     responses: { 200: 'The trace record', 400: 'invalid_parameter (spans_limit, spans_offset)', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' },
     handler: async (ctx) => {
       const principal = principalOf(ctx);
       const projects = await readProjects(catalog, principal, optional(ctx.query, 'project_id'));
       const id = HEX.test(ctx.params.id) ? ctx.params.id.toLowerCase() : ctx.params.id;
-      const page = { offset: parseInteger(ctx.query, 'spans_offset', 0, 0, Number.MAX_SAFE_INTEGER), limit: parseInteger(ctx.query, 'spans_limit', MAX_TRACE_SPANS, 1, MAX_TRACE_SPANS) };
+      const page = {
+        offset: parseInteger(ctx.query, 'spans_offset', 0, 0, Number.MAX_SAFE_INTEGER),
+        limit: parseInteger(ctx.query, 'spans_limit', MAX_TRACE_SPANS, 1, MAX_TRACE_SPANS),
+      };
       const trace = await storage.traces.get(
         principal.dataset,
         projects.map((p) => p.id),

@@ -56,9 +56,9 @@ export function projectsCommand(projects: Command, configOption: () => Option): 
     .option('--platform <platform>', 'e.g. javascript, node, python')
     .addOption(configOption())
     .action(async (options: { id: string; name: string; platform?: string; config?: string }) => {
-      const project = await withAdmin(dataDir(options), (ops) =>
-        ops.createProject({ id: options.id, name: options.name, platform: options.platform }),
-      ).catch(fail);
+      const project = await withAdmin(dataDir(options), (ops) => ops.createProject({ id: options.id, name: options.name, platform: options.platform })).catch(
+        fail,
+      );
       process.stdout.write(`Created project ${project.id} (${project.name})\n`);
     });
 
@@ -85,6 +85,9 @@ export function quarantineCommand(quarantine: Command, configOption: () => Optio
       const items = await withAdmin(dataDir(options), (ops) => ops.listQuarantine({ limit, withDocuments: options.json === true })).catch(fail);
       if (options.json) process.stdout.write(`${JSON.stringify(items, null, 2)}\n`);
       else if (items.length === 0) process.stdout.write('The quarantine is empty.\n');
-      else process.stdout.write(`${table(items as unknown as Array<Record<string, unknown>>, ['quarantined_at', 'component', 'signal', 'project_id', 'item_key', 'reason'])}\n`);
+      else
+        process.stdout.write(
+          `${table(items as unknown as Array<Record<string, unknown>>, ['quarantined_at', 'component', 'signal', 'project_id', 'item_key', 'reason'])}\n`,
+        );
     });
 }

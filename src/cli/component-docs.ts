@@ -126,7 +126,8 @@ export function configTable(keys: readonly ConfigKey[]): string {
   if (keys.length === 0) return [...lines, 'No settings: `{}`.'].join('\n');
   lines.push('| Key | Type | Default | Description |', '|---|---|---|---|');
   const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-  for (const key of keys) lines.push(`| \`${key.key}\` | ${cell(key.type)} | ${key.default === undefined ? '—' : `\`${cell(key.default)}\``} | ${cell(key.description)} |`);
+  for (const key of keys)
+    lines.push(`| \`${key.key}\` | ${cell(key.type)} | ${key.default === undefined ? '—' : `\`${cell(key.default)}\``} | ${cell(key.description)} |`);
   return lines.join('\n');
 }
 
@@ -173,7 +174,13 @@ export function componentsText(components: readonly ComponentDescription[]): str
     reads: c.reads.join(', '),
   }));
   const columns = ['kind', 'type', 'signals', 'singleton', 'requires', 'provides', 'before', 'reads'];
-  const blocks = [table(rows, columns, columns.map((c) => c.toUpperCase()))];
+  const blocks = [
+    table(
+      rows,
+      columns,
+      columns.map((c) => c.toUpperCase()),
+    ),
+  ];
   for (const c of components) {
     const lines = [`${c.kind} ${c.type}: ${c.description}`, `  README: ${c.readme}`];
     if (c.metrics.length) lines.push(`  metrics: ${c.metrics.join(', ')}`);
@@ -181,7 +188,15 @@ export function componentsText(components: readonly ComponentDescription[]): str
     else {
       const keys = c.config.map((k) => ({ ...k, default: k.default ?? '' }));
       const columns = ['key', 'type', 'default', 'description'];
-      lines.push(...table(keys, columns, columns.map((h) => h.toUpperCase())).split('\n').map((line) => `  ${line}`));
+      lines.push(
+        ...table(
+          keys,
+          columns,
+          columns.map((h) => h.toUpperCase()),
+        )
+          .split('\n')
+          .map((line) => `  ${line}`),
+      );
     }
     blocks.push(lines.join('\n'));
   }

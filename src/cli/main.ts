@@ -6,19 +6,13 @@ import { componentsCommand } from './components.js';
 import { startCommand } from './start.js';
 import { validateCommand } from './validate.js';
 
-const program = new Command('faultline')
-  .description('Self-hosted error monitoring: receivers -> processors -> exporters')
-  .version(VERSION);
+const program = new Command('faultline').description('Self-hosted error monitoring: receivers -> processors -> exporters').version(VERSION);
 
 const configOption = () => new Option('-c, --config <file>', 'YAML configuration (default: the embedded config/default.yaml)');
 
 program.command('start').description('Run the service').addOption(configOption()).action(startCommand);
 
-program
-  .command('validate')
-  .description('Check a configuration; print every error with its YAML path')
-  .addOption(configOption())
-  .action(validateCommand);
+program.command('validate').description('Check a configuration; print every error with its YAML path').addOption(configOption()).action(validateCommand);
 
 program
   .command('components')
@@ -28,6 +22,9 @@ program
 
 keysCommand(program.command('keys').description('Manage API keys (works while the service runs)'), configOption);
 projectsCommand(program.command('projects').description('Manage projects (works while the service runs)'), configOption);
-quarantineCommand(program.command('quarantine').description('Items acknowledged and then refused by a later stage (works while the service runs)'), configOption);
+quarantineCommand(
+  program.command('quarantine').description('Items acknowledged and then refused by a later stage (works while the service runs)'),
+  configOption,
+);
 
 await program.parseAsync(process.argv);

@@ -6,14 +6,7 @@
 // All problems are collected, each with its YAML path.
 import { z } from 'zod';
 import type { BudgetLimits } from '../engine/budget.js';
-import {
-  COMPONENT_KINDS,
-  factorySignals,
-  parseComponentId,
-  type ComponentFactory,
-  type ComponentId,
-  type ComponentKind,
-} from '../engine/component.js';
+import { COMPONENT_KINDS, factorySignals, parseComponentId, type ComponentFactory, type ComponentId, type ComponentKind } from '../engine/component.js';
 import { SIGNALS, type Signal } from '../engine/item.js';
 import type { Registry } from '../engine/registry.js';
 import { expandEnv } from './env.js';
@@ -87,11 +80,7 @@ const pipelineSchema = z
   })
   .strict();
 
-export function resolveConfig(
-  source: ConfigSource,
-  registry: Registry,
-  env: NodeJS.ProcessEnv,
-): { config?: ResolvedConfig; errors: ConfigError[] } {
+export function resolveConfig(source: ConfigSource, registry: Registry, env: NodeJS.ProcessEnv): { config?: ResolvedConfig; errors: ConfigError[] } {
   const errors: ConfigError[] = [...source.errors];
   const root = expandEnv(source.raw, env, '', errors);
   if (!isRecord(root)) {
@@ -102,9 +91,7 @@ export function resolveConfig(
     if (!TOP_LEVEL.includes(key)) errors.push({ path: key, message: `unknown top-level key (expected ${TOP_LEVEL.join(', ')})` });
   }
 
-  const components = Object.fromEntries(
-    COMPONENT_KINDS.map((kind) => [kind, resolveComponents(kind, root[SECTIONS[kind]], registry, errors)]),
-  ) as Components;
+  const components = Object.fromEntries(COMPONENT_KINDS.map((kind) => [kind, resolveComponents(kind, root[SECTIONS[kind]], registry, errors)])) as Components;
   checkConnectorIds(components, errors);
 
   const serviceSection = root.service ?? {};
@@ -121,7 +108,10 @@ export function resolveConfig(
   const hasPipelines = isRecord(pipelinesSection) && Object.keys(pipelinesSection).length > 0;
   const explicitReads = service.storage && SIGNALS.some((signal) => present(service.storage?.[signal]));
   if (!hasPipelines && !explicitReads)
-    errors.push({ path: 'service.pipelines', message: 'at least one pipeline is required (or, for a read-only node, service.storage naming the exporters to read from)' });
+    errors.push({
+      path: 'service.pipelines',
+      message: 'at least one pipeline is required (or, for a read-only node, service.storage naming the exporters to read from)',
+    });
 
   if (service.settings) checkListeners(components, pipelines, service.settings, errors);
 
@@ -147,7 +137,10 @@ function resolveComponents(kind: ComponentKind, section: unknown, registry: Regi
     }
     const factory = registry.get(kind, id.type);
     if (!factory) {
-      const known = registry.list(kind).map((f) => f.type).join(', ');
+      const known = registry
+        .list(kind)
+        .map((f) => f.type)
+        .join(', ');
       errors.push({ path, message: `unknown ${kind} type "${id.type}" (known: ${known || 'none'})` });
       continue;
     }
@@ -281,7 +274,10 @@ function checkOrder(pipeline: ResolvedPipeline, path: string, components: Compon
   const checkRequires = (component: ResolvedComponent, ref: string, refPath: string, position: number) => {
     for (const fact of component.factory.requires?.[signal] ?? []) {
       if (available.has(fact)) continue;
-      errors.push({ path: refPath, message: `${component.kind} "${ref}" needs ${fact} on ${signal}: ${providerHint(fact, signal, processors, position, pipeline, registry)}` });
+      errors.push({
+        path: refPath,
+        message: `${component.kind} "${ref}" needs ${fact} on ${signal}: ${providerHint(fact, signal, processors, position, pipeline, registry)}`,
+      });
     }
   };
   processors.forEach((component, index) => {
@@ -327,7 +323,10 @@ function checkConnectorsUsed(components: Components, pipelines: ResolvedPipeline
     const asReceiver = pipelines.some((p) => p.signal === factory.to && p.receivers.includes(text));
     const path = `connectors.${text}`;
     if (!asExporter)
-      errors.push({ path, message: `connector "${text}" is an exporter of no ${factory.from} pipeline: list it under service.pipelines.${factory.from}.exporters` });
+      errors.push({
+        path,
+        message: `connector "${text}" is an exporter of no ${factory.from} pipeline: list it under service.pipelines.${factory.from}.exporters`,
+      });
     if (!asReceiver)
       errors.push({ path, message: `connector "${text}" is a receiver of no ${factory.to} pipeline: list it under service.pipelines.${factory.to}.receivers` });
   }
@@ -348,7 +347,10 @@ function checkCycles(components: Components, pipelines: ResolvedPipeline[], erro
     while (queue.length) {
       const pipeline = queue.shift() as ResolvedPipeline;
       if (pipeline === start) {
-        errors.push({ path: `service.pipelines.${start.id}`, message: 'its items come back to it through connectors: pipelines joined by connectors must not form a cycle' });
+        errors.push({
+          path: `service.pipelines.${start.id}`,
+          message: 'its items come back to it through connectors: pipelines joined by connectors must not form a cycle',
+        });
         break;
       }
       if (seen.has(pipeline)) continue;
@@ -392,7 +394,10 @@ function resolveReadSources(
   for (const signal of SIGNALS) {
     const value = storage[signal];
     if (!present(value)) {
-      const first = pipelines.filter((p) => p.signal === signal).flatMap((p) => p.exporters).find((ref) => reads(ref, signal));
+      const first = pipelines
+        .filter((p) => p.signal === signal)
+        .flatMap((p) => p.exporters)
+        .find((ref) => reads(ref, signal));
       if (first !== undefined) out[signal] = [first];
       continue;
     }

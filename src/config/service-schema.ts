@@ -76,7 +76,6 @@ const schema = {
   pipelines: { doc: 'The pipelines: signal[/name] -> receivers, processors, exporters', format: Object, default: {} },
 };
 
-
 /** `service.storage.<signal>` as written: a list of exporter ids, a comma-separated string, or absent. */
 export type StorageSetting = string | string[] | null;
 
@@ -140,8 +139,6 @@ function parseConvictErrors(error: unknown): Array<{ path: string; message: stri
       const unknownKey = /^configuration param '([^']+)' not declared in the schema$/.exec(line);
       if (unknownKey) return { path: `service.${unknownKey[1]}`, message: 'unknown key' };
       const colon = line.indexOf(': ');
-      return colon > 0
-        ? { path: `service.${line.slice(0, colon)}`, message: line.slice(colon + 2) }
-        : { path: 'service', message: line };
+      return colon > 0 ? { path: `service.${line.slice(0, colon)}`, message: line.slice(colon + 2) } : { path: 'service', message: line };
     });
 }

@@ -60,6 +60,7 @@ export interface Consumer {
   assertRoom(count: number, bytes: number): void;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the contract a receiver implements, by name
 export interface Receiver extends Lifecycle {}
 
 export interface Processor extends Lifecycle {
@@ -88,6 +89,7 @@ export interface ExpiryResult {
  * signal that list it as an exporter, and hands what it makes of them to its `to` consumer. Its
  * `export` resolves once the consumer has (so a sender's acknowledgment covers both).
  */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the contract a connector implements, by name
 export interface Connector extends Exporter {}
 
 export interface ComponentSettings<C> {

@@ -77,8 +77,7 @@ export class PipelineGraph {
       if (!progress) throw new Error('pipelines joined by connectors form a cycle');
     }
     const pipelines = config.pipelines.map((_, index) => built.get(index) as Pipeline);
-    for (const running of connectors.values())
-      running.from = pipelines.filter((_, i) => config.pipelines[i].exporters.includes(running.id));
+    for (const running of connectors.values()) running.from = pipelines.filter((_, i) => config.pipelines[i].exporters.includes(running.id));
 
     const receivers = new Map<string, Receiver>();
     for (const [text, component] of config.components.receiver) {

@@ -20,9 +20,7 @@ export interface FieldError {
   message: string;
 }
 
-export type Outcome =
-  | { kind: 'dropped'; reason: string }
-  | { kind: 'rejected'; code: string; message: string; details: FieldError[] };
+export type Outcome = { kind: 'dropped'; reason: string } | { kind: 'rejected'; code: string; message: string; details: FieldError[] };
 
 export interface Item<T = unknown> {
   data: T;

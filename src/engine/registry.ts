@@ -48,8 +48,7 @@ export class Registry {
 function metadataProblems(factory: ComponentFactory): string[] {
   const problems: string[] = [];
   const outside = (what: string, facts: Facts | undefined, allowed: readonly Signal[]) => {
-    for (const signal of Object.keys(facts ?? {}))
-      if (!allowed.includes(signal as Signal)) problems.push(`${what} names ${signal}, which it does not handle`);
+    for (const signal of Object.keys(facts ?? {})) if (!allowed.includes(signal as Signal)) problems.push(`${what} names ${signal}, which it does not handle`);
   };
   if (factory.kind === 'connector') {
     outside('requires', factory.requires, [factory.from]);

@@ -45,7 +45,11 @@ export function unsupportedCharset(contentType: string | null): string | undefin
   for (const parameter of contentType.split(';').slice(1)) {
     const [name, ...rest] = parameter.split('=');
     if (name.trim().toLowerCase() !== 'charset') continue;
-    const charset = rest.join('=').trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    const charset = rest
+      .join('=')
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase();
     if (charset !== 'utf-8' && charset !== 'utf8') return `charset ${charset} is not supported; send UTF-8 (or no charset)`;
   }
   return undefined;

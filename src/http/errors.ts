@@ -38,8 +38,7 @@ export class ApiError extends Error {
 export const errors = {
   invalidJson: (message = 'the body is not valid JSON') => new ApiError(400, 'invalid_json', message),
   validation: (message: string, details: FieldError[]) => new ApiError(400, 'validation_failed', message, details),
-  invalidParameter: (path: string, message: string) =>
-    new ApiError(400, 'invalid_parameter', `invalid parameter ${path}: ${message}`, [{ path, message }]),
+  invalidParameter: (path: string, message: string) => new ApiError(400, 'invalid_parameter', `invalid parameter ${path}: ${message}`, [{ path, message }]),
   unauthorized: (message = 'a valid API key is required: Authorization: Bearer <key>') =>
     new ApiError(401, 'unauthorized', message, [], { 'www-authenticate': 'Bearer realm="faultline"' }),
   forbidden: (message: string) => new ApiError(403, 'forbidden', message),
@@ -51,8 +50,7 @@ export const errors = {
     new ApiError(408, 'request_timeout', `the body did not arrive within ${ms} ms; send it faster or in smaller requests`, [], { connection: 'close' }),
   tooLarge: (limit: number) => new ApiError(413, 'payload_too_large', `the body is larger than ${limit} bytes`),
   unsupportedMediaType: (message: string) => new ApiError(415, 'unsupported_media_type', message),
-  rateLimited: (retryAfter: number) =>
-    new ApiError(429, 'rate_limited', 'too many requests for this API key', [], { 'retry-after': String(retryAfter) }),
+  rateLimited: (retryAfter: number) => new ApiError(429, 'rate_limited', 'too many requests for this API key', [], { 'retry-after': String(retryAfter) }),
   overloaded: (retryAfter: number) =>
     new ApiError(503, 'overloaded', 'the service is over its in-flight budget; retry later', [], { 'retry-after': String(retryAfter) }),
   unavailable: (message: string, retryAfter = 5) => new ApiError(503, 'unavailable', message, [], { 'retry-after': String(retryAfter) }),

@@ -53,9 +53,7 @@ export function buildOpenApi(routes: RouteDoc[], serverUrl: string, version: str
     const common: Record<number, string> = route.auth ? { 401: 'unauthorized', 429: 'rate_limited (Retry-After)' } : {};
     for (const [status, description] of Object.entries({ ...common, ...route.responses })) {
       responses[status] =
-        Number(status) >= 400
-          ? { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }
-          : { description };
+        Number(status) >= 400 ? { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } : { description };
     }
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = {

@@ -11,8 +11,7 @@ import { isStorableTimestamp, isTimestamp } from './timestamp.js';
 const text = () => z.string().optional();
 const nonEmpty = () => z.string().min(1, 'must not be empty');
 // Zod reports a string here as "expected number"; a non-integer number is worth showing.
-const notAnInteger = (input: unknown) =>
-  `expected an integer, got ${typeof input === 'number' ? input : describeType(input)}`;
+const notAnInteger = (input: unknown) => `expected an integer, got ${typeof input === 'number' ? input : describeType(input)}`;
 const position = () =>
   z
     .int({ error: (issue) => (issue.code === 'invalid_type' ? notAnInteger(issue.input) : undefined) })
@@ -49,10 +48,7 @@ export const exceptionSchema = z.object({
   type: nonEmpty(),
   value: z.string(),
   module: text(),
-  stacktrace: z
-    .array(stackFrameSchema)
-    .optional()
-    .meta({ description: 'Oldest call first, the crashing frame last.' }),
+  stacktrace: z.array(stackFrameSchema).optional().meta({ description: 'Oldest call first, the crashing frame last.' }),
 });
 
 export const userSchema = z.object({
@@ -116,10 +112,7 @@ export const errorEventInputSchema = z.object({
   breadcrumbs: z.array(breadcrumbSchema).optional().meta({ description: 'Oldest first.' }),
   contexts: z.record(z.string(), jsonObject()).optional(),
   request: requestSchema.optional(),
-  fingerprint: z
-    .array(nonEmpty())
-    .optional()
-    .meta({ description: 'Custom grouping: events with the same fingerprint form one issue.' }),
+  fingerprint: z.array(nonEmpty()).optional().meta({ description: 'Custom grouping: events with the same fingerprint form one issue.' }),
   sdk: sdkSchema.optional(),
 });
 

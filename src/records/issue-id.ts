@@ -6,8 +6,5 @@ import type { Tenant } from '../engine/item.js';
  * for the same error without coordination, and live and sandbox issues never share an id.
  */
 export function issueIdFor(tenant: Pick<Tenant, 'dataset' | 'projectId'>, groupingHash: string): string {
-  return createHash('sha256')
-    .update(`${tenant.dataset}\0${tenant.projectId}\0${groupingHash}`)
-    .digest('hex')
-    .slice(0, 16);
+  return createHash('sha256').update(`${tenant.dataset}\0${tenant.projectId}\0${groupingHash}`).digest('hex').slice(0, 16);
 }

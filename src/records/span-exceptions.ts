@@ -31,11 +31,7 @@ const UNKNOWN_SERVICE = 'unknown_service';
 const PLATFORMS: Record<string, string> = { nodejs: 'node', webjs: 'javascript' };
 
 /** Span attributes copied to tags, each with older semantic-convention names to fall back on. */
-const TAG_ATTRIBUTES: [string, ...string[]][] = [
-  ['http.route'],
-  ['http.request.method', 'http.method'],
-  ['http.response.status_code', 'http.status_code'],
-];
+const TAG_ATTRIBUTES: [string, ...string[]][] = [['http.route'], ['http.request.method', 'http.method'], ['http.response.status_code', 'http.status_code']];
 
 /** Years 0000-9999: what an ISO 8601 timestamp with a 4-digit year can say. */
 const MAX_ISO_MS = 253_402_300_799_999;

@@ -13,7 +13,10 @@ export const SPAN_READ_COLUMNS = `dataset, project_id, trace_id, span_id, parent
 export const SPAN_ROW_KEY = { key: 'dataset, project_id, trace_id, span_id', order: 'received_at' };
 
 /** The columns of a span row: what its pending entry keeps (the duckdb exporter's spans). */
-export type SpanColumns = Pick<Span, 'trace_id' | 'span_id' | 'parent_span_id' | 'name' | 'service_name' | 'start_time_unix_nano' | 'end_time_unix_nano' | 'status' | 'kind' | 'received_at'>;
+export type SpanColumns = Pick<
+  Span,
+  'trace_id' | 'span_id' | 'parent_span_id' | 'name' | 'service_name' | 'start_time_unix_nano' | 'end_time_unix_nano' | 'status' | 'kind' | 'received_at'
+>;
 
 /** Appends the columns of one span (no endRow); `doc` as for appendEventColumns. */
 export function appendSpanColumns(appender: DuckDBAppender, item: { tenant: Item['tenant']; data: SpanColumns }, doc: string): void {
@@ -32,4 +35,3 @@ export function appendSpanColumns(appender: DuckDBAppender, item: { tenant: Item
   appender.appendTimestamp(timestampValue(isoMicros(span.received_at)));
   appender.appendVarchar(doc);
 }
-

@@ -170,13 +170,11 @@ export class Catalog {
   }
 
   async listKeys(filter: { projectId?: string } = {}): Promise<ApiKey[]> {
-    const result = await this.db
-      .reader()
-      .runAndReadAll(
-        `SELECT id, org_id, project_id, dataset, name, display_prefix, created_at, revoked_at FROM api_keys
+    const result = await this.db.reader().runAndReadAll(
+      `SELECT id, org_id, project_id, dataset, name, display_prefix, created_at, revoked_at FROM api_keys
          WHERE $project IS NULL OR project_id = $project ORDER BY created_at, id`,
-        { project: filter.projectId ?? null },
-      );
+      { project: filter.projectId ?? null },
+    );
     return rows<ApiKey>(result);
   }
 
@@ -200,13 +198,11 @@ export class Catalog {
   /** The key a secret belongs to, if it exists and is not revoked. */
   async keyForSecret(secret: string): Promise<ApiKey | undefined> {
     if (!datasetOf(secret)) return undefined;
-    const result = await this.db
-      .reader()
-      .runAndReadAll(
-        `SELECT id, org_id, project_id, dataset, name, display_prefix, created_at, revoked_at FROM api_keys
+    const result = await this.db.reader().runAndReadAll(
+      `SELECT id, org_id, project_id, dataset, name, display_prefix, created_at, revoked_at FROM api_keys
          WHERE secret_hash = ? AND revoked_at IS NULL`,
-        [hashSecret(secret)],
-      );
+      [hashSecret(secret)],
+    );
     return rows<ApiKey>(result)[0];
   }
 

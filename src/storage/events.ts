@@ -58,12 +58,13 @@ export class EventStore {
       .filter((date) => (filter.start === undefined || Date.parse(date) + DAY_MS > filter.start) && Date.parse(date) < upper);
     for (let take = 1; ; take *= 4) {
       const chosen = dates.slice(0, take);
-      const page = await this.source.consistent(() => this.listFrom(this.source.relation([filter.projectId], { kind: 'dates', dates: chosen }), filter, limit, after));
+      const page = await this.source.consistent(() =>
+        this.listFrom(this.source.relation([filter.projectId], { kind: 'dates', dates: chosen }), filter, limit, after),
+      );
       // Enough when the page is full and its last row is no older than the oldest partition read:
       // every row of the partitions left out is older still.
       const oldest = chosen.length ? Date.parse(chosen[chosen.length - 1]) : -Infinity;
-      if (take >= dates.length || (page.docs.length === limit && page.lastMicros !== undefined && Number(page.lastMicros / 1000n) >= oldest))
-        return page;
+      if (take >= dates.length || (page.docs.length === limit && page.lastMicros !== undefined && Number(page.lastMicros / 1000n) >= oldest)) return page;
     }
   }
 
@@ -135,7 +136,8 @@ export class EventStore {
     }
     const page = keys.slice(0, limit);
     const docs = new Map<string, string>();
-    const stored = (id: unknown, doc: unknown) => this.source.document({ dataset: filter.dataset, project_id: filter.projectId, id: String(id), doc: String(doc) });
+    const stored = (id: unknown, doc: unknown) =>
+      this.source.document({ dataset: filter.dataset, project_id: filter.projectId, id: String(id), doc: String(doc) });
     if (direct && this.source.single?.keyed?.includes('events')) {
       // The source finds each document by its key (the duckdb exporter's DocStore).
       for (const [id] of page) {
@@ -143,11 +145,14 @@ export class EventStore {
         if (doc !== undefined) docs.set(String(id), doc);
       }
     } else if (page.length) {
-      const fetched = await reader.runAndReadAll(`SELECT id, doc FROM ${relation} WHERE dataset = $dataset AND project_id = $project AND list_contains($ids, id)`, {
-        dataset: filter.dataset,
-        project: filter.projectId,
-        ids: listValue(page.map((row) => String(row[0]))),
-      });
+      const fetched = await reader.runAndReadAll(
+        `SELECT id, doc FROM ${relation} WHERE dataset = $dataset AND project_id = $project AND list_contains($ids, id)`,
+        {
+          dataset: filter.dataset,
+          project: filter.projectId,
+          ids: listValue(page.map((row) => String(row[0]))),
+        },
+      );
       for (const [id, doc] of fetched.getRows()) {
         const found = stored(id, doc);
         if (found !== undefined) docs.set(String(id), found);

@@ -110,7 +110,8 @@ export class IssueStates {
     const params: Record<string, DuckDBValue> = {};
     const list = missing.map((id, i) => ((params[`i${i}`] = id), `$i${i}`)).join(', ');
     const result = await this.db.reader().runAndReadAll(`SELECT id, status, opened_by FROM issue_states WHERE id IN (${list})`, params);
-    for (const [id, status, openedBy] of result.getRows()) this.remember(String(id), { status: String(status) as IssueStatus, openedBy: openedBy === null ? null : String(openedBy) });
+    for (const [id, status, openedBy] of result.getRows())
+      this.remember(String(id), { status: String(status) as IssueStatus, openedBy: openedBy === null ? null : String(openedBy) });
   }
 
   private async rounds(): Promise<void> {

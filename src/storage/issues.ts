@@ -36,8 +36,7 @@ export interface IssueFilter {
   status?: IssueStatus;
 }
 
-const COLUMNS =
-  'id, project_id, title, culprit, type, value, level, status, first_seen, last_seen, count, first_release, last_release, status_changed_at';
+const COLUMNS = 'id, project_id, title, culprit, type, value, level, status, first_seen, last_seen, count, first_release, last_release, status_changed_at';
 
 export class IssueStore {
   constructor(

@@ -46,13 +46,11 @@ export class Quarantine {
 
   /** Newest first; documents left out unless asked for. */
   async list(options: { limit?: number; withDocuments?: boolean } = {}): Promise<QuarantinedItem[]> {
-    const result = await this.db
-      .reader()
-      .runAndReadAll(
-        `SELECT component, signal, dataset, project_id, item_key, reason, ${options.withDocuments ? 'doc' : "'' AS doc"}, quarantined_at
+    const result = await this.db.reader().runAndReadAll(
+      `SELECT component, signal, dataset, project_id, item_key, reason, ${options.withDocuments ? 'doc' : "'' AS doc"}, quarantined_at
          FROM quarantine ORDER BY quarantined_at DESC LIMIT ?`,
-        [options.limit ?? 100],
-      );
+      [options.limit ?? 100],
+    );
     return rows<QuarantinedItem>(result);
   }
 }

@@ -63,7 +63,9 @@ describe('faultline components', () => {
     expect(byType.exceptions).toMatchObject({ kind: 'connector', from: 'traces', to: 'events', requires: { traces: ['validated'] } });
     const text = componentsText(all);
     expect(text).toMatch(/^KIND\s+TYPE\s+SIGNALS\s+SINGLETON\s+REQUIRES\s+PROVIDES\s+BEFORE\s+READS$/m);
-    expect(text).toMatch(/^exporter\s+duckdb\s+events \(beta\), traces \(beta\)\s+yes\s+events: validated, issue_id; traces: validated\s+-\s+-\s+events, traces$/m);
+    expect(text).toMatch(
+      /^exporter\s+duckdb\s+events \(beta\), traces \(beta\)\s+yes\s+events: validated, issue_id; traces: validated\s+-\s+-\s+events, traces$/m,
+    );
     expect(text).toMatch(/^connector\s+exceptions\s+traces -> events \(alpha\)/m);
     expect(text).toMatch(/^ {2}flush\.max_rows\s+integer ≥ 1\s+50000\s+Flush a signal/m);
   });

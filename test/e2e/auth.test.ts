@@ -1,4 +1,5 @@
 // End to end: bearer keys, organization and project scope, live and test datasets.
+/* eslint-disable @typescript-eslint/no-explicit-any -- JSON read back from the API is walked freely in assertions */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullEvent, startService, type TestService } from '../support/service.js';
@@ -142,16 +143,15 @@ describe('organization keys', () => {
     // The spec makes project_id required on GET /events; with an organization key it is.
     for (const path of ['/v1/events?environment=org-default', '/v1/issues']) {
       const body = await expectError(await svc.api(path), 400, 'invalid_parameter');
-      expect(body.error.details.map((d) => d.path), path).toEqual(['project_id']);
+      expect(
+        body.error.details.map((d) => d.path),
+        path,
+      ).toEqual(['project_id']);
     }
   });
 
   it('naming a project that does not exist: 404', async () => {
-    await expectError(
-      await svc.api('/v1/events?project_id=nope', { method: 'POST', body: JSON.stringify(fullEvent()) }),
-      404,
-      'not_found',
-    );
+    await expectError(await svc.api('/v1/events?project_id=nope', { method: 'POST', body: JSON.stringify(fullEvent()) }), 404, 'not_found');
     await expectError(
       await svc.api('/v1/events', { method: 'POST', body: JSON.stringify(fullEvent()), headers: { 'x-faultline-project': 'nope' } }),
       404,
@@ -176,11 +176,7 @@ describe('project keys', () => {
   });
 
   it('naming another project: 403 forbidden', async () => {
-    await expectError(
-      await svc.api('/v1/events?project_id=default', { method: 'POST', body: JSON.stringify(fullEvent()), key: shopKey }),
-      403,
-      'forbidden',
-    );
+    await expectError(await svc.api('/v1/events?project_id=default', { method: 'POST', body: JSON.stringify(fullEvent()), key: shopKey }), 403, 'forbidden');
     await expectError(
       await svc.api('/v1/events', {
         method: 'POST',

@@ -1,4 +1,5 @@
 // End to end: POST /v1/events and the event reads, against the real service on loopback.
+/* eslint-disable @typescript-eslint/no-explicit-any -- JSON read back from the API is walked freely in assertions */
 import { randomUUID } from 'node:crypto';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -224,15 +225,16 @@ describe('POST /v1/events refusals', () => {
       exception: {
         type: '',
         value: 'x',
-        stacktrace: [{ filename: 'a.js', lineno: 1 }, { filename: 'b.js', lineno: 'ten' }],
+        stacktrace: [
+          { filename: 'a.js', lineno: 1 },
+          { filename: 'b.js', lineno: 'ten' },
+        ],
       },
     });
     delete event.environment;
     const body = await expectError(await post(event), 400, 'validation_failed');
     const paths = body.error.details.map((d) => d.path).sort();
-    expect(paths).toEqual(
-      ['environment', 'exception.stacktrace[1].lineno', 'exception.type', 'id', 'level', 'release', 'timestamp'].sort(),
-    );
+    expect(paths).toEqual(['environment', 'exception.stacktrace[1].lineno', 'exception.type', 'id', 'level', 'release', 'timestamp'].sort());
     for (const detail of body.error.details) {
       expect(typeof detail.message).toBe('string');
       expect(detail.message.length).toBeGreaterThan(0);

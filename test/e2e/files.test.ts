@@ -34,7 +34,13 @@ describe('private data', () => {
     const svc = await startService({ yaml, dataDir, keepData: true });
     try {
       expect((await svc.api('/v1/events', { method: 'POST', body: JSON.stringify(fullEvent()) })).status).toBe(202);
-      const span = { trace_id: randomBytes(16).toString('hex'), span_id: randomBytes(8).toString('hex'), name: 'op', start_time: Date.now(), end_time: Date.now() + 1 };
+      const span = {
+        trace_id: randomBytes(16).toString('hex'),
+        span_id: randomBytes(8).toString('hex'),
+        name: 'op',
+        start_time: Date.now(),
+        end_time: Date.now() + 1,
+      };
       expect((await svc.api('/v1/traces', { method: 'POST', body: JSON.stringify({ spans: [span] }) })).status).toBe(202);
       await (svc.service.exporter('parquet') as ParquetExporter).flushNow();
       expect(mode(dataDir)).toBe(0o700);

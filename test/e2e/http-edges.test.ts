@@ -117,7 +117,11 @@ describe('bodies read as UTF-8 only', () => {
 
   it('OTLP/JSON refuses charset=iso-8859-1 with 415, and takes charset=utf-8', async () => {
     const post = (type: string) =>
-      fetch(`${svc.otlpUrl}/v1/traces`, { method: 'POST', body: '{"resourceSpans": []}', headers: { 'content-type': type, authorization: `Bearer ${svc.liveKey}` } });
+      fetch(`${svc.otlpUrl}/v1/traces`, {
+        method: 'POST',
+        body: '{"resourceSpans": []}',
+        headers: { 'content-type': type, authorization: `Bearer ${svc.liveKey}` },
+      });
     const refused = await post('application/json; charset=iso-8859-1');
     expect(refused.status).toBe(415);
     expect(((await refused.json()) as { message: string }).message).toBe('charset iso-8859-1 is not supported; send UTF-8 (or no charset)');

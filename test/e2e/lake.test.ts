@@ -36,7 +36,11 @@ describe('the API reads the same from DuckDB, the lake and both', () => {
         timestamp: new Date(Date.now() - day * DAY_MS - i * 1000).toISOString(),
         release: `web@1.${i % 3}.0`,
         environment: i % 2 ? 'production' : 'staging',
-        exception: { type: `Error${i % 5}`, value: `failure ${i % 5}`, stacktrace: [{ filename: `src/m${i % 5}.js`, function: `f${i % 5}`, lineno: i, in_app: true }] },
+        exception: {
+          type: `Error${i % 5}`,
+          value: `failure ${i % 5}`,
+          stacktrace: [{ filename: `src/m${i % 5}.js`, function: `f${i % 5}`, lineno: i, in_app: true }],
+        },
       });
       expect((await writer.api('/v1/events', { method: 'POST', body: JSON.stringify(body) })).status).toBe(202);
     }
@@ -47,7 +51,15 @@ describe('the API reads the same from DuckDB, the lake and both', () => {
       const start = Date.now() - t * DAY_MS;
       const spans = [
         { trace_id: trace, span_id: root, name: 'GET /', service_name: 'web', start_time: start, end_time: start + 100, attributes: { n: t, ok: true } },
-        { trace_id: trace, span_id: randomBytes(8).toString('hex'), parent_span_id: root, name: 'db', service_name: 'db', start_time: start + 10, end_time: start + 20 },
+        {
+          trace_id: trace,
+          span_id: randomBytes(8).toString('hex'),
+          parent_span_id: root,
+          name: 'db',
+          service_name: 'db',
+          start_time: start + 10,
+          end_time: start + 20,
+        },
       ];
       expect((await writer.api('/v1/traces', { method: 'POST', body: JSON.stringify({ spans }) })).status).toBe(202);
     }
@@ -77,7 +89,10 @@ describe('the API reads the same from DuckDB, the lake and both', () => {
       const walk: string[] = [];
       let cursor: string | null = null;
       do {
-        const page = (await get(`/v1/events?project_id=default&limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body as { data: Array<{ id: string }>; next_cursor: string | null };
+        const page = (await get(`/v1/events?project_id=default&limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body as {
+          data: Array<{ id: string }>;
+          next_cursor: string | null;
+        };
         walk.push(...page.data.map((e) => e.id));
         cursor = page.next_cursor;
       } while (cursor);
@@ -118,7 +133,11 @@ describe('lake-only configuration', () => {
       const proc = await startProcess(dir, ['--config', file]);
       const key = proc.liveKey as string;
       const post = (body: unknown) =>
-        fetch(`${proc.baseUrl}/v1/events`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        fetch(`${proc.baseUrl}/v1/events`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
       const acks = await Promise.all(Array.from({ length: 40 }, () => post(fullEvent())));
       const ids = await Promise.all(acks.map(async (r) => ((await r.json()) as { id: string }).id));
       expect(acks.every((r) => r.status === 202)).toBe(true);
@@ -126,7 +145,9 @@ describe('lake-only configuration', () => {
       await proc.exited;
 
       const again = await startProcess(dir, ['--config', file]);
-      const list = (await (await fetch(`${again.baseUrl}/v1/events?project_id=default&limit=1000`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: Array<{ id: string }> };
+      const list = (await (
+        await fetch(`${again.baseUrl}/v1/events?project_id=default&limit=1000`, { headers: { authorization: `Bearer ${key}` } })
+      ).json()) as { data: Array<{ id: string }> };
       expect(list.data.map((e) => e.id).sort()).toEqual([...ids].sort());
       again.child.kill('SIGTERM'); // drains: what is staged is flushed to Parquet
       expect(await again.exited).toBe(0);

@@ -22,7 +22,7 @@ let svc: TestService;
 beforeAll(async () => {
   const yaml = readFileSync(join(packageRoot, 'config/default.yaml'), 'utf8')
     .replace('      exporters: [duckdb]\n    traces:', `      exporters: [duckdb]\n      max_in_flight: { bytes: ${BUDGET} }\n    traces:`)
-    .replace(/(    traces:\n(?:      .*\n)*?      exporters: \[duckdb(?:, exceptions)?\])/, `$1\n      max_in_flight: { bytes: ${BUDGET} }`);
+    .replace(/( {4}traces:\n(?: {6}.*\n)*? {6}exporters: \[duckdb(?:, exceptions)?\])/, `$1\n      max_in_flight: { bytes: ${BUDGET} }`);
   expect(yaml.match(/max_in_flight/g)).toHaveLength(2);
   svc = await startService({ yaml });
 });
@@ -54,7 +54,10 @@ async function uploadTogether(port: number, path: string, bodies: string[], type
 
 async function expectBounded(answers: RawResponse[]): Promise<void> {
   const statuses = answers.map((a) => a.status);
-  expect(statuses.every((s) => s === 202 || s === 200 || s === 503), statuses.join(',')).toBe(true);
+  expect(
+    statuses.every((s) => s === 202 || s === 200 || s === 503),
+    statuses.join(','),
+  ).toBe(true);
   // Two fit in the budget at once (2 * 100 KiB * 4 < 1 MiB); the others are refused before their body is read.
   expect(statuses.filter((s) => s !== 503).length, statuses.join(',')).toBe(FITTING);
   for (const refused of answers.filter((a) => a.status === 503)) {
@@ -89,7 +92,10 @@ describe('concurrent uploads beyond the in-flight budget', () => {
     const traces = Array.from({ length: UPLOADS }, () => hex(16));
     const now = Date.now();
     const bodies = traces.map((trace) =>
-      padded(JSON.stringify({ spans: [{ trace_id: trace, span_id: hex(8), name: 'op', start_time: now - 5, end_time: now, attributes: { pad: 'PAD' } }] }), BODY),
+      padded(
+        JSON.stringify({ spans: [{ trace_id: trace, span_id: hex(8), name: 'op', start_time: now - 5, end_time: now, attributes: { pad: 'PAD' } }] }),
+        BODY,
+      ),
     );
     const answers = await uploadTogether(portOf(svc.baseUrl), '/v1/traces', bodies);
     await expectBounded(answers);
@@ -105,7 +111,24 @@ describe('concurrent uploads beyond the in-flight budget', () => {
     const bodies = traces.map((traceId) =>
       padded(
         JSON.stringify({
-          resourceSpans: [{ scopeSpans: [{ spans: [{ traceId, spanId: hex(8), name: 'op', startTimeUnixNano: now, endTimeUnixNano: now, attributes: [{ key: 'pad', value: { stringValue: 'PAD' } }] }] }] }],
+          resourceSpans: [
+            {
+              scopeSpans: [
+                {
+                  spans: [
+                    {
+                      traceId,
+                      spanId: hex(8),
+                      name: 'op',
+                      startTimeUnixNano: now,
+                      endTimeUnixNano: now,
+                      attributes: [{ key: 'pad', value: { stringValue: 'PAD' } }],
+                    },
+                  ],
+                },
+              ],
+            },
+          ],
         }),
         BODY,
       ),

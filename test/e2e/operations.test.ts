@@ -1,5 +1,6 @@
 // End to end: health, readiness, metrics, the OpenAPI description, the HTTP host's error handling,
 // request ids and per-key rate limits.
+/* eslint-disable @typescript-eslint/no-explicit-any -- JSON read back from the API is walked freely in assertions */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -158,14 +159,24 @@ describe('the HTTP host', () => {
     const res = await svc.api('/v1/events', { method: 'DELETE' });
     const allow = res.headers.get('allow');
     await expectError(res, 405, 'method_not_allowed');
-    expect(allow?.split(',').map((m) => m.trim()).sort()).toEqual(['GET', 'HEAD', 'POST']);
+    expect(
+      allow
+        ?.split(',')
+        .map((m) => m.trim())
+        .sort(),
+    ).toEqual(['GET', 'HEAD', 'POST']);
   });
 
   it('a wrong method on /v1/issues/{id}: 405 with Allow', async () => {
     const res = await svc.api('/v1/issues/0123456789abcdef', { method: 'PUT', body: '{}' });
     const allow = res.headers.get('allow');
     await expectError(res, 405, 'method_not_allowed');
-    expect(allow?.split(',').map((m) => m.trim()).sort()).toEqual(['GET', 'HEAD', 'PATCH']);
+    expect(
+      allow
+        ?.split(',')
+        .map((m) => m.trim())
+        .sort(),
+    ).toEqual(['GET', 'HEAD', 'PATCH']);
   });
 
   it('a malformed percent-encoding in the path: a 4xx with the error body and the request id', async () => {

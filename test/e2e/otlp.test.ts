@@ -62,7 +62,16 @@ async function getTrace(id: string): Promise<TraceRecord> {
 function recordCheckout(tracer: Tracer): { traceId: string; ids: string[] } {
   const root = tracer.startSpan('POST /checkout', {
     kind: SpanKind.SERVER,
-    attributes: { 'http.route': '/checkout', 'http.request.method': 'POST', retries: 3, ratio: 0.25, cached: false, tags: ['a', 'b'], sizes: [1, 2, 3], flags: [true, false] },
+    attributes: {
+      'http.route': '/checkout',
+      'http.request.method': 'POST',
+      retries: 3,
+      ratio: 0.25,
+      cached: false,
+      tags: ['a', 'b'],
+      sizes: [1, 2, 3],
+      flags: [true, false],
+    },
   });
   const rootCtx = trace.setSpan(ROOT_CONTEXT, root);
   const client = tracer.startSpan('charge card', { kind: SpanKind.CLIENT }, rootCtx);
@@ -130,7 +139,17 @@ describe('OTLP/HTTP receiver with the OpenTelemetry SDK', () => {
     const posted = await svc.api('/v1/traces', {
       method: 'POST',
       body: JSON.stringify({
-        spans: [{ trace_id: traceId, span_id: randomBytes(8).toString('hex'), parent_span_id: root.spanContext().spanId, name: 'db', service_name: 'backend', start_time: now, end_time: now + 3 }],
+        spans: [
+          {
+            trace_id: traceId,
+            span_id: randomBytes(8).toString('hex'),
+            parent_span_id: root.spanContext().spanId,
+            name: 'db',
+            service_name: 'backend',
+            start_time: now,
+            end_time: now + 3,
+          },
+        ],
       }),
     });
     expect(posted.status).toBe(202);
@@ -177,41 +196,58 @@ describe('OTLP/HTTP receiver with the OpenTelemetry SDK', () => {
   });
 
   // Issue #10, item 5: OTLP calls such ids invalid; they were stored as sent.
-  it.each(['application/json', 'application/x-protobuf'])('rejects spans with all-zero or short ids per span (%s), and reads an all-zero parent as a root', async (type) => {
-    const hex = (n: number) => randomBytes(n).toString('hex');
-    const [traceId, root, child] = [hex(16), hex(8), hex(8)];
-    const now = `${Date.now()}000000`;
-    const spans = [
-      ['0'.repeat(32), hex(8), ''],
-      [traceId, '0'.repeat(16), ''],
-      [traceId.slice(0, 16), hex(8), ''],
-      [traceId, root, '0'.repeat(16)],
-      [traceId, child, root],
-    ].map(([t, s, p]) => ({ traceId: t, spanId: s, parentSpanId: p, name: 'op', startTimeUnixNano: now, endTimeUnixNano: now }));
-    const request = { resourceSpans: [{ scopeSpans: [{ spans }] }] };
-    const bytes = (h: string) => Buffer.from(h, 'hex');
-    const body =
-      type === 'application/json'
-        ? JSON.stringify(request)
-        : ExportTraceServiceRequest.encode(
-            ExportTraceServiceRequest.fromObject({
-              resourceSpans: [{ scopeSpans: [{ spans: spans.map((s) => ({ ...s, traceId: bytes(s.traceId), spanId: bytes(s.spanId), parentSpanId: bytes(s.parentSpanId) })) }] }],
-            }),
-          ).finish();
-    const response = await fetch(`${svc.otlpUrl}/v1/traces`, { method: 'POST', body, headers: { 'content-type': type, authorization: `Bearer ${svc.liveKey}` } });
-    expect(response.status).toBe(200);
-    const bodyBytes = new Uint8Array(await response.arrayBuffer());
-    const partial =
-      type === 'application/json'
-        ? (JSON.parse(Buffer.from(bodyBytes).toString()) as { partialSuccess: { rejectedSpans: string; errorMessage: string } }).partialSuccess
-        : (ExportTraceServiceResponse.toObject(ExportTraceServiceResponse.decode(bodyBytes), { longs: String }) as { partialSuccess: { rejectedSpans: string; errorMessage: string } }).partialSuccess;
-    expect(partial.rejectedSpans).toBe('3');
-    expect(partial.errorMessage).toBe(
-      '3 span(s) rejected: span 0: trace_id must not be all zeros (an invalid trace id in OTLP); span 1: span_id must not be all zeros (an invalid span id in OTLP); span 2: trace_id must be 16 bytes, got 8',
-    );
-    const record = (await getTrace(traceId)) as TraceRecord & { orphan_span_ids: string[] };
-    expect(record).toMatchObject({ span_count: 2, root_span_id: root, orphan_span_ids: [] });
-  });
+  it.each(['application/json', 'application/x-protobuf'])(
+    'rejects spans with all-zero or short ids per span (%s), and reads an all-zero parent as a root',
+    async (type) => {
+      const hex = (n: number) => randomBytes(n).toString('hex');
+      const [traceId, root, child] = [hex(16), hex(8), hex(8)];
+      const now = `${Date.now()}000000`;
+      const spans = [
+        ['0'.repeat(32), hex(8), ''],
+        [traceId, '0'.repeat(16), ''],
+        [traceId.slice(0, 16), hex(8), ''],
+        [traceId, root, '0'.repeat(16)],
+        [traceId, child, root],
+      ].map(([t, s, p]) => ({ traceId: t, spanId: s, parentSpanId: p, name: 'op', startTimeUnixNano: now, endTimeUnixNano: now }));
+      const request = { resourceSpans: [{ scopeSpans: [{ spans }] }] };
+      const bytes = (h: string) => Buffer.from(h, 'hex');
+      const body =
+        type === 'application/json'
+          ? JSON.stringify(request)
+          : ExportTraceServiceRequest.encode(
+              ExportTraceServiceRequest.fromObject({
+                resourceSpans: [
+                  {
+                    scopeSpans: [
+                      { spans: spans.map((s) => ({ ...s, traceId: bytes(s.traceId), spanId: bytes(s.spanId), parentSpanId: bytes(s.parentSpanId) })) },
+                    ],
+                  },
+                ],
+              }),
+            ).finish();
+      const response = await fetch(`${svc.otlpUrl}/v1/traces`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': type, authorization: `Bearer ${svc.liveKey}` },
+      });
+      expect(response.status).toBe(200);
+      const bodyBytes = new Uint8Array(await response.arrayBuffer());
+      const partial =
+        type === 'application/json'
+          ? (JSON.parse(Buffer.from(bodyBytes).toString()) as { partialSuccess: { rejectedSpans: string; errorMessage: string } }).partialSuccess
+          : (
+              ExportTraceServiceResponse.toObject(ExportTraceServiceResponse.decode(bodyBytes), { longs: String }) as {
+                partialSuccess: { rejectedSpans: string; errorMessage: string };
+              }
+            ).partialSuccess;
+      expect(partial.rejectedSpans).toBe('3');
+      expect(partial.errorMessage).toBe(
+        '3 span(s) rejected: span 0: trace_id must not be all zeros (an invalid trace id in OTLP); span 1: span_id must not be all zeros (an invalid span id in OTLP); span 2: trace_id must be 16 bytes, got 8',
+      );
+      const record = (await getTrace(traceId)) as TraceRecord & { orphan_span_ids: string[] };
+      expect(record).toMatchObject({ span_count: 2, root_span_id: root, orphan_span_ids: [] });
+    },
+  );
 
   it('is described in the README with the endpoint and headers an SDK needs', () => {
     const readme = readFileSync(join(packageRoot, 'README.md'), 'utf8');

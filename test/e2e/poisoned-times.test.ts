@@ -51,7 +51,14 @@ describe('times beyond int64 nanoseconds', () => {
   it('POST /v1/traces rejects them per span (beyond 2262 in any unit, fractions), keeps the good span, and reads back later spans', async () => {
     const trace = hex(16);
     const now = Date.now();
-    const span = (start: unknown, end: unknown, extra: Record<string, unknown> = {}) => ({ trace_id: trace, span_id: hex(8), name: 'x', start_time: start, end_time: end, ...extra });
+    const span = (start: unknown, end: unknown, extra: Record<string, unknown> = {}) => ({
+      trace_id: trace,
+      span_id: hex(8),
+      name: 'x',
+      start_time: start,
+      end_time: end,
+      ...extra,
+    });
     // A bare 19-digit number in the body: JSON.stringify of a bigint is not possible, so splice it in.
     const body = JSON.stringify({
       spans: [
@@ -112,7 +119,13 @@ describe('times beyond int64 nanoseconds', () => {
       resourceSpans: [
         {
           scopeSpans: [
-            { spans: [otlpJsonSpan(poisoned, '9300000000000000000', '9300000000000000001'), otlpJsonSpan(poisoned, now, '18446744073709551615'), otlpJsonSpan(good, now, now)] },
+            {
+              spans: [
+                otlpJsonSpan(poisoned, '9300000000000000000', '9300000000000000001'),
+                otlpJsonSpan(poisoned, now, '18446744073709551615'),
+                otlpJsonSpan(good, now, now),
+              ],
+            },
           ],
         },
       ],

@@ -181,7 +181,9 @@ service:
     const result = await runCli(['validate', '--config', file], process.env);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/6 error\(s\)/);
-    expect(result.stdout).toMatch(/line 9: service\.pipelines\.traces\.exporters\[1\]: connector "exceptions" needs validated on traces: add the validation processor before it/);
+    expect(result.stdout).toMatch(
+      /line 9: service\.pipelines\.traces\.exporters\[1\]: connector "exceptions" needs validated on traces: add the validation processor before it/,
+    );
     expect(result.stdout).toMatch(/line 3: exporters\.duckdb\/again: only one exporter of type "duckdb" may be configured/);
     expect(result.stdout).toMatch(/line 8: service\.pipelines\.events\.receivers\[1\]: receiver "otlp" does not handle events .*exceptions connector/);
     expect(result.stdout).toMatch(/line 4: connectors\.exceptions: connector "exceptions" is a receiver of no events pipeline/);

@@ -39,7 +39,9 @@ describe.each([
     for (const age of ages) {
       const id = randomUUID();
       events.set(age, id);
-      expect((await svc.api('/v1/events', { method: 'POST', body: JSON.stringify(fullEvent({ id, timestamp: new Date(noon(age)).toISOString() })) })).status).toBe(202);
+      expect(
+        (await svc.api('/v1/events', { method: 'POST', body: JSON.stringify(fullEvent({ id, timestamp: new Date(noon(age)).toISOString() })) })).status,
+      ).toBe(202);
       const trace = randomBytes(16).toString('hex');
       traces.set(age, trace);
       const span = { trace_id: trace, span_id: randomBytes(8).toString('hex'), name: 'op', start_time: noon(age), end_time: noon(age) + 5 };
@@ -83,10 +85,15 @@ describe('ingest past retention', () => {
     const old = await svc.api('/v1/events', { method: 'POST', body: JSON.stringify(fullEvent({ timestamp: new Date(noon(10)).toISOString() })) });
     const body = await expectError(old, 400, 'validation_failed');
     expect(body.error.details).toEqual([
-      { path: 'timestamp', message: `is before ${firstKeptDay(10)}, the first day kept: events are kept 10 days (service.retention.events_days), so it would be deleted at once` },
+      {
+        path: 'timestamp',
+        message: `is before ${firstKeptDay(10)}, the first day kept: events are kept 10 days (service.retention.events_days), so it would be deleted at once`,
+      },
     ]);
     const id = randomUUID();
-    expect((await svc.api('/v1/events', { method: 'POST', body: JSON.stringify(fullEvent({ id, timestamp: new Date(noon(9)).toISOString() })) })).status).toBe(202);
+    expect((await svc.api('/v1/events', { method: 'POST', body: JSON.stringify(fullEvent({ id, timestamp: new Date(noon(9)).toISOString() })) })).status).toBe(
+      202,
+    );
     expect((await svc.api(`/v1/events/${id}`)).status).toBe(200);
   });
 
@@ -111,7 +118,23 @@ describe('ingest past retention', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${svc.liveKey}` },
       body: JSON.stringify({
-        resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: trace, spanId: randomBytes(8).toString('hex'), name: 'old', startTimeUnixNano: `${noon(6)}000000`, endTimeUnixNano: `${noon(6)}000001` }] }] }],
+        resourceSpans: [
+          {
+            scopeSpans: [
+              {
+                spans: [
+                  {
+                    traceId: trace,
+                    spanId: randomBytes(8).toString('hex'),
+                    name: 'old',
+                    startTimeUnixNano: `${noon(6)}000000`,
+                    endTimeUnixNano: `${noon(6)}000001`,
+                  },
+                ],
+              },
+            ],
+          },
+        ],
       }),
     });
     expect(otlp.status).toBe(200);

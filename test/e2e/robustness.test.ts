@@ -112,14 +112,36 @@ describe('hostile input', () => {
   it('answers 300 mutated span batches (/v1/traces and OTLP/JSON) with 2xx or 4xx, never a 5xx', async () => {
     const next = random(7);
     const spanPaths: Array<Array<string | number>> = [
-      [], ['trace_id'], ['span_id'], ['parent_span_id'], ['name'], ['start_time'], ['end_time'], ['status'], ['kind'],
-      ['attributes'], ['attributes', 'k'], ['resource_attributes'], ['events'], ['events', 0], ['events', 0, 'time'],
-      ['events', 0, 'attributes'], ['links'], ['links', 0, 'trace_id'], ['scope'], ['service_name'],
+      [],
+      ['trace_id'],
+      ['span_id'],
+      ['parent_span_id'],
+      ['name'],
+      ['start_time'],
+      ['end_time'],
+      ['status'],
+      ['kind'],
+      ['attributes'],
+      ['attributes', 'k'],
+      ['resource_attributes'],
+      ['events'],
+      ['events', 0],
+      ['events', 0, 'time'],
+      ['events', 0, 'attributes'],
+      ['links'],
+      ['links', 0, 'trace_id'],
+      ['scope'],
+      ['service_name'],
     ];
     const values: unknown[] = [...WEIRD_VALUES, '1700000000000', -5, 2 ** 70, 'ERROR', 'x'.repeat(100)];
     const baseSpan = () => ({
-      trace_id: 'ab'.repeat(16), span_id: 'cd'.repeat(8), name: 'op', start_time: Date.now() - 1000, end_time: Date.now(),
-      attributes: { a: 1 }, events: [{ name: 'exception', time: Date.now(), attributes: { 'exception.type': 'E', 'exception.stacktrace': 'E: x\n    at f (a.js:1:2)' } }],
+      trace_id: 'ab'.repeat(16),
+      span_id: 'cd'.repeat(8),
+      name: 'op',
+      start_time: Date.now() - 1000,
+      end_time: Date.now(),
+      attributes: { a: 1 },
+      events: [{ name: 'exception', time: Date.now(), attributes: { 'exception.type': 'E', 'exception.stacktrace': 'E: x\n    at f (a.js:1:2)' } }],
       links: [{ trace_id: 'ef'.repeat(16), span_id: '01'.repeat(8) }],
     });
     for (let i = 0; i < 150; i++) {
@@ -128,18 +150,48 @@ describe('hostile input', () => {
       const text = await response.text();
       expect([202, 400, 413], `/v1/traces -> ${response.status} ${text.slice(0, 200)}`).toContain(response.status);
     }
-    const otlpValues: unknown[] = [...values, { stringValue: 'x' }, { intValue: '9223372036854775807' }, { arrayValue: { values: [{ kvlistValue: { values: [] } }] } }];
+    const otlpValues: unknown[] = [
+      ...values,
+      { stringValue: 'x' },
+      { intValue: '9223372036854775807' },
+      { arrayValue: { values: [{ kvlistValue: { values: [] } }] } },
+    ];
     const otlpPaths: Array<Array<string | number>> = [
-      [], ['resourceSpans'], ['resourceSpans', 0], ['resourceSpans', 0, 'resource'], ['resourceSpans', 0, 'scopeSpans', 0, 'spans'],
-      ['resourceSpans', 0, 'scopeSpans', 0, 'spans', 0, 'traceId'], ['resourceSpans', 0, 'scopeSpans', 0, 'spans', 0, 'startTimeUnixNano'],
-      ['resourceSpans', 0, 'scopeSpans', 0, 'spans', 0, 'attributes', 0, 'value'], ['resourceSpans', 0, 'scopeSpans', 0, 'spans', 0, 'kind'],
-      ['resourceSpans', 0, 'scopeSpans', 0, 'spans', 0, 'status'], ['resourceSpans', 0, 'scopeSpans', 0, 'spans', 0, 'events'],
+      [],
+      ['resourceSpans'],
+      ['resourceSpans', 0],
+      ['resourceSpans', 0, 'resource'],
+      ['resourceSpans', 0, 'scopeSpans', 0, 'spans'],
+      ['resourceSpans', 0, 'scopeSpans', 0, 'spans', 0, 'traceId'],
+      ['resourceSpans', 0, 'scopeSpans', 0, 'spans', 0, 'startTimeUnixNano'],
+      ['resourceSpans', 0, 'scopeSpans', 0, 'spans', 0, 'attributes', 0, 'value'],
+      ['resourceSpans', 0, 'scopeSpans', 0, 'spans', 0, 'kind'],
+      ['resourceSpans', 0, 'scopeSpans', 0, 'spans', 0, 'status'],
+      ['resourceSpans', 0, 'scopeSpans', 0, 'spans', 0, 'events'],
     ];
     const otlpBody = () => ({
-      resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'fuzz' } }] }, scopeSpans: [{ scope: { name: 's' }, spans: [{
-        traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), name: 'op', kind: 2, startTimeUnixNano: `${Date.now() - 1000}000000`, endTimeUnixNano: `${Date.now()}000000`,
-        attributes: [{ key: 'a', value: { intValue: '1' } }], status: { code: 2, message: 'bad' },
-      }] }] }],
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'fuzz' } }] },
+          scopeSpans: [
+            {
+              scope: { name: 's' },
+              spans: [
+                {
+                  traceId: 'ab'.repeat(16),
+                  spanId: 'cd'.repeat(8),
+                  name: 'op',
+                  kind: 2,
+                  startTimeUnixNano: `${Date.now() - 1000}000000`,
+                  endTimeUnixNano: `${Date.now()}000000`,
+                  attributes: [{ key: 'a', value: { intValue: '1' } }],
+                  status: { code: 2, message: 'bad' },
+                },
+              ],
+            },
+          ],
+        },
+      ],
     });
     for (let i = 0; i < 150; i++) {
       const body = setPath(otlpBody(), otlpPaths[Math.floor(next() * otlpPaths.length)], otlpValues[Math.floor(next() * otlpValues.length)]);

@@ -66,7 +66,13 @@ describe('storage roles', () => {
       expect(files(join(archive, 'events'))).toEqual([]); // flushed on its own schedule
       await (writer.service.exporter('parquet/archive') as ParquetExporter).flushNow();
       expect(files(join(archive, 'events')).length).toBeGreaterThan(0);
-      const tables = (await writer.service.host.database.reader().runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'lake_%staging_events'")).getRows().flat();
+      const tables = (
+        await writer.service.host.database
+          .reader()
+          .runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'lake_%staging_events'")
+      )
+        .getRows()
+        .flat();
       expect(tables.sort()).toEqual(['lake_archive_staging_events', 'lake_staging_events']);
     } finally {
       await writer.stop();

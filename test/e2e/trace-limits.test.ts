@@ -34,7 +34,16 @@ describe('trace limits', () => {
     const trace = hex(16);
     const start = Date.now() - 60_000;
     const ids = Array.from({ length: 3000 }, () => hex(8));
-    await post(ids.map((id, i) => ({ trace_id: trace, span_id: id, parent_span_id: i ? ids[i - 1] : '', name: `depth ${i}`, start_time: start + i, end_time: start + 3000 })));
+    await post(
+      ids.map((id, i) => ({
+        trace_id: trace,
+        span_id: id,
+        parent_span_id: i ? ids[i - 1] : '',
+        name: `depth ${i}`,
+        start_time: start + i,
+        end_time: start + 3000,
+      })),
+    );
     const res = await svc.api(`/v1/traces/${trace}`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as TraceBody;

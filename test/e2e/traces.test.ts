@@ -27,7 +27,10 @@ interface TraceRecord {
 
 async function postSpans(spans: unknown[], init: { key?: string | null; raw?: string } = {}) {
   const response = await svc.api('/v1/traces', { method: 'POST', body: init.raw ?? JSON.stringify({ spans }), key: init.key });
-  return { status: response.status, body: (await response.json()) as { accepted: number; rejected: number; errors: Array<{ index: number; path: string; message: string }> } };
+  return {
+    status: response.status,
+    body: (await response.json()) as { accepted: number; rejected: number; errors: Array<{ index: number; path: string; message: string }> },
+  };
 }
 
 async function getTrace(id: string, key?: string): Promise<{ status: number; body: TraceRecord }> {
@@ -139,7 +142,10 @@ describe('POST /v1/traces', () => {
 
   it('has no root without a root span: root_service is the earliest span service', async () => {
     const trace = hex(16);
-    await postSpans([span(trace, hex(8), hex(8), BASE_MS + 5, BASE_MS + 6, { service_name: 'late' }), span(trace, hex(8), hex(8), BASE_MS, BASE_MS + 1, { service_name: 'early' })]);
+    await postSpans([
+      span(trace, hex(8), hex(8), BASE_MS + 5, BASE_MS + 6, { service_name: 'late' }),
+      span(trace, hex(8), hex(8), BASE_MS, BASE_MS + 1, { service_name: 'early' }),
+    ]);
     const { body } = await getTrace(trace);
     expect(body).toMatchObject({ root_span_id: null, root_service: 'early' });
   });
@@ -151,7 +157,13 @@ describe('POST /v1/traces', () => {
     const failing = span(trace, spanId, '', BASE_MS, BASE_MS + 10, {
       status: 'error',
       resource_attributes: { 'service.name': 'shop', 'service.version': '2.0.1', 'deployment.environment.name': 'staging' },
-      events: [{ name: 'exception', time: BASE_MS + 5, attributes: { 'exception.type': 'TypeError', 'exception.message': 'x is undefined', 'exception.stacktrace': stack } }],
+      events: [
+        {
+          name: 'exception',
+          time: BASE_MS + 5,
+          attributes: { 'exception.type': 'TypeError', 'exception.message': 'x is undefined', 'exception.stacktrace': stack },
+        },
+      ],
     });
     await postSpans([failing]);
     await postSpans([failing]);

@@ -13,8 +13,20 @@ describe('configuration', () => {
     const { config, errors } = resolveConfig(readConfigFile(undefined), defaultRegistry(), {});
     expect(errors).toEqual([]);
     expect(config?.pipelines).toEqual([
-      expect.objectContaining({ id: 'events', signal: 'events', receivers: ['http_api', 'exceptions'], processors: ['validation', 'grouping', 'issues'], exporters: ['duckdb'] }),
-      expect.objectContaining({ id: 'traces', signal: 'traces', receivers: ['http_api', 'otlp'], processors: ['validation'], exporters: ['duckdb', 'exceptions'] }),
+      expect.objectContaining({
+        id: 'events',
+        signal: 'events',
+        receivers: ['http_api', 'exceptions'],
+        processors: ['validation', 'grouping', 'issues'],
+        exporters: ['duckdb'],
+      }),
+      expect.objectContaining({
+        id: 'traces',
+        signal: 'traces',
+        receivers: ['http_api', 'otlp'],
+        processors: ['validation'],
+        exporters: ['duckdb', 'exceptions'],
+      }),
     ]);
     expect(config?.settings.http.port).toBe(8080);
     expect(config?.pipelines.map((p) => [p.id, p.limits])).toEqual([

@@ -96,7 +96,11 @@ const CONNECTOR_ITEMS: Record<string, () => Representative> = {
   exceptions: () => {
     const span = representativeSpan();
     const value = `conformance ${span.trace_id}`;
-    const record = { ...span, status: 'error', events: [{ name: 'exception', time: NOW_MS + 5, attributes: { 'exception.type': 'RangeError', 'exception.message': value } }] };
+    const record = {
+      ...span,
+      status: 'error',
+      events: [{ name: 'exception', time: NOW_MS + 5, attributes: { 'exception.type': 'RangeError', 'exception.message': value } }],
+    };
     return {
       record,
       async readBack(svc) {
@@ -119,7 +123,19 @@ function otlpJson(span: Record<string, unknown>): string {
     resourceSpans: [
       {
         resource: { attributes: [{ key: 'service.name', value: { stringValue: span.service_name } }] },
-        scopeSpans: [{ spans: [{ traceId: span.trace_id, spanId: span.span_id, name: span.name, startTimeUnixNano: nanos(span.start_time), endTimeUnixNano: nanos(span.end_time) }] }],
+        scopeSpans: [
+          {
+            spans: [
+              {
+                traceId: span.trace_id,
+                spanId: span.span_id,
+                name: span.name,
+                startTimeUnixNano: nanos(span.start_time),
+                endTimeUnixNano: nanos(span.end_time),
+              },
+            ],
+          },
+        ],
       },
     ],
   });
@@ -153,7 +169,8 @@ function unsatisfiedRequires(factory: ComponentFactory, registry: Registry): str
   for (const [signal, required] of Object.entries(factory.requires ?? {}) as Array<[Signal, readonly string[]]>)
     for (const fact of required) {
       const providers = registry.list().filter((other) => other !== factory && upstreamOf(other, signal) && facts(other, 'provides', signal).includes(fact));
-      if (providers.length === 0) problems.push(`${label(factory)} requires ${fact} on ${signal}, which no other registered receiver, processor or connector provides`);
+      if (providers.length === 0)
+        problems.push(`${label(factory)} requires ${fact} on ${signal}, which no other registered receiver, processor or connector provides`);
     }
   return problems;
 }
@@ -163,13 +180,21 @@ function unsatisfiedRequires(factory: ComponentFactory, registry: Registry): str
  * and providing what they and the pipeline's exporter (`sinkRequires`) require: the providers of
  * each missing fact are added from the registry, then ordered by requires/provides and `before`.
  */
-function processorChain(registry: Registry, signal: Signal, available: readonly string[], mandatory: Array<FactoryOf<'processor'>>, sinkRequires: readonly string[]) {
+function processorChain(
+  registry: Registry,
+  signal: Signal,
+  available: readonly string[],
+  mandatory: Array<FactoryOf<'processor'>>,
+  sinkRequires: readonly string[],
+) {
   const chosen = [...mandatory];
   for (;;) {
     const have = new Set([...available, ...chosen.flatMap((p) => facts(p, 'provides', signal))]);
     const missing = [...sinkRequires, ...chosen.flatMap((p) => facts(p, 'requires', signal))].find((fact) => !have.has(fact));
     if (missing === undefined) break;
-    const provider = ofKind(registry, 'processor').find((p) => p.signals.includes(signal) && !chosen.includes(p) && facts(p, 'provides', signal).includes(missing));
+    const provider = ofKind(registry, 'processor').find(
+      (p) => p.signals.includes(signal) && !chosen.includes(p) && facts(p, 'provides', signal).includes(missing),
+    );
     if (!provider) throw new Error(`no registered processor provides ${missing} on ${signal}, which the pipeline needs`);
     chosen.push(provider);
   }
@@ -221,7 +246,8 @@ function caseFor(factory: ComponentFactory, registry: Registry): Case {
   };
   const sinkFor = (signal: Signal) => {
     const exporter = ofKind(registry, 'exporter').find((e) => (e.reads ?? []).includes(signal));
-    if (!exporter) throw new Error(`no registered exporter serves reads of ${signal}, so ${label(factory)} cannot be read back: teach ${THIS_FILE} where to look`);
+    if (!exporter)
+      throw new Error(`no registered exporter serves reads of ${signal}, so ${label(factory)} cannot be read back: teach ${THIS_FILE} where to look`);
     return exporter;
   };
   /** receivers → the processors the contracts call for → exporter, read back through the exporter. */
@@ -305,7 +331,8 @@ describe('component metadata', () => {
     for (const key of keys) expect(key.description, `${label(factory)}: config key ${key.key} has no .describe()`).not.toBe('');
     const defaults = factory.configSchema.parse({});
     const listed = keys.map((k) => k.key);
-    for (const key of flatKeys(defaults).filter((k) => k !== '')) expect(listed, `${label(factory)}: default config key ${key} is not in the table`).toContain(key);
+    for (const key of flatKeys(defaults).filter((k) => k !== ''))
+      expect(listed, `${label(factory)}: default config key ${key} is not in the table`).toContain(key);
 
     expect(unsatisfiedRequires(factory, registry)).toEqual([]);
   });
@@ -333,7 +360,10 @@ describe('component lifecycle', () => {
       await (stopping = stopWithin(svc, STOP_DEADLINE_MS));
       // Every listener is closed once stop resolves.
       for (const port of ports) {
-        const answer = await fetch(`http://127.0.0.1:${port}/healthz`).then((response) => `answered ${response.status}`, () => 'refused');
+        const answer = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (response) => `answered ${response.status}`,
+          () => 'refused',
+        );
         expect(answer, `port ${port} after stop`).toBe('refused');
       }
       await new Promise((resolve) => setImmediate(resolve));
@@ -360,13 +390,30 @@ describe('the conformance cases themselves', () => {
       reads: ['replays'],
       create: () => ({ export: async () => undefined }),
     };
-    expect(() => caseFor(replays, withExtra(replays))).toThrow(/exporter "replay_store" is registered but this conformance test has no representative replays item: add one to ITEMS/);
+    expect(() => caseFor(replays, withExtra(replays))).toThrow(
+      /exporter "replay_store" is registered but this conformance test has no representative replays item: add one to ITEMS/,
+    );
   });
 
   it('a receiver without a sender, and a connector without an item, fail likewise', () => {
-    const receiver: ComponentFactory = { ...base, kind: 'receiver', type: 'carrier_pigeon', signals: ['events'], stability: { events: 'alpha' }, create: () => ({}) };
+    const receiver: ComponentFactory = {
+      ...base,
+      kind: 'receiver',
+      type: 'carrier_pigeon',
+      signals: ['events'],
+      stability: { events: 'alpha' },
+      create: () => ({}),
+    };
     expect(() => caseFor(receiver, withExtra(receiver))).toThrow(/receiver "carrier_pigeon" .* no sender for events: add one to SENDERS/);
-    const connector: ComponentFactory = { ...base, kind: 'connector', type: 'spans_to_events', from: 'traces', to: 'events', stability: 'alpha', create: () => ({ export: async () => undefined }) };
+    const connector: ComponentFactory = {
+      ...base,
+      kind: 'connector',
+      type: 'spans_to_events',
+      from: 'traces',
+      to: 'events',
+      stability: 'alpha',
+      create: () => ({ export: async () => undefined }),
+    };
     expect(() => caseFor(connector, withExtra(connector))).toThrow(/connector "spans_to_events" .* add one to CONNECTOR_ITEMS/);
   });
 
@@ -380,7 +427,9 @@ describe('the conformance cases themselves', () => {
       requires: { events: ['validated', 'symbolicated'] },
       create: () => ({ process: () => undefined }),
     };
-    expect(unsatisfiedRequires(needy, withExtra(needy))).toEqual(['processor "needy" requires symbolicated on events, which no other registered receiver, processor or connector provides']);
+    expect(unsatisfiedRequires(needy, withExtra(needy))).toEqual([
+      'processor "needy" requires symbolicated on events, which no other registered receiver, processor or connector provides',
+    ]);
     expect(() => caseFor(needy, withExtra(needy))).toThrow(/no registered processor provides symbolicated on events/);
   });
 

@@ -14,8 +14,7 @@ import type { Host } from '../../src/engine/host.js';
 import { Registry } from '../../src/engine/registry.js';
 import { Metrics } from '../../src/telemetry/metrics.js';
 
-const resolve = (yaml: string, env: Record<string, string> = {}, registry = defaultRegistry()) =>
-  resolveConfig(parseConfigText(yaml, 'x.yaml'), registry, env);
+const resolve = (yaml: string, env: Record<string, string> = {}, registry = defaultRegistry()) => resolveConfig(parseConfigText(yaml, 'x.yaml'), registry, env);
 
 /** The errors as `path: message`, for compact expectations. */
 const problems = (yaml: string, env: Record<string, string> = {}, registry = defaultRegistry()) =>
@@ -196,9 +195,20 @@ service:
         {},
         fakeRegistry(),
       ),
-    ).toEqual(['service.storage.events[0]: exporter "sink" cannot serve reads of events', 'service.storage.traces[0]: exporter "lake" cannot serve reads of traces']);
-    expect(problems(PIPELINES.replace('parquet/archive: {} }', '}').replace(', parquet/archive]', ']').replace('service:\n', 'service:\n  storage: { traces: both }\n')).length).toBe(0);
-    expect(problems(PIPELINES.replace(', parquet: {}', '').replace('[parquet, duckdb]', '[duckdb]').replace('service:\n', 'service:\n  storage: { events: both }\n'))).toEqual([
+    ).toEqual([
+      'service.storage.events[0]: exporter "sink" cannot serve reads of events',
+      'service.storage.traces[0]: exporter "lake" cannot serve reads of traces',
+    ]);
+    expect(
+      problems(
+        PIPELINES.replace('parquet/archive: {} }', '}').replace(', parquet/archive]', ']').replace('service:\n', 'service:\n  storage: { traces: both }\n'),
+      ).length,
+    ).toBe(0);
+    expect(
+      problems(
+        PIPELINES.replace(', parquet: {}', '').replace('[parquet, duckdb]', '[duckdb]').replace('service:\n', 'service:\n  storage: { events: both }\n'),
+      ),
+    ).toEqual([
       'service.storage.events: "both" means duckdb, parquet, and no exporter "parquet" is configured under exporters (configured exporters that serve events reads: duckdb, parquet/archive)',
     ]);
   });
@@ -217,7 +227,7 @@ service:
     expect(errors).toEqual([]);
     expect(config?.pipelines).toEqual([]);
     expect(config?.readSources).toEqual({ events: ['store', 'lake'], traces: ['store'] });
-    const graph = PipelineGraph.build(config!, { metrics: new Metrics() } as Host); // eslint-disable-line @typescript-eslint/no-non-null-assertion -- errors is empty
+    const graph = PipelineGraph.build(config!, { metrics: new Metrics() } as Host);
     expect(created).toEqual([
       { id: 'store', readOnly: true },
       { id: 'lake', readOnly: true },
@@ -243,7 +253,7 @@ service:
       {},
       fakeRegistry(created),
     );
-    PipelineGraph.build(config!, { metrics: new Metrics() } as Host); // eslint-disable-line @typescript-eslint/no-non-null-assertion -- a valid config
+    PipelineGraph.build(config!, { metrics: new Metrics() } as Host);
     expect(created).toEqual([
       { id: 'store', readOnly: false },
       { id: 'lake', readOnly: false },
@@ -327,19 +337,36 @@ service:
     };
     const registry = fakeRegistry();
     registry.register(loop);
-    registry.register({ kind: 'receiver', type: 'loop', signals: ['events'], stability: { events: 'development' }, description: 'a receiver type of the same name', configSchema: empty, create: () => ({}) });
+    registry.register({
+      kind: 'receiver',
+      type: 'loop',
+      signals: ['events'],
+      stability: { events: 'development' },
+      description: 'a receiver type of the same name',
+      configSchema: empty,
+      create: () => ({}),
+    });
     const yaml = (pipelines: string) => `receivers: { in: {} }
 exporters: { sink: {} }
 connectors: { loop: {} }
 service:
   pipelines:
 ${pipelines}`;
-    expect(problems(yaml('    events/a: { receivers: [in], exporters: [loop] }\n    events/b: { receivers: [loop], exporters: [sink] }\n'), {}, registry)).toEqual([]);
+    expect(
+      problems(yaml('    events/a: { receivers: [in], exporters: [loop] }\n    events/b: { receivers: [loop], exporters: [sink] }\n'), {}, registry),
+    ).toEqual([]);
     expect(problems(yaml('    events/a: { receivers: [in, loop], exporters: [loop] }\n'), {}, registry)).toEqual([
       'service.pipelines.events/a: its items come back to it through connectors: pipelines joined by connectors must not form a cycle',
     ]);
     expect(
-      problems(yaml('    events/a: { receivers: [in], exporters: [loop] }\n    events/b: { receivers: [loop], exporters: [sink] }\n').replace('receivers: { in: {} }', 'receivers: { in: {}, loop: {} }'), {}, registry),
+      problems(
+        yaml('    events/a: { receivers: [in], exporters: [loop] }\n    events/b: { receivers: [loop], exporters: [sink] }\n').replace(
+          'receivers: { in: {} }',
+          'receivers: { in: {}, loop: {} }',
+        ),
+        {},
+        registry,
+      ),
     ).toEqual(['connectors.loop: "loop" is also configured under receivers: a connector needs an id of its own']);
   });
 });

@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { compactionTmpName, journalCompaction, planCompactions, publishCompaction, RowCounts, writeCompaction } from '../../exporters/parquet/compactor.js';
 import { parquetConfigSchema } from '../../exporters/parquet/config.js';
-import { ParquetExporter } from '../../exporters/parquet/exporter.js';
+import { type ParquetExporter } from '../../exporters/parquet/exporter.js';
 import { parquetFactory } from '../../exporters/parquet/factory.js';
 import { claimBatch, writeBatch } from '../../exporters/parquet/flusher.js';
 import type { Host } from '../../src/engine/host.js';
@@ -127,8 +127,6 @@ function span(project: string, startIso: string, overrides: Partial<Span> = {}):
 // Reading the lake back, independently of DuckDB
 // ---------------------------------------------------------------------------------------------
 
-
-
 function arrayBuffer(path: string): ArrayBuffer {
   const buffer = readFileSync(path);
   return buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer;
@@ -138,9 +136,7 @@ function arrayBuffer(path: string): ArrayBuffer {
 function lakeFiles(lake: string, signal: LakeSignal): string[] {
   const root = join(lake, signal);
   if (!existsSync(root)) return [];
-  return (readdirSync(root, { recursive: true }) as string[])
-    .filter((name) => name.endsWith('.parquet') && !name.split('/').pop()!.startsWith('.'))
-    .sort();
+  return (readdirSync(root, { recursive: true }) as string[]).filter((name) => name.endsWith('.parquet') && !name.split('/').pop()!.startsWith('.')).sort();
 }
 
 async function readFile(path: string): Promise<{ rows: Record<string, unknown>[]; metadata: FileMetaData }> {
@@ -221,9 +217,26 @@ describe('parquet exporter: layout and schema', () => {
       expect(row).not.toHaveProperty('date');
       const { _file, ...columns } = row;
       expect(Object.keys(columns)).toEqual([
-        'id', 'dataset', 'timestamp', 'received_at', 'issue_id', 'environment', 'release', 'level',
-        'exception_type', 'exception_value', 'message', 'title', 'culprit', 'user_id', 'user_email',
-        'trace_id', 'replay_id', 'tags', 'frames', 'doc',
+        'id',
+        'dataset',
+        'timestamp',
+        'received_at',
+        'issue_id',
+        'environment',
+        'release',
+        'level',
+        'exception_type',
+        'exception_value',
+        'message',
+        'title',
+        'culprit',
+        'user_id',
+        'user_email',
+        'trace_id',
+        'replay_id',
+        'tags',
+        'frames',
+        'doc',
       ]);
       expect(row.dataset).toBe(item.tenant.dataset);
       expect(row.timestamp).toBeInstanceOf(Date);
@@ -312,11 +325,28 @@ describe('parquet exporter: layout and schema', () => {
       const row = rows.find((r) => r.span_id === s.span_id)!;
       const { _file, ...columns } = row;
       expect(Object.keys(columns)).toEqual([
-        'trace_id', 'span_id', 'parent_span_id', 'name', 'service_name', 'dataset', 'start_time',
-        'start_time_unix_nano', 'end_time_unix_nano', 'duration_ms', 'status', 'kind', 'received_at',
-        'attributes', 'resource_attributes', 'events', 'links', 'doc',
+        'trace_id',
+        'span_id',
+        'parent_span_id',
+        'name',
+        'service_name',
+        'dataset',
+        'start_time',
+        'start_time_unix_nano',
+        'end_time_unix_nano',
+        'duration_ms',
+        'status',
+        'kind',
+        'received_at',
+        'attributes',
+        'resource_attributes',
+        'events',
+        'links',
+        'doc',
       ]);
-      expect(_file.startsWith(`project_id=${item.tenant.projectId}/date=${new Date(Number(s.start_time_unix_nano / 1_000_000n)).toISOString().slice(0, 10)}/`)).toBe(true);
+      expect(
+        _file.startsWith(`project_id=${item.tenant.projectId}/date=${new Date(Number(s.start_time_unix_nano / 1_000_000n)).toISOString().slice(0, 10)}/`),
+      ).toBe(true);
       expect(row.trace_id).toBe(s.trace_id);
       expect(row.parent_span_id).toBe(s.parent_span_id);
       expect(row.name).toBe(s.name);

@@ -42,9 +42,20 @@ describe('quarantine', () => {
       receivedAt: Date.now(),
       size: 100,
       data: {
-        trace_id: 'f'.repeat(32), span_id: 'e'.repeat(16), parent_span_id: '', name: 'poison', service_name: 'api',
-        start_time_unix_nano: 2n ** 64n, end_time_unix_nano: 2n ** 64n, status: 'unset', kind: 'internal', received_at: new Date().toISOString(),
-        attributes: {}, resource_attributes: {}, events: [], links: [],
+        trace_id: 'f'.repeat(32),
+        span_id: 'e'.repeat(16),
+        parent_span_id: '',
+        name: 'poison',
+        service_name: 'api',
+        start_time_unix_nano: 2n ** 64n,
+        end_time_unix_nano: 2n ** 64n,
+        status: 'unset',
+        kind: 'internal',
+        received_at: new Date().toISOString(),
+        attributes: {},
+        resource_attributes: {},
+        events: [],
+        links: [],
       } as unknown as Span,
     };
     await exporter.export('events', [badEvent]); // acknowledged: durable in the DocStore
@@ -81,7 +92,14 @@ describe('quarantine', () => {
     // As a crash after the acknowledgment and before indexing would leave it.
     const docs = DocStore.open(first.dataDir);
     const id = randomUUID();
-    const doc = { ...fullEvent({ id }), timestamp: 'never', received_at: new Date().toISOString(), project_id: 'default', issue_id: 'abc', processing_errors: [] };
+    const doc = {
+      ...fullEvent({ id }),
+      timestamp: 'never',
+      received_at: new Date().toISOString(),
+      project_id: 'default',
+      issue_id: 'abc',
+      processing_errors: [],
+    };
     const tenant = { orgId: 'default', projectId: 'default', dataset: 'live' };
     await docs.put([{ kind: 'events', key: ['live', 'default', id], doc: JSON.stringify(doc) }], {
       kind: 'events',

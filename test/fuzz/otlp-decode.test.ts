@@ -3,7 +3,13 @@
 // without an unexpected throw.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { OtlpDecodeError, decodeTraceRequestJson, decodeTraceRequestProtobuf, otlpIdErrors, type DecodedTraceRequest } from '../../receivers/otlp/decode/index.js';
+import {
+  OtlpDecodeError,
+  decodeTraceRequestJson,
+  decodeTraceRequestProtobuf,
+  otlpIdErrors,
+  type DecodedTraceRequest,
+} from '../../receivers/otlp/decode/index.js';
 import { ExportTraceServiceRequest } from '../../receivers/otlp/decode/schema.js';
 import { validationConfigSchema } from '../../processors/validation/config.js';
 import { validateSpan } from '../../processors/validation/span/validate-span.js';
@@ -65,11 +71,15 @@ const span = fc.record(
 );
 const request = fc.record({
   resourceSpans: fc.array(
-    fc.record({ resource: fc.record({ attributes: keyValues }), scopeSpans: fc.array(fc.record({ scope: fc.record({ name: fc.string() }), spans: fc.array(span, { maxLength: 4 }) }), { maxLength: 2 }) }),
+    fc.record({
+      resource: fc.record({ attributes: keyValues }),
+      scopeSpans: fc.array(fc.record({ scope: fc.record({ name: fc.string() }), spans: fc.array(span, { maxLength: 4 }) }), { maxLength: 2 }),
+    }),
     { maxLength: 2 },
   ),
 });
-const encode = (message: unknown): Uint8Array => ExportTraceServiceRequest.encode(ExportTraceServiceRequest.fromObject(message as Record<string, unknown>)).finish();
+const encode = (message: unknown): Uint8Array =>
+  ExportTraceServiceRequest.encode(ExportTraceServiceRequest.fromObject(message as Record<string, unknown>)).finish();
 const hex = (value: unknown) => (value instanceof Uint8Array ? Buffer.from(value).toString('hex') : value);
 
 /** The protobuf request as OTLP/JSON: ids in hex, bytes in base64, NaN and the infinities as strings. */
@@ -86,52 +96,99 @@ function toJson(message: unknown): unknown {
 }
 
 describe('fuzz: OTLP protobuf decoder', () => {
-  it('any bytes decode or throw OtlpDecodeError', () => {
-    fc.assert(fc.property(bytes(0, 512), (body) => decodes(() => decodeTraceRequestProtobuf(body))), { numRuns: 4 * fc.readConfigureGlobal().numRuns! });
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    'any bytes decode or throw OtlpDecodeError',
+    () => {
+      fc.assert(
+        fc.property(bytes(0, 512), (body) => decodes(() => decodeTraceRequestProtobuf(body))),
+        { numRuns: 4 * fc.readConfigureGlobal().numRuns! },
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
-  it('well-formed requests of any content decode, and their spans go through the checks', () => {
-    fc.assert(fc.property(request, (message) => decodes(() => decodeTraceRequestProtobuf(encode(message)))));
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    'well-formed requests of any content decode, and their spans go through the checks',
+    () => {
+      fc.assert(fc.property(request, (message) => decodes(() => decodeTraceRequestProtobuf(encode(message)))));
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
-  it('a well-formed request with bytes changed, cut or added decodes or throws OtlpDecodeError', () => {
-    fc.assert(
-      fc.property(request, fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 6 }), fc.nat(), bytes(0, 8), (message, changes, cut, tail) => {
-        const body = Buffer.from(encode(message));
-        for (const [at, byte] of changes) if (body.length) body[at % body.length] = byte;
-        const mutated = Buffer.concat([body.subarray(0, body.length ? cut % (body.length + 1) : 0), tail]);
-        decodes(() => decodeTraceRequestProtobuf(mutated));
-      }),
-    );
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    'a well-formed request with bytes changed, cut or added decodes or throws OtlpDecodeError',
+    () => {
+      fc.assert(
+        fc.property(
+          request,
+          fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 6 }),
+          fc.nat(),
+          bytes(0, 8),
+          (message, changes, cut, tail) => {
+            const body = Buffer.from(encode(message));
+            for (const [at, byte] of changes) if (body.length) body[at % body.length] = byte;
+            const mutated = Buffer.concat([body.subarray(0, body.length ? cut % (body.length + 1) : 0), tail]);
+            decodes(() => decodeTraceRequestProtobuf(mutated));
+          },
+        ),
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 });
 
 describe('fuzz: OTLP/JSON decoder', () => {
-  it('any text decodes or throws OtlpDecodeError', () => {
-    fc.assert(fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.json()), (text) => decodes(() => decodeTraceRequestJson(text))));
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    'any text decodes or throws OtlpDecodeError',
+    () => {
+      fc.assert(fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.json()), (text) => decodes(() => decodeTraceRequestJson(text))));
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
-  it('well-formed requests decode alike from JSON and protobuf, and their spans go through the checks', () => {
-    fc.assert(
-      fc.property(request, (message) => {
-        const body = JSON.stringify(toJson(message));
-        decodes(() => decodeTraceRequestJson(body));
-        expect(decodeTraceRequestJson(body)).toStrictEqual(decodeTraceRequestProtobuf(encode(message)));
-      }),
-    );
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    'well-formed requests decode alike from JSON and protobuf, and their spans go through the checks',
+    () => {
+      fc.assert(
+        fc.property(request, (message) => {
+          const body = JSON.stringify(toJson(message));
+          decodes(() => decodeTraceRequestJson(body));
+          expect(decodeTraceRequestJson(body)).toStrictEqual(decodeTraceRequestProtobuf(encode(message)));
+        }),
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
-  it('requests with odd values anywhere decode or throw OtlpDecodeError', () => {
-    const paths = ['resourceSpans', 'resource', 'scopeSpans', 'spans', 'traceId', 'startTimeUnixNano', 'attributes', 'value', 'intValue', 'kind', 'status', 'events', 'links'];
-    fc.assert(
-      fc.property(request, fc.constantFrom(...paths), oddValue, (message, path, odd) => {
-        // Bigints go in as bare integer literals, as senders write 64-bit integers.
-        const body = JSON.stringify(toJson(message), (key, value: unknown) => {
-          const chosen = key === path ? odd : value;
-          return typeof chosen === 'bigint' ? `__bigint:${chosen}` : chosen;
-        }).replace(/"__bigint:(-?\d+)"/g, '$1');
-        decodes(() => decodeTraceRequestJson(body));
-      }),
-    );
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    'requests with odd values anywhere decode or throw OtlpDecodeError',
+    () => {
+      const paths = [
+        'resourceSpans',
+        'resource',
+        'scopeSpans',
+        'spans',
+        'traceId',
+        'startTimeUnixNano',
+        'attributes',
+        'value',
+        'intValue',
+        'kind',
+        'status',
+        'events',
+        'links',
+      ];
+      fc.assert(
+        fc.property(request, fc.constantFrom(...paths), oddValue, (message, path, odd) => {
+          // Bigints go in as bare integer literals, as senders write 64-bit integers.
+          const body = JSON.stringify(toJson(message), (key, value: unknown) => {
+            const chosen = key === path ? odd : value;
+            return typeof chosen === 'bigint' ? `__bigint:${chosen}` : chosen;
+          }).replace(/"__bigint:(-?\d+)"/g, '$1');
+          decodes(() => decodeTraceRequestJson(body));
+        }),
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 });

@@ -172,9 +172,7 @@ describe('default grouping by stack trace', () => {
     const frames = (line: number): StackFrame[] => [
       { module: 'app.services.billing', filename: `billing_v${line}.py`, function: 'charge', lineno: line, colno: line, in_app: true },
     ];
-    expect(computeGrouping(eventWith('KeyError', "'card'", frames(3))).hash).toBe(
-      computeGrouping(eventWith('KeyError', "'card'", frames(300))).hash,
-    );
+    expect(computeGrouping(eventWith('KeyError', "'card'", frames(3))).hash).toBe(computeGrouping(eventWith('KeyError', "'card'", frames(300))).hash);
   });
 
   it('skips frames with neither function nor file, and keeps anonymous ones', () => {
@@ -211,10 +209,7 @@ describe('grouping without frames', () => {
     expect(a).toBe(b);
     expect(a).toBe(d);
     expect(a).not.toBe(c);
-    expect(computeGrouping(eventWith('NotFoundError', 'User 123 not found', [])).components).toEqual([
-      'NotFoundError',
-      'User <int> not found',
-    ]);
+    expect(computeGrouping(eventWith('NotFoundError', 'User 123 not found', [])).components).toEqual(['NotFoundError', 'User <int> not found']);
   });
 
   it('uses the message when the value is empty', () => {

@@ -62,7 +62,10 @@ describe('issues processor in the service', () => {
 
   it('records the issue before the acknowledgment and regresses it when resolved', async () => {
     const post = async () => {
-      const res = await svc.api('/v1/events', { method: 'POST', body: JSON.stringify(fullEvent({ id: randomUUID(), exception: { type: 'RangeError', value: 'stage test' } })) });
+      const res = await svc.api('/v1/events', {
+        method: 'POST',
+        body: JSON.stringify(fullEvent({ id: randomUUID(), exception: { type: 'RangeError', value: 'stage test' } })),
+      });
       expect(res.status).toBe(202);
       return ((await res.json()) as { permalink: string }).permalink.split('/').pop() as string;
     };

@@ -31,7 +31,12 @@ describe('validation: retention', () => {
       kind: 'rejected',
       code: 'validation_failed',
       message: 'the event is invalid',
-      details: [{ path: 'timestamp', message: 'is before 2026-11-13, the first day kept: events are kept 10 days (service.retention.events_days), so it would be deleted at once' }],
+      details: [
+        {
+          path: 'timestamp',
+          message: 'is before 2026-11-13, the first day kept: events are kept 10 days (service.retention.events_days), so it would be deleted at once',
+        },
+      ],
     });
   });
 

@@ -23,7 +23,17 @@ import {
   encodeTraceResponseProtobuf,
   type DecodedTraceRequest,
 } from '../../receivers/otlp/decode/index.js';
-import { ExportTraceServiceRequest, ExportTraceServiceResponse, KeyValue, PROTO_DIR, PROTO_FILE_NAMES, ResourceSpans, RpcStatus, ScopeSpans, otlpRoot } from '../../receivers/otlp/decode/schema.js';
+import {
+  ExportTraceServiceRequest,
+  ExportTraceServiceResponse,
+  KeyValue,
+  PROTO_DIR,
+  PROTO_FILE_NAMES,
+  ResourceSpans,
+  RpcStatus,
+  ScopeSpans,
+  otlpRoot,
+} from '../../receivers/otlp/decode/schema.js';
 
 const nanos = (time: HrTime): bigint => BigInt(time[0]) * 1_000_000_000n + BigInt(time[1]);
 
@@ -59,8 +69,8 @@ function recordSpans(): ReadableSpan[] {
         'user.authenticated': true,
         'feature.flags': ['a', 'b'],
         'retry.delays': [1, 2, 3],
-        'weights': [0.5, 1.25],
-        'checks': [true, false],
+        weights: [0.5, 1.25],
+        checks: [true, false],
       },
     },
     remote,
@@ -144,7 +154,12 @@ function viaProtobufjs(body: Uint8Array): DecodedTraceRequest {
 function scramble(type: protobuf.Type, bytes: Uint8Array): Buffer {
   const reader = protobuf.Reader.create(bytes);
   const fields: { id: number; bytes: Buffer }[] = [];
-  const tagBytes = (id: number, wireType: number) => Buffer.from(protobuf.Writer.create().uint32((id << 3) | wireType).finish());
+  const tagBytes = (id: number, wireType: number) =>
+    Buffer.from(
+      protobuf.Writer.create()
+        .uint32((id << 3) | wireType)
+        .finish(),
+    );
   while (reader.pos < reader.len) {
     const tag = reader.uint32();
     const id = tag >>> 3;
@@ -196,7 +211,11 @@ describe('the OTLP schema', () => {
   it('is every .proto of receivers/otlp/proto, resolved', () => {
     const dir = join(packageRoot, 'receivers/otlp/proto');
     expect(PROTO_DIR).toBe(dir);
-    expect([...PROTO_FILE_NAMES].sort()).toEqual(readdirSync(dir).filter((f) => f.endsWith('.proto')).sort());
+    expect([...PROTO_FILE_NAMES].sort()).toEqual(
+      readdirSync(dir)
+        .filter((f) => f.endsWith('.proto'))
+        .sort(),
+    );
     const fromFiles = new protobuf.Root();
     fromFiles.loadSync(PROTO_FILE_NAMES.map((name) => join(dir, name)));
     fromFiles.resolveAll();
@@ -277,8 +296,8 @@ describe('decodeTraceRequestProtobuf', () => {
       'user.authenticated': true,
       'feature.flags': ['a', 'b'],
       'retry.delays': [1, 2, 3],
-      'weights': [0.5, 1.25],
-      'checks': [true, false],
+      weights: [0.5, 1.25],
+      checks: [true, false],
     });
   });
 
@@ -288,7 +307,7 @@ describe('decodeTraceRequestProtobuf', () => {
       'GET payments': ['client', 'error', 'payment declined'],
       'publish order': ['producer', 'ok', undefined],
       'consume order': ['consumer', 'unset', undefined],
-      'render': ['internal', 'unset', undefined],
+      render: ['internal', 'unset', undefined],
     };
     for (const [name, [kind, status, message]] of Object.entries(expected)) {
       const span = byName(decoded, name);
@@ -304,7 +323,11 @@ describe('decodeTraceRequestProtobuf', () => {
       {
         name: 'exception',
         time: 1_700_000_000_350_000_999n,
-        attributes: { 'exception.type': 'TypeError', 'exception.message': 'card declined', 'exception.stacktrace': expect.stringContaining('TypeError: card declined') },
+        attributes: {
+          'exception.type': 'TypeError',
+          'exception.message': 'card declined',
+          'exception.stacktrace': expect.stringContaining('TypeError: card declined'),
+        },
       },
     ]);
   });
@@ -336,13 +359,19 @@ describe('decodeTraceRequestProtobuf', () => {
       }),
     ).finish();
     const scopeSpans = ScopeSpans.encode(ScopeSpans.fromObject({ scope: { name: 'first', version: '1' }, spans: [{ ...ids, name: 'x' }] })).finish();
-    const resource2 = Buffer.concat([tag(1), len(Buffer.concat([tag(1), len(KeyValue.encode(KeyValue.fromObject({ key: 'b', value: { stringValue: 'two' } })).finish())]))]);
+    const resource2 = Buffer.concat([
+      tag(1),
+      len(Buffer.concat([tag(1), len(KeyValue.encode(KeyValue.fromObject({ key: 'b', value: { stringValue: 'two' } })).finish())])),
+    ]);
     const scope2 = Buffer.concat([tag(1), len(Buffer.concat([tag(1), len(Buffer.from('second'))]))]);
     const body = Buffer.concat([tag(1), len(Buffer.concat([resourceSpans, resource2, tag(2), len(Buffer.concat([scopeSpans, scope2]))]))]);
     const result = decodeTraceRequestProtobuf(body);
     expect(result).toStrictEqual(viaProtobufjs(body));
     expect(result.resourceSpans[0].resource).toEqual({ a: 1, b: 'two' });
-    expect(result.resourceSpans[0].spans.map((s) => s.scope)).toEqual([{ name: 'first', version: '1' }, { name: 'second', version: '1' }]);
+    expect(result.resourceSpans[0].spans.map((s) => s.scope)).toEqual([
+      { name: 'first', version: '1' },
+      { name: 'second', version: '1' },
+    ]);
   });
 
   it('reads a Uint8Array that is not a Buffer, at an offset', () => {
@@ -452,7 +481,11 @@ describe('decodeTraceRequestProtobuf', () => {
         scopeSpans: [
           {
             scope: { name: 's', attributes: [{ key: 'scope.attr', value: { boolValue: true } }] },
-            spans: [...kinds.map((_, i) => ({ ...ids, kind: i, status: { code: i % 3 } })), { ...ids, kind: -1, status: { code: -1 } }, { ...ids, kind: 6, status: { code: 3 } }],
+            spans: [
+              ...kinds.map((_, i) => ({ ...ids, kind: i, status: { code: i % 3 } })),
+              { ...ids, kind: -1, status: { code: -1 } },
+              { ...ids, kind: 6, status: { code: 3 } },
+            ],
           },
         ],
       },
@@ -466,14 +499,20 @@ describe('decodeTraceRequestProtobuf', () => {
   });
 
   it('throws OtlpDecodeError for garbage', () => {
-    for (const garbage of [Buffer.from('hello world'), Buffer.from(jsonBody), Uint8Array.of(0xff, 0xff, 0xff), Uint8Array.of(0x00), Uint8Array.of(0x0a, 0x05, 0x01)]) {
+    for (const garbage of [
+      Buffer.from('hello world'),
+      Buffer.from(jsonBody),
+      Uint8Array.of(0xff, 0xff, 0xff),
+      Uint8Array.of(0x00),
+      Uint8Array.of(0x0a, 0x05, 0x01),
+    ]) {
       expectDecodeError(() => decodeTraceRequestProtobuf(garbage), 'protobuf', /^the body is not a valid OTLP ExportTraceServiceRequest protobuf message: /);
     }
   });
 
   it('either decodes or throws OtlpDecodeError for corrupted bodies, never anything else', () => {
     let seed = 42;
-    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648) % n);
+    const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
     let failed = 0;
     for (let round = 0; round < 3000; round++) {
       const body = Buffer.from(protobufBody);
@@ -496,7 +535,11 @@ describe('decodeTraceRequestProtobuf', () => {
 
   it('throws OtlpDecodeError for values nested more than 100 levels deep', () => {
     // Built by hand: fromObject refuses such nesting itself.
-    const field = (n: number, bytes: Uint8Array): Uint8Array => protobuf.Writer.create().uint32((n << 3) | 2).bytes(bytes).finish();
+    const field = (n: number, bytes: Uint8Array): Uint8Array =>
+      protobuf.Writer.create()
+        .uint32((n << 3) | 2)
+        .bytes(bytes)
+        .finish();
     const concat = (...parts: Uint8Array[]): Uint8Array => Buffer.concat(parts);
     const nested = (levels: number): Uint8Array => {
       let value = field(1, Buffer.from('deep')); // AnyValue.string_value
@@ -573,6 +616,7 @@ describe('decodeTraceRequestJson', () => {
     const body = `{"resourceSpans":[{"scopeSpans":[{"spans":[${span(',"attributes":[{"key":"d","value":{"doubleValue":12345678901234567890}}]')},${span('')},
       ${span(',"events":[{"name":"e","timeUnixNano":1700000000000000001,"attributes":[{"key":"i","value":{"intValue":-9223372036854775807}}]}]')}]}]}]}`;
     const decoded = allSpans(decodeTraceRequestJson(body));
+    // eslint-disable-next-line no-loss-of-precision -- the same double JSON.parse makes of the text
     expect(decoded[0].attributes).toEqual({ d: 12345678901234567890 });
     expect(decoded[2].events).toEqual([{ name: 'e', time: 1_700_000_000_000_000_001n, attributes: { i: '-9223372036854775807' } }]);
     expect(decoded[1].start_time).toBe(5n);
@@ -581,10 +625,27 @@ describe('decodeTraceRequestJson', () => {
   });
 
   it('gives the same result as protobuf for hand-built values', () => {
-    const value = { kvlistValue: { values: [{ key: 'big', value: { intValue: '-9223372036854775808' } }, { key: 'd', value: { doubleValue: 0.1 } }] } };
+    const value = {
+      kvlistValue: {
+        values: [
+          { key: 'big', value: { intValue: '-9223372036854775808' } },
+          { key: 'd', value: { doubleValue: 0.1 } },
+        ],
+      },
+    };
     const pb = handBuilt([{ scopeSpans: [{ spans: [{ ...ids, name: 'x', startTimeUnixNano: '1700000000000000001', attributes: [{ key: 'v', value }] }] }] }]);
     const json = JSON.stringify({
-      resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: REMOTE_TRACE_ID, spanId: REMOTE_SPAN_ID, name: 'x', startTimeUnixNano: '1700000000000000001', attributes: [{ key: 'v', value }] }] }] }],
+      resourceSpans: [
+        {
+          scopeSpans: [
+            {
+              spans: [
+                { traceId: REMOTE_TRACE_ID, spanId: REMOTE_SPAN_ID, name: 'x', startTimeUnixNano: '1700000000000000001', attributes: [{ key: 'v', value }] },
+              ],
+            },
+          ],
+        },
+      ],
     });
     expect(decodeTraceRequestJson(json)).toStrictEqual(decodeTraceRequestProtobuf(pb));
   });
@@ -601,7 +662,8 @@ describe('decodeTraceRequestJson', () => {
   });
 
   it('throws OtlpDecodeError naming the field for wrong shapes', () => {
-    const span = (fields: Record<string, unknown>) => JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: REMOTE_TRACE_ID, spanId: REMOTE_SPAN_ID, ...fields }] }] }] });
+    const span = (fields: Record<string, unknown>) =>
+      JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: REMOTE_TRACE_ID, spanId: REMOTE_SPAN_ID, ...fields }] }] }] });
     const at = 'resourceSpans[0].scopeSpans[0].spans[0]';
     const cases: [string, RegExp][] = [
       ['[]', /: expected an object, got an array$/],
@@ -609,7 +671,10 @@ describe('decodeTraceRequestJson', () => {
       ['{"resourceSpans":{}}', /: resourceSpans: expected an array, got an object$/],
       ['{"resourceSpans":[1]}', /: resourceSpans\[0\]: expected an object, got the number 1$/],
       ['{"resourceSpans":[{"scopeSpans":[{"spans":"x"}]}]}', /: resourceSpans\[0\]\.scopeSpans\[0\]\.spans: expected an array/],
-      ['{"resourceSpans":[{"resource":{"attributes":[{"key":"a","value":"x"}]}}]}', /: resourceSpans\[0\]\.resource\.attributes\[0\]\.value: expected an object/],
+      [
+        '{"resourceSpans":[{"resource":{"attributes":[{"key":"a","value":"x"}]}}]}',
+        /: resourceSpans\[0\]\.resource\.attributes\[0\]\.value: expected an object/,
+      ],
       [span({ traceId: 'S0ItbQ==' }), new RegExp(`${escape(at)}\\.traceId: expected a hex string`)],
       [span({ spanId: 12 }), new RegExp(`${escape(at)}\\.spanId: expected a hex string, got the number 12`)],
       [span({ name: 5 }), new RegExp(`${escape(at)}\\.name: expected a string`)],
@@ -619,16 +684,31 @@ describe('decodeTraceRequestJson', () => {
       [span({ kind: 'SERVER' }), new RegExp(`${escape(at)}\\.kind: expected one of SPAN_KIND_UNSPECIFIED`)],
       [span({ status: { code: 1.5 } }), new RegExp(`${escape(at)}\\.status\\.code: expected one of STATUS_CODE_UNSET`)],
       [span({ status: [] }), new RegExp(`${escape(at)}\\.status: expected an object, got an array`)],
-      [span({ attributes: [{ key: 'a', value: { intValue: '1e3' } }] }), new RegExp(`${escape(at)}\\.attributes\\[0\\]\\.value\\.intValue: expected a signed 64-bit integer`)],
+      [
+        span({ attributes: [{ key: 'a', value: { intValue: '1e3' } }] }),
+        new RegExp(`${escape(at)}\\.attributes\\[0\\]\\.value\\.intValue: expected a signed 64-bit integer`),
+      ],
       [span({ attributes: [{ key: 'a', value: { intValue: '9223372036854775808' } }] }), /attributes\[0\]\.value\.intValue: expected a signed 64-bit integer/],
       [span({ attributes: [{ key: 'a', value: { boolValue: 'true' } }] }), /attributes\[0\]\.value\.boolValue: expected a boolean/],
       [span({ attributes: [{ key: 1, value: {} }] }), /attributes\[0\]\.key: expected a string/],
-      [span({ attributes: [{ key: 'a', value: { arrayValue: { values: [{ stringValue: 1 }] } } }] }), /attributes\[0\]\.value\.arrayValue\.values\[0\]\.stringValue: expected a string/],
-      [span({ attributes: [{ key: 'a', value: { kvlistValue: { values: [{ key: 'b', value: { doubleValue: 'x' } }] } } }] }), /attributes\[0\]\.value\.kvlistValue\.values\[0\]\.value\.doubleValue: expected a number/],
+      [
+        span({ attributes: [{ key: 'a', value: { arrayValue: { values: [{ stringValue: 1 }] } } }] }),
+        /attributes\[0\]\.value\.arrayValue\.values\[0\]\.stringValue: expected a string/,
+      ],
+      [
+        span({ attributes: [{ key: 'a', value: { kvlistValue: { values: [{ key: 'b', value: { doubleValue: 'x' } }] } } }] }),
+        /attributes\[0\]\.value\.kvlistValue\.values\[0\]\.value\.doubleValue: expected a number/,
+      ],
       [span({ attributes: [{ key: 'a', value: { bytesValue: 'not base64!' } }] }), /bytesValue: expected a base64 string/],
-      [span({ events: [{ name: 'e', timeUnixNano: 'soon' }] }), new RegExp(`${escape(at)}\\.events\\[0\\]\\.timeUnixNano: expected an unsigned 64-bit integer`)],
+      [
+        span({ events: [{ name: 'e', timeUnixNano: 'soon' }] }),
+        new RegExp(`${escape(at)}\\.events\\[0\\]\\.timeUnixNano: expected an unsigned 64-bit integer`),
+      ],
       [span({ links: [{ traceId: 'zz', spanId: REMOTE_SPAN_ID }] }), new RegExp(`${escape(at)}\\.links\\[0\\]\\.traceId: expected a hex string`)],
-      [JSON.stringify({ resourceSpans: [{ scopeSpans: [{ scope: { name: ['x'] } }] }] }), /resourceSpans\[0\]\.scopeSpans\[0\]\.scope\.name: expected a string/],
+      [
+        JSON.stringify({ resourceSpans: [{ scopeSpans: [{ scope: { name: ['x'] } }] }] }),
+        /resourceSpans\[0\]\.scopeSpans\[0\]\.scope\.name: expected a string/,
+      ],
     ];
     for (const [text, message] of cases) {
       const error = expectDecodeError(() => decodeTraceRequestJson(text), 'json', /^the body is not a valid OTLP\/JSON ExportTraceServiceRequest: /);
@@ -659,19 +739,37 @@ describe('OTLP ids', () => {
     [REMOTE_TRACE_ID, REMOTE_SPAN_ID, ZERO_SPAN, []], // an all-zero parent: a root span
     [ZERO_TRACE, REMOTE_SPAN_ID, '', [{ path: 'trace_id', message: 'must not be all zeros (an invalid trace id in OTLP)' }]],
     [REMOTE_TRACE_ID, ZERO_SPAN, '', [{ path: 'span_id', message: 'must not be all zeros (an invalid span id in OTLP)' }]],
-    [REMOTE_TRACE_ID.slice(0, 16), REMOTE_SPAN_ID.slice(0, 8), '', [
-      { path: 'trace_id', message: 'must be 16 bytes, got 8' },
-      { path: 'span_id', message: 'must be 8 bytes, got 4' },
-    ]],
-    ['', '', '', [
-      { path: 'trace_id', message: 'is required (a trace id is 16 bytes)' },
-      { path: 'span_id', message: 'is required (a span id is 8 bytes)' },
-    ]],
+    [
+      REMOTE_TRACE_ID.slice(0, 16),
+      REMOTE_SPAN_ID.slice(0, 8),
+      '',
+      [
+        { path: 'trace_id', message: 'must be 16 bytes, got 8' },
+        { path: 'span_id', message: 'must be 8 bytes, got 4' },
+      ],
+    ],
+    [
+      '',
+      '',
+      '',
+      [
+        { path: 'trace_id', message: 'is required (a trace id is 16 bytes)' },
+        { path: 'span_id', message: 'is required (a span id is 8 bytes)' },
+      ],
+    ],
     [REMOTE_TRACE_ID, REMOTE_SPAN_ID, 'abcd', [{ path: 'parent_span_id', message: 'must be 8 bytes, got 2' }]],
   ];
   const bytes = (hex: string) => (hex ? Buffer.from(hex, 'hex') : undefined);
   const protobufOf = ([traceId, spanId, parentSpanId]: (typeof cases)[number]) =>
-    handBuilt([{ scopeSpans: [{ spans: [{ traceId: bytes(traceId), spanId: bytes(spanId), parentSpanId: bytes(parentSpanId), name: 'x', startTimeUnixNano: '1700000000000000001' }] }] }]);
+    handBuilt([
+      {
+        scopeSpans: [
+          {
+            spans: [{ traceId: bytes(traceId), spanId: bytes(spanId), parentSpanId: bytes(parentSpanId), name: 'x', startTimeUnixNano: '1700000000000000001' }],
+          },
+        ],
+      },
+    ]);
   const jsonOf = ([traceId, spanId, parentSpanId]: (typeof cases)[number]) =>
     JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId, spanId, parentSpanId, name: 'x', startTimeUnixNano: '1700000000000000001' }] }] }] });
 

@@ -148,8 +148,7 @@ describe('exceptionEventsFromSpan', () => {
   });
 
   it('falls back for the environment', () => {
-    const envOf = (resource: Span['resource_attributes']) =>
-      exceptionEventsFromSpan(makeSpan({ resource_attributes: resource }))[0].environment;
+    const envOf = (resource: Span['resource_attributes']) => exceptionEventsFromSpan(makeSpan({ resource_attributes: resource }))[0].environment;
     expect(envOf({ 'deployment.environment.name': 'prod-eu', 'deployment.environment': 'old' })).toBe('prod-eu');
     expect(envOf({ 'deployment.environment': 'old' })).toBe('old');
     expect(envOf({ 'deployment.environment.name': '', 'deployment.environment': 'old' })).toBe('old');
@@ -204,7 +203,13 @@ describe('exceptionEventsFromSpan', () => {
     );
     expectValid([body]);
     expect((body.contexts as { trace: object }).trace).toEqual({ trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', span_id: '00f067aa0ba902b7', status: 'unset' });
-    expect(body.tags).toEqual({ 'service.name': 'api', 'span.name': 'GET /users/:id', 'span.kind': 'client', 'http.request.method': 'POST', 'http.response.status_code': '503' });
+    expect(body.tags).toEqual({
+      'service.name': 'api',
+      'span.name': 'GET /users/:id',
+      'span.kind': 'client',
+      'http.request.method': 'POST',
+      'http.response.status_code': '503',
+    });
   });
 
   it('falls back to the span end time when the event has none', () => {

@@ -184,7 +184,7 @@ describe('parseStacktrace: V8 stacks generated at test time', () => {
 
 describe('parseStacktrace: V8 syntax', () => {
   const text = [
-    'TypeError: Cannot read properties of undefined (reading \'x\')',
+    "TypeError: Cannot read properties of undefined (reading 'x')",
     '    at fn (/app/src/a.js:10:5)',
     '    at /app/src/b.js:20:7',
     '    at async handler (/app/src/c.js:30:9)',
@@ -243,9 +243,7 @@ describe('parseStacktrace: V8 syntax', () => {
   });
 
   it('stops at a util.inspect [cause] section', () => {
-    const frames = parseStacktrace(
-      ['Error: outer', '    at outer (/a.js:1:1)', '  [cause]: Error: inner', '      at inner (/b.js:2:2)'].join('\n'),
-    );
+    const frames = parseStacktrace(['Error: outer', '    at outer (/a.js:1:1)', '  [cause]: Error: inner', '      at inner (/b.js:2:2)'].join('\n'));
     expect(frames.map((frame) => frame.function)).toEqual(['outer']);
   });
 
@@ -405,8 +403,8 @@ describe('parseStacktrace: unknown text', () => {
       '\tat a.b(X.java:1) ' + ' '.repeat(mb) + ']',
       ' '.repeat(mb) + 'x',
       'at '.repeat(mb / 3),
-      ('    at f (/a.js:1:1)\n').repeat(mb / 21),
-      ('  File "a.py", line 1, in f\n    f()\n').repeat(mb / 40),
+      '    at f (/a.js:1:1)\n'.repeat(mb / 21),
+      '  File "a.py", line 1, in f\n    f()\n'.repeat(mb / 40),
     ];
     for (const input of inputs) {
       const started = performance.now();

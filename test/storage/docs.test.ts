@@ -102,8 +102,13 @@ describe('DocStore', () => {
     const trace = 'a'.repeat(32);
     const now = Date.now();
     const span = (spanId: string, parent: string) => ({
-      trace_id: trace, span_id: spanId, parent_span_id: parent, name: `op ${spanId}`, service_name: 'api',
-      start_time: now, end_time: now + 5,
+      trace_id: trace,
+      span_id: spanId,
+      parent_span_id: parent,
+      name: `op ${spanId}`,
+      service_name: 'api',
+      start_time: now,
+      end_time: now + 5,
     });
     expect((await first.api('/v1/traces', { method: 'POST', body: JSON.stringify({ spans: [span('1'.repeat(16), '')] }) })).status).toBe(202);
     const before = (await (await first.api(`/v1/traces/${trace}`)).json()) as { spans: Array<Record<string, unknown>> };
@@ -122,12 +127,25 @@ describe('DocStore', () => {
         { kind: 'traces', key: childKey, doc: JSON.stringify(child) },
         { kind: 'traces', key: rootKey, doc: JSON.stringify(before.spans[0]) },
       ],
-      { kind: 'traces', id: 'crash', value: JSON.stringify({ items: [{ tenant, key: childKey, extra: receivedAt }, { tenant, key: rootKey, extra: receivedAt }] }) },
+      {
+        kind: 'traces',
+        id: 'crash',
+        value: JSON.stringify({
+          items: [
+            { tenant, key: childKey, extra: receivedAt },
+            { tenant, key: rootKey, extra: receivedAt },
+          ],
+        }),
+      },
     );
     await docs.close();
 
     svc = await startService({ dataDir, keys });
-    const after = (await (await svc.api(`/v1/traces/${trace}`)).json()) as { span_count: number; spans: Array<{ name: string }>; tree: Array<{ children: unknown[] }> };
+    const after = (await (await svc.api(`/v1/traces/${trace}`)).json()) as {
+      span_count: number;
+      spans: Array<{ name: string }>;
+      tree: Array<{ children: unknown[] }>;
+    };
     expect(after.span_count).toBe(2);
     expect(after.spans.map((s) => s.name).sort()).toEqual(['op 1111111111111111', 'op child']);
     expect(after.tree).toHaveLength(1);
@@ -144,7 +162,13 @@ describe('DocStore', () => {
     const post = (id: string, value: string) =>
       svc!.api('/v1/events', {
         method: 'POST',
-        body: JSON.stringify({ id, exception: { type: 'TypeError', value }, timestamp: new Date().toISOString(), environment: 'production', release: 'web@1.0.0' }),
+        body: JSON.stringify({
+          id,
+          exception: { type: 'TypeError', value },
+          timestamp: new Date().toISOString(),
+          environment: 'production',
+          release: 'web@1.0.0',
+        }),
       });
     const answers = await Promise.all([...fresh.map((id) => post(id, 'many')), post(ID, 'same'), post(ID, 'same'), post(ID, 'same')]);
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 202));

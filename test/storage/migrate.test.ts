@@ -28,7 +28,9 @@ describe('migrate', () => {
     await migrate(db, 'parquet', parquetMigrations(lakeTables(undefined), true), undefined);
     await migrate(db, 'parquet/archive', parquetMigrations(lakeTables('archive'), false), undefined);
     await migrate(db, 'duckdb', DUCKDB_MIGRATIONS, docs); // again: nothing to do
-    const tables = (await db.reader().runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'lake_%' ORDER BY 1")).getRows().flat();
+    const tables = (await db.reader().runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'lake_%' ORDER BY 1"))
+      .getRows()
+      .flat();
     expect(tables).toEqual([
       'lake_archive_compactions',
       'lake_archive_flushes',
@@ -49,7 +51,12 @@ describe('migrate', () => {
     dirs.push(dir);
     let db = await Database.open(dir);
     let docs = DocStore.open(dir);
-    await migrate(db, 'duckdb', DUCKDB_MIGRATIONS.filter((m) => m.legacy !== undefined), docs);
+    await migrate(
+      db,
+      'duckdb',
+      DUCKDB_MIGRATIONS.filter((m) => m.legacy !== undefined),
+      docs,
+    );
     await migrate(db, 'parquet', parquetMigrations(lakeTables(undefined), true), undefined);
     // As the old code left it: one list, no owners; the catalog's newest migration not applied.
     await db.write(async (c) => {
@@ -70,7 +77,11 @@ describe('migrate', () => {
     docs = DocStore.open(dir);
     await migrate(db, 'duckdb', DUCKDB_MIGRATIONS, docs); // 1-6 taken over, 7 and 8 run
     await migrate(db, 'parquet', parquetMigrations(lakeTables(undefined), true), undefined);
-    expect(await applied(db)).toEqual([...CATALOG_MIGRATIONS.map((m) => `catalog:${m.version}`), ...DUCKDB_MIGRATIONS.map((m) => `duckdb:${m.version}`), 'parquet:1']);
+    expect(await applied(db)).toEqual([
+      ...CATALOG_MIGRATIONS.map((m) => `catalog:${m.version}`),
+      ...DUCKDB_MIGRATIONS.map((m) => `duckdb:${m.version}`),
+      'parquet:1',
+    ]);
     // Migration 7 of the duckdb exporter moved the issue's status to the catalog.
     const state = (await db.reader().runAndReadAll("SELECT status, project_id FROM issue_states WHERE id = 'iss'")).getRows();
     expect(state).toEqual([['resolved', 'default']]);

@@ -97,7 +97,9 @@ export function fullEvent(overrides: Record<string, unknown> = {}): Record<strin
     tags: { route: '/checkout', browser: 'firefox' },
     trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
     replay_id: 'rpl_abc123',
-    breadcrumbs: [{ timestamp: '2026-11-01T11:59:58.000Z', type: 'http', category: 'fetch', message: 'POST /api/orders', level: 'info', data: { status: 500 } }],
+    breadcrumbs: [
+      { timestamp: '2026-11-01T11:59:58.000Z', type: 'http', category: 'fetch', message: 'POST /api/orders', level: 'info', data: { status: 500 } },
+    ],
     contexts: { browser: { name: 'Firefox', version: '131' } },
     request: { url: 'https://shop.example.com/checkout', method: 'POST', headers: { 'user-agent': 'Firefox' } },
     sdk: { name: 'faultline.javascript', version: '1.0.0' },

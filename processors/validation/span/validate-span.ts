@@ -42,8 +42,8 @@ export function validateSpan(raw: unknown, limits: SpanLimits): SpanValidation {
       if (required) fail(key, 'is required');
       return '';
     }
-    if (typeof value !== 'string') return fail(key, `expected a string, got ${describeType(value)}`), '';
-    if (!ID.test(value)) return fail(key, 'must be 1-64 characters of [0-9A-Za-z_-]'), '';
+    if (typeof value !== 'string') return (fail(key, `expected a string, got ${describeType(value)}`), '');
+    if (!ID.test(value)) return (fail(key, 'must be 1-64 characters of [0-9A-Za-z_-]'), '');
     return HEX.test(value) ? value.toLowerCase() : value;
   };
   const text = (key: string, required: boolean, max = limits.max_attribute_value_length): string | undefined => {
@@ -52,12 +52,12 @@ export function validateSpan(raw: unknown, limits: SpanLimits): SpanValidation {
       if (required) fail(key, 'is required');
       return undefined;
     }
-    if (typeof value !== 'string') return fail(key, `expected a string, got ${describeType(value)}`), undefined;
-    if (required && value === '') return fail(key, 'must not be empty'), undefined;
+    if (typeof value !== 'string') return (fail(key, `expected a string, got ${describeType(value)}`), undefined);
+    if (required && value === '') return (fail(key, 'must not be empty'), undefined);
     return value.length > max ? value.slice(0, max) : value;
   };
   const time = (key: string): bigint | undefined => {
-    if (input[key] === undefined || input[key] === null) return fail(key, 'is required'), undefined;
+    if (input[key] === undefined || input[key] === null) return (fail(key, 'is required'), undefined);
     const nanos = toNanos(input[key]);
     return typeof nanos === 'string' ? (fail(key, nanos), undefined) : nanos;
   };
@@ -116,7 +116,7 @@ type Fail = (path: string, message: string) => void;
 
 function attributesAt(value: unknown, path: string, limits: SpanLimits, fail: Fail): Attributes {
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) return fail(path, `expected an object, got ${describeType(value)}`), {};
+  if (typeof value !== 'object' || Array.isArray(value)) return (fail(path, `expected an object, got ${describeType(value)}`), {});
   const out: Attributes = {};
   let count = 0;
   for (const [key, item] of Object.entries(value)) {
@@ -135,7 +135,7 @@ function attributeValue(value: unknown, path: string, limits: SpanLimits, fail: 
   if (Array.isArray(value)) {
     const out: AttributeValue[] = [];
     for (const [i, item] of value.entries()) {
-      if (typeof item === 'object' && item !== null) return fail(`${path}[${i}]`, 'array items must be strings, numbers or booleans'), undefined;
+      if (typeof item === 'object' && item !== null) return (fail(`${path}[${i}]`, 'array items must be strings, numbers or booleans'), undefined);
       const checked = attributeValue(item, `${path}[${i}]`, limits, fail, depth + 1);
       if (checked !== undefined) out.push(checked);
     }
@@ -156,7 +156,7 @@ function attributeValue(value: unknown, path: string, limits: SpanLimits, fail: 
 
 function listAt<T>(value: unknown, path: string, max: number, fail: Fail, item: (value: unknown, path: string) => T | undefined): T[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) return fail(path, `expected an array, got ${describeType(value)}`), [];
+  if (!Array.isArray(value)) return (fail(path, `expected an array, got ${describeType(value)}`), []);
   const out: T[] = [];
   for (const [i, entry] of value.slice(0, max).entries()) {
     const checked = item(entry, `${path}[${i}]`);
@@ -166,21 +166,21 @@ function listAt<T>(value: unknown, path: string, max: number, fail: Fail, item: 
 }
 
 function eventAt(value: unknown, path: string, limits: SpanLimits, fail: Fail): SpanEvent | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail(path, `expected an object, got ${describeType(value)}`), undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return (fail(path, `expected an object, got ${describeType(value)}`), undefined);
   const event = value as Record<string, unknown>;
-  if (typeof event.name !== 'string') return fail(`${path}.name`, 'is required'), undefined;
+  if (typeof event.name !== 'string') return (fail(`${path}.name`, 'is required'), undefined);
   const time = toNanos(event.time ?? event.time_unix_nano);
-  if (typeof time === 'string') return fail(`${path}.time`, time), undefined;
+  if (typeof time === 'string') return (fail(`${path}.time`, time), undefined);
   return { name: event.name, time_unix_nano: time, attributes: attributesAt(event.attributes, `${path}.attributes`, limits, fail) };
 }
 
 function linkAt(value: unknown, path: string, limits: SpanLimits, fail: Fail): SpanLink | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail(path, `expected an object, got ${describeType(value)}`), undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return (fail(path, `expected an object, got ${describeType(value)}`), undefined);
   const link = value as Record<string, unknown>;
   const ids: Record<'trace_id' | 'span_id', string> = { trace_id: '', span_id: '' };
   for (const key of ['trace_id', 'span_id'] as const) {
     const id = link[key];
-    if (typeof id !== 'string' || !ID.test(id)) return fail(`${path}.${key}`, 'must be 1-64 characters of [0-9A-Za-z_-]'), undefined;
+    if (typeof id !== 'string' || !ID.test(id)) return (fail(`${path}.${key}`, 'must be 1-64 characters of [0-9A-Za-z_-]'), undefined);
     ids[key] = HEX.test(id) ? id.toLowerCase() : id;
   }
   return {
@@ -192,9 +192,9 @@ function linkAt(value: unknown, path: string, limits: SpanLimits, fail: Fail): S
 
 function scopeAt(value: unknown, limits: SpanLimits, fail: Fail): InstrumentationScope | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'object' || Array.isArray(value)) return fail('scope', `expected an object, got ${describeType(value)}`), undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) return (fail('scope', `expected an object, got ${describeType(value)}`), undefined);
   const scope = value as Record<string, unknown>;
-  if (typeof scope.name !== 'string') return fail('scope.name', 'is required'), undefined;
+  if (typeof scope.name !== 'string') return (fail('scope.name', 'is required'), undefined);
   return {
     name: scope.name,
     ...(typeof scope.version === 'string' && scope.version ? { version: scope.version } : {}),

@@ -44,7 +44,12 @@ export function eventIngestRoute({ host, receiverId, consumer, maxBodyBytes }: E
     handler: async (ctx) => {
       const principal = principalOf(ctx);
       const project = await resolveProject(catalog, principal, ingestProject(ctx));
-      const item: Item = { data: undefined, tenant: tenantOf(principal, project), receivedAt: 0, size: Number(ctx.event.req.headers.get('content-length')) || 4096 };
+      const item: Item = {
+        data: undefined,
+        tenant: tenantOf(principal, project),
+        receivedAt: 0,
+        size: Number(ctx.event.req.headers.get('content-length')) || 4096,
+      };
       try {
         requireJsonContentType(ctx.event);
         // Room is reserved before the body is read (a refusal costs neither the read nor the

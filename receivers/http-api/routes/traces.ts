@@ -53,7 +53,8 @@ export function traceIngestRoute({ host, receiverId, consumer }: TraceIngestOpti
         result = await withReservedBody(ctx.event, consumer, { limit: maxBytes, timeoutMs: settings.limits.body_timeout_ms }, async (body, reserved) => {
           const batch = parseJsonBody(body, parseJsonExact);
           const spans = typeof batch === 'object' && batch !== null && !Array.isArray(batch) ? (batch as { spans?: unknown }).spans : undefined;
-          if (!Array.isArray(spans)) throw errors.validation('the body must be {"spans": [...]}', [{ path: 'spans', message: 'is required and must be an array' }]);
+          if (!Array.isArray(spans))
+            throw errors.validation('the body must be {"spans": [...]}', [{ path: 'spans', message: 'is required and must be an array' }]);
           if (spans.length > maxSpans) throw new ApiError(413, 'payload_too_large', `at most ${maxSpans} spans per request, got ${spans.length}`);
           return consumeBatch(reserved, spans, tenantOf(principal, project), SPAN_SIZE);
         });
@@ -94,7 +95,10 @@ const spanBatchSchema = {
           attributes,
           resource_attributes: attributes,
           events: { type: 'array', items: { type: 'object', required: ['name', 'time'], properties: { name: { type: 'string' }, time, attributes } } },
-          links: { type: 'array', items: { type: 'object', required: ['trace_id', 'span_id'], properties: { trace_id: { type: 'string' }, span_id: { type: 'string' }, attributes } } },
+          links: {
+            type: 'array',
+            items: { type: 'object', required: ['trace_id', 'span_id'], properties: { trace_id: { type: 'string' }, span_id: { type: 'string' }, attributes } },
+          },
         },
       },
     },

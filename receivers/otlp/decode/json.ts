@@ -277,9 +277,7 @@ function spanOf(span: Json, resource: ResourceContext, scope: InstrumentationSco
   for (let i = 0; i < linkItems.length; i++) {
     try {
       const link = object(linkItems[i], '');
-      links.push(
-        linkRecord(hexId(link, 'traceId', 'trace_id'), hexId(link, 'spanId', 'span_id'), string(link, 'traceState', 'trace_state'), attributes(link)),
-      );
+      links.push(linkRecord(hexId(link, 'traceId', 'trace_id'), hexId(link, 'spanId', 'span_id'), string(link, 'traceState', 'trace_state'), attributes(link)));
     } catch (error) {
       throw within(error, `links[${i}]`);
     }

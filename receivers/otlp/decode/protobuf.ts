@@ -44,7 +44,8 @@ export function decodeTraceRequestProtobuf(body: Uint8Array): DecodedTraceReques
   try {
     return request(new Reader(buf));
   } catch (error) {
-    if (error instanceof WireError) throw new OtlpDecodeError(`the body is not a valid OTLP ExportTraceServiceRequest protobuf message: ${error.message}`, 'protobuf');
+    if (error instanceof WireError)
+      throw new OtlpDecodeError(`the body is not a valid OTLP ExportTraceServiceRequest protobuf message: ${error.message}`, 'protobuf');
     throw error;
   }
 }
@@ -123,7 +124,7 @@ class Reader {
     let pos = this.pos;
     let lo = 0;
     let hi = 0;
-    let b = 0;
+    let b: number;
     let shift = 0;
     do {
       if (pos >= limit) this.fail('truncated varint');
@@ -245,7 +246,9 @@ interface SliceBuffer {
 }
 const proto = Buffer.prototype as SliceBuffer;
 const utf8Slice: (buf: Buffer, start: number, end: number) => string =
-  typeof proto.utf8Slice === 'function' ? (buf, start, end) => (buf as SliceBuffer).utf8Slice!(start, end) : (buf, start, end) => buf.toString('utf8', start, end);
+  typeof proto.utf8Slice === 'function'
+    ? (buf, start, end) => (buf as SliceBuffer).utf8Slice!(start, end)
+    : (buf, start, end) => buf.toString('utf8', start, end);
 const hexSlice: (buf: Buffer, start: number, end: number) => string =
   typeof proto.hexSlice === 'function' ? (buf, start, end) => (buf as SliceBuffer).hexSlice!(start, end) : (buf, start, end) => buf.toString('hex', start, end);
 
