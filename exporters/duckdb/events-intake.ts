@@ -25,6 +25,26 @@ export const eventIntake: IntakeKind<ErrorEvent> = {
     const { raw_stacktrace, ...symbolicated } = exception;
     return { ...rest, exception: symbolicated, raw_stacktrace, grouping_hash: typeof extra === 'string' ? extra : undefined };
   },
+  slim: (event) => ({
+    id: event.id,
+    project_id: event.project_id,
+    timestamp: event.timestamp,
+    received_at: event.received_at,
+    environment: event.environment,
+    release: event.release,
+    level: event.level,
+    message: event.message,
+    user: event.user && { id: event.user.id, email: event.user.email },
+    trace_id: event.trace_id,
+    replay_id: event.replay_id,
+    tags: event.tags,
+    issue_id: event.issue_id,
+    grouping_hash: event.grouping_hash,
+    title: event.title,
+    culprit: event.culprit,
+    exception: { type: event.exception.type, value: event.exception.value },
+    processing_errors: [],
+  }),
   // A repeated id is acknowledged with the stored event's issue id.
   duplicate(event, original) {
     event.issue_id = original().issue_id;

@@ -44,8 +44,12 @@ export class DuckdbExporter implements Exporter {
     const { logger } = this.settings.host;
     this.store = {
       docs,
-      events: new Intake(eventIntake, this.db, docs, max, 4 * max, logger, (items, reason) => this.quarantine('events', eventIntake, items, reason)),
-      spans: new Intake(spanIntake, this.db, docs, max, 4 * max, logger, (items, reason) => this.quarantine('traces', spanIntake, items, reason)),
+      events: new Intake(eventIntake, this.db, docs, max, 4 * max, this.settings.config.max_backlog_bytes, logger, (items, reason) =>
+        this.quarantine('events', eventIntake, items, reason),
+      ),
+      spans: new Intake(spanIntake, this.db, docs, max, 4 * max, this.settings.config.max_backlog_bytes, logger, (items, reason) =>
+        this.quarantine('traces', spanIntake, items, reason),
+      ),
     };
     await this.store.events.recover();
     await this.store.spans.recover();

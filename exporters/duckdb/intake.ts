@@ -42,6 +42,11 @@ export interface IntakeKind<T> {
   pending(data: T): unknown;
   /** The item rebuilt from its document (and, after a restart, the pending entry's `extra`). */
   fromDocument(doc: string, extra?: unknown): T;
+  /**
+   * What indexing needs of a durable item (its row's columns); the rest is in its document. The
+   * queue holds this, so a backlog of large events does not hold their breadcrumbs and frames.
+   */
+  slim(data: T): T;
   /** A repeated item: learns what its acknowledgment needs from the one stored first. */
   duplicate?(data: T, original: () => T): void;
   /** Adds rows in one transaction that it begins and commits; `recheck`: skip keys DuckDB has. */
@@ -49,6 +54,8 @@ export interface IntakeKind<T> {
 }
 
 interface Queued<T> extends Accepted<T> {
+  /** Its document's length: what the backlog's byte bound counts. */
+  bytes: number;
   /** The pending entry it is listed in. */
   batch: string;
   /** Came back from a pending entry after a restart: DuckDB may have it already. */
@@ -74,6 +81,7 @@ function newBatchId(): string {
 
 export class Intake<T> {
   private queue: Queued<T>[] = [];
+  private queuedBytes = 0;
   private indexing?: Promise<void>;
   private retryTimer?: NodeJS.Timeout;
   private lingerTimer?: NodeJS.Timeout;
@@ -91,6 +99,8 @@ export class Intake<T> {
     private readonly docs: DocStore,
     private readonly maxBatch: number,
     private readonly maxBacklog: number,
+    /** Past this many document bytes waiting for DuckDB, senders wait too (large items). */
+    private readonly maxBacklogBytes: number,
     private readonly logger: Logger,
     /** Keeps items DuckDB refuses (with the reason) and removes their documents: see indexOrIsolate. */
     private readonly quarantine: (items: Array<Accepted<T> & { key: DocKey }>, reason: string) => Promise<void>,
@@ -107,7 +117,8 @@ export class Intake<T> {
       for (const { tenant, key, extra } of items) {
         const doc = this.docs.get(this.of.kind, key);
         if (doc === undefined) continue; // cannot happen: they commit together
-        this.queue.push({ tenant, data: this.of.fromDocument(doc, extra), batch: id, recheck: true });
+        this.queue.push({ tenant, data: this.of.slim(this.of.fromDocument(doc, extra)), batch: id, recheck: true, bytes: doc.length });
+        this.queuedBytes += doc.length;
         count++;
       }
       if (count) this.unindexed.set(id, count);
@@ -127,9 +138,10 @@ export class Intake<T> {
       const batch = newBatchId();
       const pending: PendingValue = { items: fresh.map(({ item, key }) => ({ tenant: item.tenant, key, extra: this.of.pending(item.data) })) };
       let stored = false;
+      const docs = fresh.map(({ item }) => this.of.document(item.data));
       try {
         await this.docs.put(
-          fresh.map(({ item, key }) => ({ kind: this.of.kind, key, doc: this.of.document(item.data) })),
+          fresh.map(({ key }, i) => ({ kind: this.of.kind, key, doc: docs[i] })),
           { kind: this.of.kind, id: batch, value: JSON.stringify(pending) },
         );
         stored = true;
@@ -139,7 +151,10 @@ export class Intake<T> {
           done(stored);
         }
       }
-      for (const { item } of fresh) this.queue.push({ tenant: item.tenant, data: item.data, batch, recheck: false });
+      fresh.forEach(({ item }, i) => {
+        this.queue.push({ tenant: item.tenant, data: this.of.slim(item.data), batch, recheck: false, bytes: docs[i].length });
+        this.queuedBytes += docs[i].length;
+      });
       this.unindexed.set(batch, fresh.length);
       this.kick(this.queue.length >= LINGER_ROWS);
     }
@@ -149,7 +164,11 @@ export class Intake<T> {
     }
     // Backpressure: past the backlog, the sender waits (holding its pipeline budget) until
     // DuckDB catches up, so overload turns into refusals rather than memory.
-    while (this.queue.length > this.maxBacklog) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+    while (this.full()) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  private full(): boolean {
+    return this.queue.length > this.maxBacklog || this.queuedBytes > this.maxBacklogBytes;
   }
 
   /** Resolves when everything acknowledged so far is in DuckDB (or its indexing failed and is retried later). */
@@ -241,7 +260,8 @@ export class Intake<T> {
         return;
       }
       this.queue.splice(0, batch.length);
-      if (this.queue.length <= this.maxBacklog) for (const wake of this.roomWaiters.splice(0)) wake();
+      for (const { bytes } of batch) this.queuedBytes -= bytes;
+      if (!this.full()) for (const wake of this.roomWaiters.splice(0)) wake();
       const done: string[] = [];
       for (const { batch: id } of batch) {
         const left = (this.unindexed.get(id) ?? 1) - 1;

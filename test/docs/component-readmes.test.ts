@@ -56,7 +56,10 @@ describe('faultline components', () => {
       singleton: true,
       requires: { events: ['validated', 'issue_id'], traces: ['validated'] },
       reads: ['events', 'traces'],
-      config: [expect.objectContaining({ key: 'max_batch_items', type: 'integer ≥ 1', default: '5000' })],
+      config: [
+        expect.objectContaining({ key: 'max_batch_items', type: 'integer ≥ 1', default: '5000' }),
+        expect.objectContaining({ key: 'max_backlog_bytes', default: '16777216' }),
+      ],
     });
     expect(byType.parquet).toMatchObject({ singleton: false, reads: ['events', 'traces'] });
     expect(byType.otlp).toMatchObject({ kind: 'receiver', signals: { traces: 'beta' } });

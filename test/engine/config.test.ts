@@ -30,7 +30,7 @@ describe('configuration', () => {
     ]);
     expect(config?.settings.http.port).toBe(8080);
     expect(config?.pipelines.map((p) => [p.id, p.limits])).toEqual([
-      ['events', { items: 2_000, bytes: 64 * 1024 * 1024 }],
+      ['events', { items: 2_000, bytes: 32 * 1024 * 1024 }],
       ['traces', { items: 40_000, bytes: 128 * 1024 * 1024 }],
     ]);
     expect(config?.settings.data_dir).toBe('./data');
