@@ -84,6 +84,8 @@ export class Service {
       catalog,
       issueStates: new IssueStates(database),
       quarantine: new Quarantine(database, metrics),
+      // Replaced by the artifact store when the upload API lands (issue #11).
+      artifacts: { byDebugId: async () => [], byNames: async () => [], read: async () => Buffer.alloc(0) },
       auth,
       http,
       listeners: new Map(),

@@ -5,6 +5,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { ServiceSettings } from '../config/service-schema.js';
 import type { HttpHost } from '../http/host.js';
 import type { Catalog } from '../storage/catalog.js';
+import type { ArtifactLookup } from '../records/artifact.js';
 import type { Database } from '../storage/database.js';
 import type { IssueStates } from '../storage/issue-states.js';
 import type { Quarantine } from '../storage/quarantine.js';
@@ -22,6 +23,8 @@ export interface Host {
   issueStates: IssueStates;
   /** Where exporters keep acknowledged items they cannot store, with the reason. */
   quarantine: Quarantine;
+  /** Uploaded source maps, mapping and symbol files, for the symbolication processor. */
+  artifacts: ArtifactLookup;
   auth: Authenticator;
   /** The service's HTTP server, on which receivers mount routes. */
   http: HttpHost;

@@ -16,6 +16,10 @@ export interface StackFrame {
   context_line?: string;
   pre_context?: string[];
   post_context?: string[];
+  /** The build this frame's file belongs to (a debug id injected by a bundler plugin or sentry-cli). */
+  debug_id?: string;
+  /** Native frames: the absolute address of the instruction (hex string, `0x…`). */
+  instruction_addr?: string;
 }
 
 export interface ExceptionInfo {
@@ -89,7 +93,24 @@ export interface ErrorEventInput {
   request?: EventRequest;
   fingerprint?: string[];
   sdk?: EventSdk;
+  /** The distribution of the release (one release built several ways), as Sentry SDKs send it. */
+  dist?: string;
+  /** The files the frames came from, so symbolication finds their maps and symbols. */
+  debug_meta?: DebugMeta;
 }
+
+/** Sentry's `debug_meta`: the images (bundles, mapping files, native modules) of the process. */
+export interface DebugMeta {
+  images: DebugImage[];
+}
+
+export type DebugImage =
+  /** A JavaScript file and the debug id of its source map. */
+  | { type: 'sourcemap'; code_file: string; debug_id: string }
+  /** A ProGuard/R8 mapping file, by its UUID. */
+  | { type: 'proguard'; uuid: string }
+  /** A native module: where it was loaded, and the debug id of its symbols. */
+  | { type: 'elf' | 'macho' | 'pe'; debug_id: string; code_file?: string; image_addr: string; image_size?: number };
 
 /** What an event did to its issue: opened it, or reopened it after it was resolved. */
 export type IssueTransition = 'new' | 'regressed';
