@@ -3,7 +3,6 @@
 // compactions run one at a time (a promise chain), so they never touch the same files at once.
 // It owns its staging and journal tables (migrations.ts), serves reads from the lake and its
 // staging rows (read-source.ts), and drops expired day partitions.
-import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { Exporter, ExporterSettings, ExpiryResult } from '../../src/engine/component.js';
 import type { Item, Signal } from '../../src/engine/item.js';
@@ -14,7 +13,7 @@ import { compact, recoverCompactions, RowCounts, planCompactions } from './compa
 import type { ParquetConfig } from './config.js';
 import { batchFilePattern, claimBatch, finishBatch, pendingBatches, redoBatch, writeBatch } from './flusher.js';
 import { GroupCommit } from './group-commit.js';
-import { dropPartitionsBefore, type Lake, type LakeSignal } from './lake.js';
+import { dropPartitionsBefore, lakePath, type Lake, type LakeSignal } from './lake.js';
 import { lakeTables, parquetMigrations } from './migrations.js';
 import { LakeReadSource } from './read-source.js';
 import { LAKE_SIGNALS, recover } from './recovery.js';
@@ -61,8 +60,7 @@ export class ParquetExporter implements Exporter {
     const { host, config, id } = settings;
     this.lake = {
       db: host.database,
-      // Relative paths are taken from the data directory, as service.lake.path is.
-      path: config.path ? resolve(host.settings.data_dir, config.path) : resolve(host.settings.lake.path || join(host.settings.data_dir, 'lake')),
+      path: lakePath(config, host.settings),
       tables: lakeTables(id.name),
       changed: () => this.generation++,
     };

@@ -1,6 +1,7 @@
 import type { ExporterFactory } from '../../src/engine/component.js';
 import { parquetConfigSchema, type ParquetConfig } from './config.js';
 import { ParquetExporter } from './exporter.js';
+import { lakePath } from './lake.js';
 
 export const parquetFactory: ExporterFactory<ParquetConfig> = {
   kind: 'exporter',
@@ -13,5 +14,7 @@ export const parquetFactory: ExporterFactory<ParquetConfig> = {
   description:
     'Writes events and spans to the Parquet lake (hive-partitioned by project and day, ZSTD): ack after a staging commit, crash-safe flushes, background compaction',
   configSchema: parquetConfigSchema,
+  // Two instances flushing and compacting one lake would clear each other's temporary files.
+  owns: (config, settings) => `the lake ${lakePath(config, settings)}`,
   create: (settings) => new ParquetExporter(settings),
 };

@@ -9,7 +9,8 @@
 // attribute set would explode the schema. Every row also carries `doc`, the API document, so the
 // read endpoints answer from the lake exactly as from DuckDB.
 import { existsSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import type { ServiceSettings } from '../../src/config/service-schema.js';
 import type { Database } from '../../src/storage/database.js';
 import type { LakeTables } from './migrations.js';
 
@@ -114,6 +115,11 @@ export function dropPartitionsBefore(lake: string, signal: LakeSignal, firstKept
 /** A DuckDB list literal of file paths, for read_parquet([...]). Paths are ours, but quote anyway. */
 export function fileListSql(files: string[]): string {
   return `[${files.map((f) => `'${f.replace(/'/g, "''")}'`).join(', ')}]`;
+}
+
+/** An instance's lake directory: its `path`, else service.lake.path, else <data_dir>/lake; relative to data_dir. */
+export function lakePath(config: { path?: string }, settings: Pick<ServiceSettings, 'data_dir' | 'lake'>): string {
+  return resolve(settings.data_dir, config.path ?? (settings.lake.path || 'lake'));
 }
 
 /** One lake as the exporter's modules work on it: its directory and its tables in the DuckDB file. */

@@ -116,6 +116,7 @@ export function resolveConfig(source: ConfigSource, registry: Registry, env: Nod
     });
 
   if (service.settings) checkListeners(components, pipelines, service.settings, errors);
+  if (service.settings) checkOwnership(components, service.settings, errors);
 
   if (errors.length || !service.settings) return { errors: withLines(errors, source) };
   return { config: { source: source.name, settings: service.settings, components, pipelines, readSources }, errors: [] };
@@ -366,6 +367,21 @@ function checkCycles(components: Components, pipelines: ResolvedPipeline[], erro
  * Receivers that open listeners of their own (those in a pipeline: the others are not started)
  * need ports of their own: a clash would only show as EADDRINUSE at start.
  */
+/** Two instances of one type may not own the same thing (two parquet exporters on one lake). */
+function checkOwnership(components: Components, settings: ServiceSettings, errors: ConfigError[]): void {
+  for (const kind of Object.keys(components) as ComponentKind[]) {
+    const owners = new Map<string, string>();
+    for (const [text, component] of components[kind]) {
+      const owned = component.factory.owns?.(component.config, settings);
+      if (owned === undefined) continue;
+      const key = `${component.id.type}\0${owned}`;
+      const first = owners.get(key);
+      if (first === undefined) owners.set(key, text);
+      else errors.push({ path: `${SECTIONS[kind]}.${text}`, message: `"${first}" already uses ${owned}: give each instance its own` });
+    }
+  }
+}
+
 function checkListeners(components: Components, pipelines: ResolvedPipeline[], settings: Pick<ServiceSettings, 'http' | 'otlp'>, errors: ConfigError[]): void {
   const taken: Array<{ host: string; port: number; who: string }> = [{ ...settings.http, who: 'the HTTP API (service.http)' }];
   const anyAddress = (host: string) => host === '0.0.0.0' || host === '::' || host === '';

@@ -135,6 +135,11 @@ interface FactoryBase<C> {
   /** At most one instance of this type may be configured (it owns a shared resource). */
   singleton?: boolean;
   /**
+   * What an instance owns exclusively, given its config and the service settings (a directory):
+   * two instances of the type whose answers are equal cannot both run.
+   */
+  owns?(config: C, settings: ServiceSettings): string | undefined;
+  /**
    * The Prometheus metrics in which this component appears (by its id as a label), whether it
    * counts them itself or the engine counts them for it (exporter sent/failed, processor
    * dropped/rejected).

@@ -140,7 +140,7 @@ describe('singletons', () => {
   it('a second http_api or duckdb is an error at its own path; two parquet exporters are fine', () => {
     const { errors } = resolve(`receivers: { http_api: {}, http_api/admin: {} }
 processors: { validation: {}, grouping: {} }
-exporters: { duckdb: {}, duckdb/second: {}, parquet: {}, parquet/archive: {} }
+exporters: { duckdb: {}, duckdb/second: {}, parquet: {}, parquet/archive: { path: archive } }
 service:
   pipelines:
     events: { receivers: [http_api], processors: [validation, grouping], exporters: [duckdb, parquet, parquet/archive] }
@@ -152,10 +152,26 @@ service:
   });
 });
 
+describe('ownership', () => {
+  it('two parquet exporters on one lake directory are an error at the second one', () => {
+    const { errors } = resolve(`receivers: { http_api: {} }
+processors: { validation: {}, grouping: {} }
+exporters: { parquet: {}, parquet/archive: { path: lake }, parquet/other: { path: elsewhere } }
+service:
+  data_dir: /srv/faultline
+  pipelines:
+    events: { receivers: [http_api], processors: [validation, grouping], exporters: [parquet, parquet/archive, parquet/other] }
+`);
+    expect(errors.map((e) => [e.path, e.message])).toEqual([
+      ['exporters.parquet/archive', '"parquet" already uses the lake /srv/faultline/lake: give each instance its own'],
+    ]);
+  });
+});
+
 describe('service.storage names the exporters reads come from', () => {
   const PIPELINES = `receivers: { http_api: {} }
 processors: { validation: {}, grouping: {} }
-exporters: { duckdb: {}, parquet: {}, parquet/archive: {} }
+exporters: { duckdb: {}, parquet: {}, parquet/archive: { path: archive } }
 service:
   pipelines:
     events: { receivers: [http_api], processors: [validation, grouping], exporters: [parquet, duckdb] }
