@@ -7,6 +7,7 @@ import { LEVELS } from './event.js';
 import { describeType } from './json-type.js';
 import { STORABLE_RANGE } from './nanos.js';
 import { isStorableTimestamp, isTimestamp } from './timestamp.js';
+import { UUID_PATTERN } from './uuid.js';
 
 const text = () => z.string().optional();
 const nonEmpty = () => z.string().min(1, 'must not be empty');
@@ -30,7 +31,6 @@ const eventTimestampSchema = isoTimestamp()
 
 export const levelSchema = z.enum(LEVELS);
 
-const UUID_PATTERN = /^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32})$/;
 const UUID_EXAMPLE = 'must be a UUID, e.g. 0190f5a2-7c1e-7b3a-9d4e-2f6a8b1c3d5e (32 hex digits without dashes also accepted)';
 /** A UUID, dashed or as 32 hex digits; stored lower-case with dashes. */
 const uuidString = () => z.string().regex(UUID_PATTERN, UUID_EXAMPLE);

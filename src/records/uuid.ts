@@ -17,6 +17,9 @@ export function uuidv7(): string {
   return v7({ random });
 }
 
+/** A UUID, dashed or as 32 hex digits, any case (what the API accepts). */
+export const UUID_PATTERN = /^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32})$/;
+
 /** A UUID (dashed or 32 hex digits) as stored: lower case with dashes. */
 export function normalizeUuid(id: string): string {
   const hex = id.replace(/-/g, '').toLowerCase();
