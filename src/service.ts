@@ -110,7 +110,13 @@ export class Service {
     const graph = (this.graph = PipelineGraph.build(this.config, host));
     await graph.start();
     this.storage = new Storage(host.database, host.issueStates, this.readSources(graph));
-    mountReadApi(host.http, { catalog: host.catalog, storage: this.storage, appUrl: host.settings.app_url });
+    mountReadApi(host.http, {
+      catalog: host.catalog,
+      storage: this.storage,
+      appUrl: host.settings.app_url,
+      artifacts: this.artifacts,
+      limits: host.settings.limits,
+    });
     // Only what this node writes: a read-only exporter's data (a shared lake) is its writer's to expire.
     const targets: RetentionTarget[] = graph
       .exporters()
