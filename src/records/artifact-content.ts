@@ -94,11 +94,17 @@ async function detectType(name: string, path: string): Promise<ArtifactType | un
   if (head.startsWith('MODULE ')) return 'breakpad';
   if (/^\s*(?:\{|\)\]\}')/.test(head)) return 'source_map';
   if (base.endsWith('.txt')) return 'proguard';
-  const first = head.split('\n').find((line) => line.trim() !== '' && !line.trimStart().startsWith('#'));
-  return first !== undefined && PROGUARD_CLASS.test(first.replace(/\r$/, '')) ? 'proguard' : undefined;
+  return looksLikeProguard(head) ? 'proguard' : undefined;
 }
 
-async function readHead(path: string, bytes: number): Promise<string> {
+/** Whether a file's first bytes look like a ProGuard mapping: its first line that is no comment is a class line. */
+export function looksLikeProguard(head: string): boolean {
+  const first = head.split('\n').find((line) => line.trim() !== '' && !line.trimStart().startsWith('#'));
+  return first !== undefined && PROGUARD_CLASS.test(first.trimEnd());
+}
+
+/** The first `bytes` of a file, as text. */
+export async function readHead(path: string, bytes: number): Promise<string> {
   const handle = await open(path, 'r');
   try {
     const buffer = Buffer.alloc(bytes);
