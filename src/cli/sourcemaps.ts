@@ -68,7 +68,8 @@ export function sourcemapsCommand(sourcemaps: Command, configOption: () => Optio
       const bundle = JSON.parse(text) as UploadedBundle;
       process.stdout.write(`${table(bundle.files, ['name', 'type', 'size', 'debug_id'])}\n`);
       const dist = bundle.dist === null ? '' : `, dist ${bundle.dist}`;
-      process.stdout.write(`Uploaded ${bundle.files.length} files to bundle ${bundle.id} (project ${bundle.project_id}, release ${bundle.release}${dist})\n`);
+      const count = `${bundle.files.length} file${bundle.files.length === 1 ? '' : 's'}`;
+      process.stdout.write(`Uploaded ${count} to bundle ${bundle.id} (project ${bundle.project_id}, release ${bundle.release}${dist})\n`);
     });
 }
 
