@@ -16,8 +16,7 @@
 // was not renamed. A qualifier (`n` in `n.method`, V8's receiver class) is looked up the same
 // way as an enclosing `class n`. Without the minified source, or when nothing is found within
 // the scan limits, the minified name stays.
-import type { SourceMapSegment } from '@jridgewell/trace-mapping';
-import type { SourceText } from './source-map.js';
+import type { ParsedSourceMap, SourceText } from './source-map.js';
 
 /** Segments examined per identifier before giving up. */
 const MAX_SEGMENTS = 200_000;
@@ -38,9 +37,7 @@ const ASYNC_ARROW = /^async\s*(?=\(|[A-Za-z_$])/;
 const SIMPLE_PARAM = /^[A-Za-z_$][\w$]*/;
 
 export interface NameSource {
-  /** The map's decoded lines (0-based generated lines). */
-  lines: readonly (readonly SourceMapSegment[])[];
-  names: readonly string[];
+  map: ParsedSourceMap;
   /** The minified file the map was made for. */
   minified: SourceText;
 }
@@ -81,39 +78,23 @@ function enclosingDeclarationName(
   identifier: string,
   kind: 'function' | 'class',
 ): string | undefined {
-  const text = source.minified.text;
+  const { map, minified } = source;
+  const text = minified.text;
   let examined = 0;
-  for (let l = Math.min(line0, source.lines.length - 1); l >= 0; l--) {
-    const segments = source.lines[l];
-    const lineStart = source.minified.offsetOf(l + 1);
+  for (let l = Math.min(line0, map.lineCount - 1); l >= 0; l--) {
+    const lineStart = minified.offsetOf(l + 1);
     if (lineStart < 0) continue;
-    let s = segments.length - 1;
-    if (l === line0) s = lastAtOrBefore(segments, column0);
-    for (; s >= 0; s--) {
+    const [first, end] = map.lineSegments(l);
+    for (let s = l === line0 ? map.segmentAt(l, column0) : end - 1; s >= first; s--) {
       if (++examined > MAX_SEGMENTS) return undefined;
-      const segment = segments[s];
-      const at = lineStart + segment[0];
+      const at = lineStart + map.generatedColumn(s);
       if (!isIdentifierAt(text, at, identifier)) continue;
       const body = declaredBody(text, at, identifier, kind);
       if (body === undefined || !encloses(text, body, position)) continue;
-      return segment.length === 5 ? source.names[segment[4]] : identifier;
+      return map.segmentName(s) ?? identifier;
     }
   }
   return undefined;
-}
-
-function lastAtOrBefore(segments: readonly SourceMapSegment[], column: number): number {
-  let low = 0;
-  let high = segments.length - 1;
-  let found = -1;
-  while (low <= high) {
-    const mid = (low + high) >>> 1;
-    if (segments[mid][0] <= column) {
-      found = mid;
-      low = mid + 1;
-    } else high = mid - 1;
-  }
-  return found;
 }
 
 function isIdentifierChar(code: number): boolean {

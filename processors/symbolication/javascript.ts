@@ -281,7 +281,7 @@ function resolve(map: ParsedSourceMap, mapName: string, frame: StackFrame, minif
     vendor: isVendorSource(position.source),
   };
   if (frame.function !== undefined && minified !== undefined) {
-    const name = originalFunctionName({ lines: map.lines, names: map.names, minified }, frame.lineno as number, frame.colno as number, frame.function);
+    const name = originalFunctionName({ map, minified }, frame.lineno as number, frame.colno as number, frame.function);
     if (name !== undefined) resolved.function = name;
   }
   addContext(resolved, map, position, contextLines);
@@ -395,8 +395,8 @@ async function findSourceMap(services: Services, job: EventJob, frame: StackFram
 }
 
 function parseMap(services: Services, file: Pick<ArtifactFile, 'name' | 'sha256'>, read: () => Promise<Uint8Array>): Promise<Parsed<ParsedSourceMap>> {
-  return parsedArtifact(services, 'sourcemap', file, read, async (decoded) => {
-    const parsed = await ParsedSourceMap.build(decoded);
+  return parsedArtifact(services, 'sourcemap', file, read, (decoded) => {
+    const parsed = new ParsedSourceMap(decoded);
     return { value: parsed, bytes: parsed.bytes + MEMO_BYTES };
   });
 }

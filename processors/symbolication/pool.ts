@@ -52,8 +52,11 @@ export class WorkerPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.reject(new Error('the symbolication worker pool is shut down'));
-    await Promise.all(this.slots.splice(0).map((slot) => slot.worker.terminate()));
+    const closed = new Error('the symbolication worker pool is shut down');
+    for (const job of this.queue.splice(0)) job.reject(closed);
+    const slots = this.slots.splice(0);
+    for (const slot of slots) slot.job?.reject(closed);
+    await Promise.all(slots.map((slot) => slot.worker.terminate()));
   }
 
   private dispatch(): void {

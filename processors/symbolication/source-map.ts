@@ -1,23 +1,18 @@
-// A parsed source map on the main thread: a TraceMap built from the worker's decoded mappings,
-// position lookups, and the original sources' text for context lines.
+// A parsed source map on the main thread: the decoded mappings as the worker sent them (flat
+// typed arrays), position lookups over them, and the original sources' text for context lines.
 //
-// The worker sends the segments as one Int32Array; turning them into the `number[][][]` a
-// TraceMap holds allocates one small array per segment, which for a 5 MB map (~400k segments)
-// takes ~50 ms. That work is done in slices of SLICE_SEGMENTS with a yield to the event loop
-// between slices, so no slice holds the loop for more than a few milliseconds. The TraceMap is
-// then made with `presortedDecodedMap` (the worker sorted every line), which costs nothing more.
-import { GREATEST_LOWER_BOUND, originalPositionFor, presortedDecodedMap, type SourceMapSegment, type TraceMap } from '@jridgewell/trace-mapping';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+// The worker decodes with @jridgewell/trace-mapping (TraceMap, or AnyMap for index maps) and
+// flattens `decodedMappings` into one Int32Array. The main thread does not rebuild a TraceMap
+// from it: that means one small array per segment (~400k for a 5 MB map), which measured
+// 50–190 ms of main-thread work and, worse, 20–80 ms garbage-collector pauses (the scavenger
+// promoting them), at ~91 heap bytes per segment. Looked up in place, a segment costs 20 bytes
+// and nothing is allocated. `originalPosition` answers exactly what trace-mapping's
+// `originalPositionFor` answers with its default bias (GREATEST_LOWER_BOUND): the tests check
+// that on every segment of a real map.
 import type { DecodedSourceMap } from './worker.js';
 
-/** Segments materialized between two yields to the event loop (~2 ms on the bench machine). */
-export const SLICE_SEGMENTS = 20_000;
-
-/**
- * Heap bytes per decoded segment held by a TraceMap (a 4- or 5-element array of small integers
- * and its slot in the line), measured with `--expose-gc` on esbuild maps: see README.md.
- */
-export const BYTES_PER_SEGMENT = 72;
+/** Int32 fields per segment in `segments` (see DecodedSourceMap). */
+const FIELDS = 5;
 
 export interface OriginalPosition {
   sourceIndex: number;
@@ -30,44 +25,80 @@ export interface OriginalPosition {
 }
 
 export class ParsedSourceMap {
-  /** Source index by resolved source, for TraceMap's string answers. */
-  private readonly sourceIndex = new Map<string, number>();
+  readonly sources: readonly string[];
+  readonly names: readonly string[];
+  readonly debugId: string | null;
+  private readonly lineStarts: Int32Array;
+  private readonly segments: Int32Array;
+  private readonly content: Uint8Array;
+  private readonly contentOffsets: Int32Array;
   private readonly texts: (SourceText | null | undefined)[];
 
-  private constructor(
-    readonly map: TraceMap,
-    readonly lines: readonly (readonly SourceMapSegment[])[],
-    readonly sources: readonly string[],
-    readonly names: readonly string[],
-    readonly debugId: string | null,
-    private readonly content: Uint8Array,
-    private readonly contentOffsets: Int32Array,
-  ) {
-    sources.forEach((source, i) => {
-      if (!this.sourceIndex.has(source)) this.sourceIndex.set(source, i);
-    });
-    this.texts = new Array(sources.length);
+  constructor(decoded: DecodedSourceMap) {
+    this.sources = decoded.sources;
+    this.names = decoded.names;
+    this.debugId = decoded.debugId;
+    this.lineStarts = decoded.lineStarts;
+    this.segments = decoded.segments;
+    this.content = decoded.content;
+    this.contentOffsets = decoded.contentOffsets;
+    this.texts = new Array(decoded.sources.length);
   }
 
-  /** Builds the TraceMap from the worker's output, yielding to the event loop between slices. */
-  static async build(decoded: DecodedSourceMap): Promise<ParsedSourceMap> {
-    const lines = await materialize(decoded.lineStarts, decoded.segments);
-    const map = presortedDecodedMap({ version: 3, file: decoded.file, names: decoded.names, sources: decoded.sources, mappings: lines });
-    return new ParsedSourceMap(map, lines, map.resolvedSources, decoded.names, decoded.debugId, decoded.content, decoded.contentOffsets);
-  }
-
-  /** Heap bytes this map holds, for the cache's bound. */
+  /** Memory this map holds, for the cache's bound: the typed arrays, the strings, and the decoded source texts (at most twice the content). */
   get bytes(): number {
     let strings = 0;
-    for (const s of this.sources) strings += 2 * s.length + 32;
-    for (const n of this.names) strings += 2 * n.length + 32;
-    return this.segmentCount * BYTES_PER_SEGMENT + this.lines.length * 32 + strings + this.content.byteLength * 3;
+    for (const s of this.sources) strings += 2 * s.length + 40;
+    for (const n of this.names) strings += 2 * n.length + 40;
+    return this.segments.byteLength + this.lineStarts.byteLength + 3 * this.content.byteLength + this.contentOffsets.byteLength + strings;
+  }
+
+  get lineCount(): number {
+    return this.lineStarts.length - 1;
   }
 
   get segmentCount(): number {
-    let n = 0;
-    for (const line of this.lines) n += line.length;
-    return n;
+    return this.segments.length / FIELDS;
+  }
+
+  /** The segments of a generated line (0-based): [first, end) segment indexes. */
+  lineSegments(line0: number): [number, number] {
+    if (line0 < 0 || line0 >= this.lineCount) return [0, 0];
+    return [this.lineStarts[line0], this.lineStarts[line0 + 1]];
+  }
+
+  /** A segment's generated column (0-based). */
+  generatedColumn(segment: number): number {
+    return this.segments[FIELDS * segment];
+  }
+
+  /** A segment's name, or null. */
+  segmentName(segment: number): string | null {
+    const name = this.segments[FIELDS * segment + 4];
+    return name < 0 ? null : this.names[name];
+  }
+
+  /**
+   * The segment at a generated position (0-based line and column): the last one at or before the
+   * column, the first of several at the same column (trace-mapping's GREATEST_LOWER_BOUND), or -1.
+   */
+  segmentAt(line0: number, column0: number): number {
+    const [first, end] = this.lineSegments(line0);
+    let low = first;
+    let high = end - 1;
+    let found = -1;
+    while (low <= high) {
+      const mid = (low + high) >>> 1;
+      const column = this.segments[FIELDS * mid];
+      if (column <= column0) {
+        found = mid;
+        low = mid + 1;
+      } else high = mid - 1;
+    }
+    if (found < 0) return -1;
+    const column = this.segments[FIELDS * found];
+    while (found > first && this.segments[FIELDS * (found - 1)] === column) found--;
+    return found;
   }
 
   /**
@@ -75,11 +106,20 @@ export class ParsedSourceMap {
    * column), or undefined when the map has nothing there.
    */
   originalPosition(line: number, column: number): OriginalPosition | undefined {
-    if (!(line >= 1) || !(column >= 1)) return undefined;
-    const found = originalPositionFor(this.map, { line, column: column - 1, bias: GREATEST_LOWER_BOUND });
-    if (found.source === null) return undefined;
-    const sourceIndex = this.sourceIndex.get(found.source) ?? -1;
-    return { sourceIndex, source: found.source, line: found.line, column: found.column, name: found.name };
+    if (!Number.isInteger(line) || !Number.isInteger(column) || line < 1 || column < 1) return undefined;
+    const s = this.segmentAt(line - 1, column - 1);
+    if (s < 0) return undefined;
+    const o = FIELDS * s;
+    const sourceIndex = this.segments[o + 1];
+    if (sourceIndex < 0) return undefined;
+    const name = this.segments[o + 4];
+    return {
+      sourceIndex,
+      source: this.sources[sourceIndex],
+      line: this.segments[o + 2] + 1,
+      column: this.segments[o + 3],
+      name: name < 0 ? null : this.names[name],
+    };
   }
 
   /** The original source's text (from `sourcesContent`), decoded on first use. */
@@ -94,34 +134,6 @@ export class ParsedSourceMap {
     }
     return text ?? undefined;
   }
-}
-
-async function materialize(lineStarts: Int32Array, segments: Int32Array): Promise<SourceMapSegment[][]> {
-  const lineCount = lineStarts.length - 1;
-  const lines: SourceMapSegment[][] = new Array(lineCount);
-  let budget = SLICE_SEGMENTS;
-  for (let i = 0; i < lineCount; i++) {
-    const from = lineStarts[i];
-    const to = lineStarts[i + 1];
-    const line: SourceMapSegment[] = new Array(to - from);
-    for (let s = from; s < to; s++) {
-      const o = 5 * s;
-      const source = segments[o + 1];
-      const name = segments[o + 4];
-      line[s - from] =
-        source < 0
-          ? [segments[o]]
-          : name < 0
-            ? [segments[o], source, segments[o + 2], segments[o + 3]]
-            : [segments[o], source, segments[o + 2], segments[o + 3], name];
-      if (--budget === 0) {
-        budget = SLICE_SEGMENTS;
-        await nextTurn();
-      }
-    }
-    lines[i] = line;
-  }
-  return lines;
 }
 
 /** A text split into lines lazily: line starts are found once, lines are sliced on demand. */
@@ -144,7 +156,7 @@ export class SourceText {
     return this.text.slice(start, Math.max(start, end));
   }
 
-  /** Offset of line `n` (1-based) in the text. */
+  /** Offset of line `n` (1-based) in the text, or -1. */
   offsetOf(n: number): number {
     const starts = this.lineStarts();
     return n >= 1 && n <= starts.length ? starts[n - 1] : -1;

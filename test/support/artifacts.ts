@@ -29,8 +29,9 @@ export class InMemoryArtifacts implements ArtifactLookup {
   readonly calls = { byDebugId: 0, byNames: 0, read: 0 };
   /** Reads by file name. */
   readonly reads = new Map<string, number>();
-  /** While set, read() waits for it. */
+  /** While set, read() waits for it (only for the files `gated` accepts, when that is set too). */
   gate: Promise<void> | undefined;
+  gated: ((file: ArtifactFile) => boolean) | undefined;
   /** When set, every lookup fails with it. */
   failure: Error | undefined;
 
@@ -81,7 +82,7 @@ export class InMemoryArtifacts implements ArtifactLookup {
   async read(file: ArtifactFile): Promise<Buffer> {
     this.calls.read++;
     this.reads.set(file.name, (this.reads.get(file.name) ?? 0) + 1);
-    if (this.gate) await this.gate;
+    if (this.gate && (this.gated === undefined || this.gated(file))) await this.gate;
     const stored = this.stored.find((s) => s.file === file || s.file.sha256 === file.sha256);
     if (!stored) throw new Error(`no such file: ${file.name}`);
     return stored.bytes;

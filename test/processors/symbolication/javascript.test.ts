@@ -1,17 +1,20 @@
 // JavaScript symbolication against real esbuild maps and real V8 stack traces (see fixture.ts).
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StackFrame } from '../../../src/records/event.js';
+import { AnyMap, originalPositionFor, TraceMap } from '@jridgewell/trace-mapping';
+import { WorkerPool } from '../../../processors/symbolication/pool.js';
+import { ParsedSourceMap } from '../../../processors/symbolication/source-map.js';
 import { candidateNames, displayPath, isVendorSource, mapUrlNames, tildePath } from '../../../processors/symbolication/javascript.js';
-import type { SymbolicationProcessor } from '../../../processors/symbolication/processor.js';
 import { APP_SOURCES, BUNDLE_URL, bundle, framesOf, load, markers, removeSources, sourceLine, writeSources, type Bundle, type Marker } from './fixture.js';
-import { InMemoryArtifacts, makeEvent, newProcessor, RELEASE, SCOPE, symbolicate, withoutInApp } from './helpers.js';
+import { InMemoryArtifacts, makeEvent, processorsShutDownAfterEach, RELEASE, SCOPE, symbolicate, uploadedApp, withoutInApp } from './helpers.js';
 
 const MARKERS = markers();
 let dir: string;
 let app: Bundle;
 let edge: Bundle;
 let exports: ReturnType<typeof load>;
-const processors: SymbolicationProcessor[] = [];
+const processor = processorsShutDownAfterEach();
+const uploaded = (options: { minified?: boolean } = {}) => uploadedApp(app, options);
 
 beforeAll(async () => {
   dir = writeSources();
@@ -20,23 +23,6 @@ beforeAll(async () => {
   exports = load(app.code);
 });
 afterAll(() => removeSources(dir));
-afterEach(async () => {
-  await Promise.all(processors.splice(0).map((p) => p.shutdown()));
-});
-
-function processor(artifacts: InMemoryArtifacts, config = {}): SymbolicationProcessor {
-  const p = newProcessor(artifacts, config);
-  processors.push(p);
-  return p;
-}
-
-/** An artifact store with the app's minified file and map under their `~/` names (as `sentry-cli` uploads them). */
-function uploaded(options: { minified?: boolean; map?: string } = {}): InMemoryArtifacts {
-  const artifacts = new InMemoryArtifacts();
-  if (options.minified !== false) artifacts.add(SCOPE, { name: '~/static/js/app.min.js', type: 'minified_source', content: app.code });
-  artifacts.add(SCOPE, { name: '~/static/js/app.min.js.map', type: 'source_map', content: options.map ?? app.map });
-  return artifacts;
-}
 
 function expectAt(frame: StackFrame, marker: string): void {
   const m = MARKERS.get(marker) as Marker;
@@ -377,5 +363,45 @@ describe('processing errors', () => {
       ]),
     );
     expect(event.processing_errors).toEqual([]);
+  });
+});
+
+describe('ParsedSourceMap', () => {
+  it('answers exactly what trace-mapping’s originalPositionFor answers, at and between every segment (plain and index maps)', async () => {
+    const pool = new WorkerPool(1);
+    try {
+      const appLines = app.code.split('\n').length - 1;
+      const index = {
+        version: 3,
+        sections: [
+          { offset: { line: 0, column: 0 }, map: app.mapJson },
+          { offset: { line: appLines, column: 0 }, map: edge.mapJson },
+        ],
+      };
+      for (const [json, reference] of [
+        [app.map, new TraceMap(app.map)],
+        [edge.map, new TraceMap(edge.map)],
+        [JSON.stringify(index), new AnyMap(index as never)],
+      ] as const) {
+        const parsed = new ParsedSourceMap(await pool.run('sourcemap', Buffer.from(json)));
+        let checked = 0;
+        for (let line0 = 0; line0 < parsed.lineCount + 1; line0++) {
+          const [first, end] = parsed.lineSegments(line0);
+          const columns = new Set([0, 1]);
+          for (let s = first; s < end; s++) for (const d of [-1, 0, 1]) columns.add(Math.max(0, parsed.generatedColumn(s) + d));
+          for (const column0 of columns) {
+            const ours = parsed.originalPosition(line0 + 1, column0 + 1);
+            const theirs = originalPositionFor(reference, { line: line0 + 1, column: column0 });
+            expect(ours ? { source: ours.source, line: ours.line, column: ours.column, name: ours.name } : null).toEqual(
+              theirs.source === null ? null : theirs,
+            );
+            checked++;
+          }
+        }
+        expect(checked).toBeGreaterThan(parsed.segmentCount);
+      }
+    } finally {
+      await pool.close();
+    }
   });
 });
