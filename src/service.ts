@@ -19,7 +19,8 @@ import { IssueStates } from './storage/issue-states.js';
 import { PRIVATE_UMASK } from './storage/private-files.js';
 import { Quarantine } from './storage/quarantine.js';
 import type { ReadSource } from './storage/read-source.js';
-import { RetentionJob } from './storage/retention.js';
+import { ArtifactStore } from './storage/artifacts.js';
+import { RetentionJob, type RetentionTarget } from './storage/retention.js';
 import { Storage } from './storage/storage.js';
 import { createLogger } from './telemetry/logger.js';
 import { Metrics } from './telemetry/metrics.js';
@@ -51,6 +52,8 @@ export class Service {
   private constructor(
     readonly config: ResolvedConfig,
     readonly host: Host,
+    /** Uploaded source maps and symbol files (host.artifacts, with what the upload API needs besides lookups). */
+    readonly artifacts: ArtifactStore,
   ) {}
 
   static async open(config: ResolvedConfig, logger: Logger = createLogger(config.settings.log_level)): Promise<Service> {
@@ -61,12 +64,14 @@ export class Service {
       ...config.settings,
       data_dir: dataDir,
       lake: { path: resolve(dataDir, config.settings.lake.path || 'lake') },
+      artifacts: { path: resolve(dataDir, config.settings.artifacts.path || 'artifacts') },
       app_url: config.settings.app_url.replace(/\/+$/, ''),
     };
     const metrics = new Metrics();
     const database = await Database.open(settings.data_dir);
     const catalog = new Catalog(database);
     const auth = new Authenticator(catalog);
+    const artifacts = new ArtifactStore(database, settings.artifacts.path);
     const http = new HttpHost({
       host: settings.http.host,
       port: settings.http.port,
@@ -84,13 +89,12 @@ export class Service {
       catalog,
       issueStates: new IssueStates(database),
       quarantine: new Quarantine(database, metrics),
-      // Replaced by the artifact store when the upload API lands (issue #11).
-      artifacts: { byDebugId: async () => [], byNames: async () => [], read: async () => Buffer.alloc(0) },
+      artifacts,
       auth,
       http,
       listeners: new Map(),
     };
-    return new Service({ ...config, settings }, host);
+    return new Service({ ...config, settings }, host, artifacts);
   }
 
   start(): Promise<StartedService> {
@@ -101,16 +105,27 @@ export class Service {
   private async startUp(): Promise<StartedService> {
     const { host } = this;
     mountOperationalRoutes(host.http, host.metrics, host.settings.app_url);
+    const swept = await this.artifacts.start();
+    if (swept > 0) host.logger.info({ files: swept, path: this.artifacts.dir }, 'removed artifact files no bundle refers to (left by a crash)');
     const graph = (this.graph = PipelineGraph.build(this.config, host));
     await graph.start();
     this.storage = new Storage(host.database, host.issueStates, this.readSources(graph));
-    mountReadApi(host.http, { catalog: host.catalog, storage: this.storage, appUrl: host.settings.app_url });
+    mountReadApi(host.http, {
+      catalog: host.catalog,
+      storage: this.storage,
+      appUrl: host.settings.app_url,
+      artifacts: this.artifacts,
+      limits: host.settings.limits,
+    });
     // Only what this node writes: a read-only exporter's data (a shared lake) is its writer's to expire.
-    this.retention = new RetentionJob(
-      graph.exporters().filter((e) => !e.readOnly),
-      host.settings.retention,
-      host.logger,
-    );
+    const targets: RetentionTarget[] = graph
+      .exporters()
+      .flatMap(({ id, exporter, readOnly }) => (readOnly || !exporter.expire ? [] : [{ id, expire: exporter.expire.bind(exporter) }]));
+    targets.push({
+      id: 'artifacts',
+      expire: (cutoff) => (cutoff.artifacts ? this.artifacts.expire(cutoff.artifacts) : Promise.resolve({ deletedRows: {}, deletedPartitions: [] })),
+    });
+    this.retention = new RetentionJob(targets, host.settings.retention, host.logger);
     this.retention.start();
     const httpPort = await host.http.listen();
     this.admin = new AdminServer(host.catalog, host.quarantine, host.logger);

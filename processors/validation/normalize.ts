@@ -1,12 +1,14 @@
 // The post-pass over an event the schema accepted: normalize ids and times, apply the size caps
 // and discard unknown fields, noting every change on the event. Paths in notes refer to the body
 // as received (a frame keeps its original index after the stack trace was trimmed).
-import { uuidv7 } from '../../src/records/uuid.js';
-import type { Breadcrumb, ErrorEventInput, ProcessingError, StackFrame } from '../../src/records/event.js';
+import { normalizeUuid, uuidv7 } from '../../src/records/uuid.js';
+import type { Breadcrumb, DebugImage, DebugMeta, ErrorEventInput, ProcessingError, StackFrame } from '../../src/records/event.js';
 import type { ValidationConfig } from './config.js';
 import { joinPath } from './issues.js';
 import {
   breadcrumbSchema,
+  debugImageSchema,
+  debugMetaSchema,
   errorEventInputSchema,
   exceptionSchema,
   requestSchema,
@@ -31,7 +33,15 @@ const KNOWN = {
   breadcrumb: keysOf(breadcrumbSchema),
   request: keysOf(requestSchema),
   sdk: keysOf(sdkSchema),
+  debugMeta: keysOf(debugMetaSchema),
 };
+/** The fields of each known image type (debugImageSchema picks the schema by type). */
+const imageKeys = new Map<object, Set<string>>();
+function knownImageKeys(schema: { shape: object }): Set<string> {
+  let keys = imageKeys.get(schema);
+  if (!keys) imageKeys.set(schema, (keys = keysOf(schema)));
+  return keys;
+}
 
 const FRAME_STRINGS = ['filename', 'abs_path', 'module', 'function', 'platform', 'context_line'];
 const USER_STRINGS = ['id', 'email', 'username', 'ip_address'];
@@ -40,11 +50,6 @@ const REQUEST_STRINGS = ['url', 'method', 'query_string'];
 const SDK_STRINGS = ['name', 'version'];
 
 const HEX = /^[0-9a-fA-F]+$/;
-
-function normalizeUuid(id: string): string {
-  const hex = id.replace(/-/g, '').toLowerCase();
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
 
 /** Cuts at `max` UTF-16 units without splitting a surrogate pair. */
 function truncate(value: string, max: number): string {
@@ -67,7 +72,8 @@ class PostPass {
   event(parsed: ParsedEvent, raw: JsonObject): ErrorEventInput {
     const { config } = this;
     this.unknownFields(raw, KNOWN.event, '');
-    const event: ErrorEventInput = { id: '', ...parsed };
+    const { debug_meta: debugMeta, ...fields } = parsed;
+    const event: ErrorEventInput = { id: '', ...fields };
     event.id = parsed.id === undefined ? uuidv7() : normalizeUuid(parsed.id);
     event.timestamp = normalizeTimestamp(parsed.timestamp);
     this.capFields(event, ['environment', 'release', 'platform'], config.max_string_length, '');
@@ -99,6 +105,7 @@ class PostPass {
       this.unknownFields(raw.sdk as JsonObject, KNOWN.sdk, 'sdk');
       this.capFields(event.sdk, SDK_STRINGS, config.max_string_length, 'sdk');
     }
+    if (debugMeta) event.debug_meta = this.debugMeta(debugMeta.images, raw.debug_meta as JsonObject);
     return event;
   }
 
@@ -159,8 +166,39 @@ class PostPass {
       this.capFields(frame, FRAME_STRINGS, max, path);
       if (frame.pre_context) frame.pre_context = this.capList(frame.pre_context, max, `${path}.pre_context`);
       if (frame.post_context) frame.post_context = this.capList(frame.post_context, max, `${path}.post_context`);
+      if (frame.debug_id !== undefined) frame.debug_id = normalizeUuid(frame.debug_id);
+      if (frame.instruction_addr !== undefined) frame.instruction_addr = frame.instruction_addr.toLowerCase();
     });
     return kept;
+  }
+
+  /**
+   * Keeps the images of the types symbolication knows (sourcemap, proguard, elf, macho, pe; the
+   * schema has checked their fields), with only their own fields and their ids and addresses in
+   * lower case; an image of any other type is discarded with a note.
+   */
+  private debugMeta(images: JsonObject[], raw: JsonObject): DebugMeta {
+    this.unknownFields(raw, KNOWN.debugMeta, 'debug_meta');
+    const kept: DebugImage[] = [];
+    images.forEach((image, i) => {
+      const path = `debug_meta.images[${i}]`;
+      const type = image.type as string;
+      const schema = debugImageSchema(type);
+      if (!schema) {
+        this.note('unsupported_image', path, `image type ${JSON.stringify(truncate(type, 40))} is not one symbolication uses, discarded`);
+        return;
+      }
+      const known = knownImageKeys(schema);
+      this.unknownFields(image, known, path);
+      const out: JsonObject = {};
+      for (const key of known) if (image[key] !== undefined) out[key] = image[key];
+      for (const key of ['debug_id', 'image_addr']) if (typeof out[key] === 'string') out[key] = (out[key] as string).toLowerCase();
+      if (typeof out.uuid === 'string') out.uuid = normalizeUuid(out.uuid);
+      if (type === 'sourcemap') out.debug_id = normalizeUuid(out.debug_id as string);
+      this.capFields(out, ['code_file'], this.config.max_string_length, path);
+      kept.push(out as unknown as DebugImage);
+    });
+    return { images: kept };
   }
 
   private breadcrumbs(breadcrumbs: Breadcrumb[], raw: unknown[]): Breadcrumb[] {

@@ -1,5 +1,6 @@
-// What the read API needs: the catalog (keys, projects), the merged read side, and the public URL
-// that permalinks and DSNs are built on.
+// What the read API needs: the catalog (keys, projects), the merged read side, the public URL
+// that permalinks and DSNs are built on, and the artifact store with the upload's limits.
+import type { ArtifactStore } from '../storage/artifacts.js';
 import type { Catalog } from '../storage/catalog.js';
 import type { Storage } from '../storage/storage.js';
 
@@ -8,4 +9,8 @@ export interface ApiContext {
   storage: Storage;
   /** The service's public URL, without a trailing slash. */
   appUrl: string;
+  /** Uploaded source maps and symbol files (control-plane data: served whatever the pipelines). */
+  artifacts: ArtifactStore;
+  /** service.limits: the upload's size cap and how long its body may stall. */
+  limits: { sourcemap_upload_bytes: number; body_timeout_ms: number };
 }

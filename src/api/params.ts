@@ -45,7 +45,11 @@ export const LIST_QUERY_DOCS = [
  * it (its own project); an organization key must name one.
  */
 export async function listProject(catalog: Catalog, principal: Principal, query: URLSearchParams): Promise<Project> {
-  const requested = optional(query, 'project_id');
+  return namedProject(catalog, principal, optional(query, 'project_id'));
+}
+
+/** The project `requested` names, which an organization key must do (a project key may omit it). */
+export async function namedProject(catalog: Catalog, principal: Principal, requested: string | undefined): Promise<Project> {
   if (requested === undefined && !principal.projectId) throw errors.invalidParameter('project_id', 'is required with an organization key');
   return resolveProject(catalog, principal, requested);
 }

@@ -1,8 +1,9 @@
-// `faultline`: start, validate, components, keys, projects.
+// `faultline`: start, validate, components, keys, projects, quarantine, sourcemaps.
 import { Command, Option } from 'commander';
 import { VERSION } from '../version.js';
 import { keysCommand, projectsCommand, quarantineCommand } from './admin-commands.js';
 import { componentsCommand } from './components.js';
+import { sourcemapsCommand } from './sourcemaps.js';
 import { startCommand } from './start.js';
 import { validateCommand } from './validate.js';
 
@@ -24,6 +25,11 @@ keysCommand(program.command('keys').description('Manage API keys (works while th
 projectsCommand(program.command('projects').description('Manage projects (works while the service runs)'), configOption);
 quarantineCommand(
   program.command('quarantine').description('Items acknowledged and then refused by a later stage (works while the service runs)'),
+  configOption,
+);
+
+sourcemapsCommand(
+  program.command('sourcemaps').description('Source maps and symbol files of a release (talks to the running service over HTTP)'),
   configOption,
 );
 

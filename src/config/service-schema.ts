@@ -30,6 +30,14 @@ const schema = {
   lake: {
     path: { doc: 'The Parquet lake directory; empty: <data_dir>/lake', format: String, default: '', env: 'FAULTLINE_LAKE_DIR' },
   },
+  artifacts: {
+    path: {
+      doc: 'Where uploaded source maps and symbol files are kept (one file per content); empty: <data_dir>/artifacts; a relative path is taken relative to data_dir',
+      format: String,
+      default: '',
+      env: 'FAULTLINE_ARTIFACTS_DIR',
+    },
+  },
   storage: Object.fromEntries(
     SIGNALS.map((signal) => [
       signal,
@@ -55,6 +63,11 @@ const schema = {
     event_body_bytes: { doc: 'Largest event body, after decompression', format: 'nat', default: 1 * MiB },
     span_batch_bytes: { doc: 'Largest span batch (/v1/traces, OTLP), after decompression', format: 'nat', default: 10 * MiB },
     spans_per_request: { doc: 'Most spans in one request', format: 'nat', default: 10_000 },
+    sourcemap_upload_bytes: {
+      doc: 'Largest source-map upload (POST /v1/sourcemaps), on the wire and again after decompression',
+      format: 'nat',
+      default: 100 * MiB,
+    },
     body_timeout_ms: {
       doc: 'Longest time an ingest body (events, traces, OTLP) may take to arrive; past it 408 and the connection closes',
       format: 'nat',
@@ -70,6 +83,12 @@ const schema = {
     events_days: { doc: 'Days events are kept (older ones are refused at ingest)', format: 'nat', default: 90, env: 'FAULTLINE_RETENTION_EVENTS_DAYS' },
     traces_days: { doc: 'Days spans are kept (older ones are refused at ingest)', format: 'nat', default: 30, env: 'FAULTLINE_RETENTION_TRACES_DAYS' },
     replays_days: { doc: 'Days replay chunks are kept', format: 'nat', default: 30 },
+    artifacts_days: {
+      doc: 'Days uploaded source-map bundles are kept, counted from their upload (0 = keep)',
+      format: 'nat',
+      default: 90,
+      env: 'FAULTLINE_RETENTION_ARTIFACTS_DAYS',
+    },
     check_interval_ms: { doc: 'How often expired data is deleted', format: 'nat', default: 3_600_000 },
   },
   shutdown_timeout_ms: { doc: 'How long a graceful shutdown may take', format: 'nat', default: 30_000 },
@@ -96,15 +115,17 @@ export type ServiceSettings = {
   http: { host: string; port: number };
   otlp: { host: string; port: number };
   lake: { path: string };
+  artifacts: { path: string };
   auth: { bootstrap: boolean };
   limits: {
     event_body_bytes: number;
     span_batch_bytes: number;
     spans_per_request: number;
+    sourcemap_upload_bytes: number;
     body_timeout_ms: number;
     rate_limit: { requests_per_second: number; burst: number };
   };
-  retention: { events_days: number; traces_days: number; replays_days: number; check_interval_ms: number };
+  retention: { events_days: number; traces_days: number; replays_days: number; artifacts_days: number; check_interval_ms: number };
   shutdown_timeout_ms: number;
   pipelines: Record<string, unknown>;
 };

@@ -31,7 +31,7 @@ export class ClientAbortError extends Error {
 }
 
 /** What a stream of the request throws when its socket closes mid-body. */
-function isClientAbort(error: unknown): boolean {
+export function isClientAbort(error: unknown): boolean {
   const { code, message } = error as { code?: unknown; message?: unknown };
   return code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'EPIPE' || message === 'aborted';
 }

@@ -6,6 +6,11 @@ export interface QueryParameter {
   schema: Record<string, unknown>;
 }
 
+export interface RequestBodyDoc {
+  contentType: string;
+  schema: Record<string, unknown>;
+}
+
 export interface RouteDoc {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** h3 style: /v1/events/:id */
@@ -14,7 +19,8 @@ export interface RouteDoc {
   tag: string;
   auth: boolean;
   query?: QueryParameter[];
-  requestBody?: { contentType: string; schema: Record<string, unknown> };
+  /** The body, or each form a route takes (e.g. multipart and JSON). */
+  requestBody?: RequestBodyDoc | RequestBodyDoc[];
   responses: Record<number, string>;
 }
 
@@ -61,7 +67,7 @@ export function buildOpenApi(routes: RouteDoc[], serverUrl: string, version: str
       tags: [route.tag],
       security: route.auth ? [{ bearer: [] }] : [],
       parameters: [...pathParams, ...(route.query ?? []).map((q) => ({ ...q, in: 'query' }))],
-      ...(route.requestBody ? { requestBody: { required: true, content: { [route.requestBody.contentType]: { schema: route.requestBody.schema } } } } : {}),
+      ...(route.requestBody ? { requestBody: { required: true, content: requestContent(route.requestBody) } } : {}),
       responses,
     };
   }
@@ -75,4 +81,8 @@ export function buildOpenApi(routes: RouteDoc[], serverUrl: string, version: str
     },
     paths,
   };
+}
+
+function requestContent(body: RequestBodyDoc | RequestBodyDoc[]): Record<string, { schema: Record<string, unknown> }> {
+  return Object.fromEntries((Array.isArray(body) ? body : [body]).map(({ contentType, schema }) => [contentType, { schema }]));
 }

@@ -7,6 +7,7 @@ import { LEVELS } from './event.js';
 import { describeType } from './json-type.js';
 import { STORABLE_RANGE } from './nanos.js';
 import { isStorableTimestamp, isTimestamp } from './timestamp.js';
+import { UUID_PATTERN } from './uuid.js';
 
 const text = () => z.string().optional();
 const nonEmpty = () => z.string().min(1, 'must not be empty');
@@ -30,6 +31,23 @@ const eventTimestampSchema = isoTimestamp()
 
 export const levelSchema = z.enum(LEVELS);
 
+const UUID_EXAMPLE = 'must be a UUID, e.g. 0190f5a2-7c1e-7b3a-9d4e-2f6a8b1c3d5e (32 hex digits without dashes also accepted)';
+/** A UUID, dashed or as 32 hex digits; stored lower-case with dashes. */
+const uuidString = () => z.string().regex(UUID_PATTERN, UUID_EXAMPLE);
+/** An address in memory, as Sentry's native SDKs write it; stored lower-case. */
+const address = () => z.string().regex(/^0[xX][0-9a-fA-F]{1,16}$/, 'must be a hex address, e.g. 0x7ff6a3c41000');
+/**
+ * A native module's debug id: a UUID with an optional age appended (`…-1`, Sentry's form), or the
+ * 33-40 hex digits of a Breakpad id. Stored lower-case.
+ */
+const nativeDebugId = () =>
+  z
+    .string()
+    .regex(
+      /^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?:-[0-9a-fA-F]{1,8})?|[0-9a-fA-F]{32,40})$/,
+      'must be a debug id: a UUID with an optional age (…-1), or 32-40 hex digits',
+    );
+
 export const stackFrameSchema = z.object({
   filename: text(),
   abs_path: text(),
@@ -42,6 +60,8 @@ export const stackFrameSchema = z.object({
   context_line: text(),
   pre_context: z.array(z.string()).optional(),
   post_context: z.array(z.string()).optional(),
+  debug_id: uuidString().optional().meta({ description: "The debug id of the frame's file (injected by a bundler plugin or sentry-cli)." }),
+  instruction_addr: address().optional().meta({ description: 'Native frames: the absolute address of the instruction.' }),
 });
 
 export const exceptionSchema = z.object({
@@ -80,15 +100,57 @@ export const sdkSchema = z.object({
   version: text(),
 });
 
+/** The image types symbolication uses, each with its own fields (DebugImage in event.ts). */
+export const debugImageSchemas = {
+  sourcemap: z.object({ type: z.literal('sourcemap'), code_file: nonEmpty(), debug_id: uuidString() }),
+  proguard: z.object({ type: z.literal('proguard'), uuid: uuidString() }),
+  native: z.object({
+    type: z.enum(['elf', 'macho', 'pe']),
+    debug_id: nativeDebugId(),
+    code_file: text(),
+    image_addr: address(),
+    image_size: position(),
+  }),
+};
+const NATIVE_IMAGE_TYPES: ReadonlySet<string> = new Set(['elf', 'macho', 'pe']);
+
+export function debugImageSchema(type: string): (typeof debugImageSchemas)[keyof typeof debugImageSchemas] | undefined {
+  if (type === 'sourcemap' || type === 'proguard') return debugImageSchemas[type];
+  return NATIVE_IMAGE_TYPES.has(type) ? debugImageSchemas.native : undefined;
+}
+
+/** Marks the messages zod's default wording would give, so that the caller's error map words them instead. */
+const UNWORDED = '\u0000unworded';
+
+/**
+ * An image is checked by its `type`: the known types with their own schema (each problem at its
+ * field's path); any other type passes here and is dropped with a note by the validation processor.
+ */
+const debugImage = () =>
+  z
+    .looseObject({ type: nonEmpty() })
+    .superRefine((image, ctx) => {
+      const result = debugImageSchema(image.type)?.safeParse(image, { reportInput: true, error: () => UNWORDED });
+      if (!result || result.success) return;
+      for (const issue of result.error.issues) {
+        const { message, ...unworded } = issue;
+        ctx.addIssue((message === UNWORDED ? unworded : issue) as z.core.$ZodRawIssue);
+      }
+    })
+    .meta({
+      description: 'Checked by `type`: sourcemap, proguard, elf, macho, pe. Images of other types are discarded with a note.',
+      anyOf: Object.values(debugImageSchemas).map((schema) => {
+        const { $schema: _schema, ...json } = z.toJSONSchema(schema, { io: 'input' });
+        return json;
+      }),
+    });
+
+export const debugMetaSchema = z.object({
+  images: z.array(debugImage()).meta({ description: 'The bundles, mapping files and native modules the frames came from.' }),
+});
+
 export const errorEventInputSchema = z.object({
-  id: z
-    .string()
-    .regex(
-      /^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32})$/,
-      'must be a UUID, e.g. 0190f5a2-7c1e-7b3a-9d4e-2f6a8b1c3d5e (32 hex digits without dashes also accepted)',
-    )
-    .optional()
-    .meta({ description: 'Assigned (UUIDv7) when omitted. Normalized to lower case with dashes.' }),
+  id: uuidString().optional().meta({ description: 'Assigned (UUIDv7) when omitted. Normalized to lower case with dashes.' }),
   timestamp: eventTimestampSchema,
   environment: nonEmpty(),
   release: nonEmpty().meta({ description: 'Any non-empty string; `<app>@<version>` is parsed.' }),
@@ -114,6 +176,11 @@ export const errorEventInputSchema = z.object({
   request: requestSchema.optional(),
   fingerprint: z.array(nonEmpty()).optional().meta({ description: 'Custom grouping: events with the same fingerprint form one issue.' }),
   sdk: sdkSchema.optional(),
+  dist: nonEmpty()
+    .max(64, 'must be at most 64 characters')
+    .optional()
+    .meta({ description: 'The distribution of the release (one release built several ways).' }),
+  debug_meta: debugMetaSchema.optional().meta({ description: "Sentry's debug_meta: where symbolication finds the frames' source maps and symbols." }),
 });
 
 /** What the schema yields, before the post-pass. */

@@ -16,3 +16,12 @@ export function uuidv7(): string {
   offset += 16;
   return v7({ random });
 }
+
+/** A UUID, dashed or as 32 hex digits, any case (what the API accepts). */
+export const UUID_PATTERN = /^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32})$/;
+
+/** A UUID (dashed or 32 hex digits) as stored: lower case with dashes. */
+export function normalizeUuid(id: string): string {
+  const hex = id.replace(/-/g, '').toLowerCase();
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

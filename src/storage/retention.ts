@@ -1,21 +1,33 @@
-// Retention: a periodic job asking every storing exporter to delete what is older than each
-// signal's retention (service.retention.<signal>_days). Expiry is by whole UTC days, the lake's
-// partition unit: with 30 days kept, on 2026-11-22 everything dated before 2026-10-23 goes, so a
-// lake can drop whole day partitions instead of rewriting files, and every store agrees.
+// Retention: a periodic job asking every storing exporter (and the artifact store) to delete what
+// is older than its retention (service.retention.<signal>_days, artifacts_days). Expiry is by
+// whole UTC days, the lake's partition unit: with 30 days kept, on 2026-11-22 everything dated
+// before 2026-10-23 goes, so a lake can drop whole day partitions instead of rewriting files, and
+// every store agrees.
 import type { Logger } from 'pino';
-import type { Exporter } from '../engine/component.js';
+import type { ExpiryResult } from '../engine/component.js';
 import { SIGNALS, type Signal } from '../engine/item.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
+/** What has a retention: each signal, and uploaded artifacts (source maps and symbol files). */
+export type Retained = Signal | 'artifacts';
+const RETAINED: readonly Retained[] = [...SIGNALS, 'artifacts'];
+
+/** Something the job asks to expire: a storing exporter, the artifact store. */
+export interface RetentionTarget {
+  id: string;
+  /** Deletes what is dated before the first kept day (`YYYY-MM-DD`, UTC) of each kind it stores. */
+  expire(firstKept: Partial<Record<Retained, string>>): Promise<ExpiryResult>;
+}
+
 export interface RetentionSettings {
-  /** `<signal>_days` for each signal (events_days, traces_days, …). */
+  /** `<kind>_days` for each signal and artifacts (events_days, traces_days, artifacts_days, …). */
   [days: `${string}_days`]: number;
   check_interval_ms: number;
 }
 
 export interface RetentionResult {
-  cutoff: Partial<Record<Signal, string>>;
+  cutoff: Partial<Record<Retained, string>>;
   deletedRows: Record<string, number>;
   deletedPartitions: string[];
 }
@@ -26,12 +38,12 @@ export function firstKeptDay(days: number, now = Date.now()): string {
   return new Date(today - (days - 1) * DAY_MS).toISOString().slice(0, 10);
 }
 
-/** The first kept day of each signal that has a retention setting. */
-export function cutoffs(settings: RetentionSettings, now = Date.now()): Partial<Record<Signal, string>> {
-  const out: Partial<Record<Signal, string>> = {};
-  for (const signal of SIGNALS) {
-    const days = settings[`${signal}_days`];
-    if (typeof days === 'number' && days > 0) out[signal] = firstKeptDay(days, now);
+/** The first kept day of each kind that has a retention setting (0: kept forever). */
+export function cutoffs(settings: RetentionSettings, now = Date.now()): Partial<Record<Retained, string>> {
+  const out: Partial<Record<Retained, string>> = {};
+  for (const kind of RETAINED) {
+    const days = settings[`${kind}_days`];
+    if (typeof days === 'number' && days > 0) out[kind] = firstKeptDay(days, now);
   }
   return out;
 }
@@ -41,7 +53,7 @@ export class RetentionJob {
   private running?: Promise<unknown>;
 
   constructor(
-    private readonly stores: ReadonlyArray<{ id: string; exporter: Exporter }>,
+    private readonly targets: readonly RetentionTarget[],
     private readonly settings: RetentionSettings,
     private readonly logger: Logger,
   ) {}
@@ -64,9 +76,8 @@ export class RetentionJob {
   async run(now = Date.now(), override: Record<`${string}_days`, number> = {}): Promise<RetentionResult> {
     const cutoff = cutoffs({ ...this.settings, ...override }, now);
     const result: RetentionResult = { cutoff, deletedRows: {}, deletedPartitions: [] };
-    for (const { id, exporter } of this.stores) {
-      if (!exporter.expire) continue;
-      const expired = await exporter.expire(cutoff);
+    for (const { id, expire } of this.targets) {
+      const expired = await expire(cutoff);
       for (const [table, rows] of Object.entries(expired.deletedRows)) result.deletedRows[`${id}:${table}`] = rows;
       result.deletedPartitions.push(...expired.deletedPartitions);
     }

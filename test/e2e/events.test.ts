@@ -199,6 +199,56 @@ describe('POST /v1/events then GET /v1/events/{id}', () => {
     ]);
   });
 
+  it('stores and returns dist, debug_meta and the frames debug_id, instruction_addr and module (issue #11)', async () => {
+    const debugId = 'C73BCDCC-2669-4BF6-81D3-E4AE73FB11FD';
+    const frames = [
+      { filename: 'https://shop.example.com/static/app.min.js', lineno: 1, colno: 9, debug_id: debugId, module: 'app' },
+      { function: 'crash', instruction_addr: '0x7FF6A3C41ABC', module: 'libapp.so' },
+    ];
+    const ack = await ingest(
+      fullEvent({
+        id: randomUUID(),
+        dist: 'web-42',
+        debug_meta: {
+          images: [
+            { type: 'sourcemap', code_file: 'https://shop.example.com/static/app.min.js', debug_id: debugId },
+            { type: 'elf', debug_id: '3249d99d-0c40-4931-8610-f4e4fb0b6936-1', image_addr: '0x7FF6A3C40000', image_size: 4096 },
+            { type: 'wasm', debug_id: debugId },
+          ],
+        },
+        exception: { type: 'Error', value: 'boom', stacktrace: frames },
+      }),
+    );
+    const got = await getEvent(ack.id);
+    expect(got.dist).toBe('web-42');
+    expect(got.debug_meta).toEqual({
+      images: [
+        { type: 'sourcemap', code_file: 'https://shop.example.com/static/app.min.js', debug_id: 'c73bcdcc-2669-4bf6-81d3-e4ae73fb11fd' },
+        { type: 'elf', debug_id: '3249d99d-0c40-4931-8610-f4e4fb0b6936-1', image_addr: '0x7ff6a3c40000', image_size: 4096 },
+      ],
+    });
+    const stored = [
+      { ...frames[0], debug_id: 'c73bcdcc-2669-4bf6-81d3-e4ae73fb11fd' },
+      { ...frames[1], instruction_addr: '0x7ff6a3c41abc' },
+    ];
+    expect(got.exception.stacktrace).toEqual(stored);
+    expect(got.exception.raw_stacktrace).toEqual(stored);
+    expect(got.processing_errors).toEqual([
+      { type: 'unsupported_image', path: 'debug_meta.images[2]', message: 'image type "wasm" is not one symbolication uses, discarded' },
+    ]);
+  });
+
+  it('refuses a malformed debug image or frame debug id with the field path', async () => {
+    const res = await post(
+      fullEvent({
+        debug_meta: { images: [{ type: 'sourcemap', code_file: 'app.js', debug_id: 'nope' }] },
+        exception: { type: 'Error', value: 'boom', stacktrace: [{ filename: 'app.js', instruction_addr: 'ff' }] },
+      }),
+    );
+    const body = await expectError(res, 400, 'validation_failed');
+    expect(body.error.details.map((d) => d.path)).toEqual(['exception.stacktrace[0].instruction_addr', 'debug_meta.images[0].debug_id']);
+  });
+
   it('assigns a UUIDv7 when the id is omitted', async () => {
     const event = fullEvent({ environment: 'assigned-id' });
     delete event.id;

@@ -590,3 +590,106 @@ describe('errorEventInputSchema', () => {
     expect(schema.properties.exception.properties.stacktrace.items.properties.lineno).toMatchObject({ type: 'integer', minimum: 0 });
   });
 });
+
+// Issue #11, item 1: what symbolication needs is accepted, checked field by field, normalized and kept.
+describe('validateEvent: symbolication fields', () => {
+  const DEBUG_ID = 'C73BCDCC-2669-4BF6-81D3-E4AE73FB11FD';
+
+  function withDebugMeta(images: unknown[], extra: Record<string, unknown> = {}) {
+    const body = minimal();
+    body.dist = 'android-arm64';
+    body.debug_meta = { images, ...extra };
+    body.exception.stacktrace = [
+      { filename: 'app.min.js', lineno: 1, colno: 3, debug_id: DEBUG_ID },
+      { function: 'crash', instruction_addr: '0x7FF6A3C41ABC', module: 'libapp' },
+    ];
+    return body;
+  }
+
+  it('keeps dist, debug_meta and the frames debug_id, instruction_addr and module, normalized, with no unknown_field note', () => {
+    const images = [
+      { type: 'sourcemap', code_file: 'https://cdn.example.com/app.min.js', debug_id: DEBUG_ID },
+      { type: 'proguard', uuid: 'A1B2C3D4E5F60718293A4B5C6D7E8F90' },
+      { type: 'elf', debug_id: '3249D99D-0C40-4931-8610-F4E4FB0B6936-1', code_file: '/usr/lib/libapp.so', image_addr: '0x7FF6A3C40000', image_size: 65536 },
+      { type: 'macho', debug_id: '3249D99D0C4049318610F4E4FB0B69361', image_addr: '0x1000' },
+      { type: 'pe', debug_id: '3249d99d-0c40-4931-8610-f4e4fb0b6936', image_addr: '0x140000000' },
+    ];
+    const { event, notes } = accepted(withDebugMeta(images));
+    expect(notes).toEqual([]);
+    expect(event.dist).toBe('android-arm64');
+    expect(event.debug_meta).toEqual({
+      images: [
+        { type: 'sourcemap', code_file: 'https://cdn.example.com/app.min.js', debug_id: 'c73bcdcc-2669-4bf6-81d3-e4ae73fb11fd' },
+        { type: 'proguard', uuid: 'a1b2c3d4-e5f6-0718-293a-4b5c6d7e8f90' },
+        { type: 'elf', debug_id: '3249d99d-0c40-4931-8610-f4e4fb0b6936-1', code_file: '/usr/lib/libapp.so', image_addr: '0x7ff6a3c40000', image_size: 65536 },
+        { type: 'macho', debug_id: '3249d99d0c4049318610f4e4fb0b69361', image_addr: '0x1000' },
+        { type: 'pe', debug_id: '3249d99d-0c40-4931-8610-f4e4fb0b6936', image_addr: '0x140000000' },
+      ],
+    });
+    expect(event.exception.stacktrace).toEqual([
+      { filename: 'app.min.js', lineno: 1, colno: 3, debug_id: 'c73bcdcc-2669-4bf6-81d3-e4ae73fb11fd' },
+      { function: 'crash', instruction_addr: '0x7ff6a3c41abc', module: 'libapp' },
+    ]);
+  });
+
+  it('discards images of other types with a note, and the unknown fields of known ones', () => {
+    const images = [
+      { type: 'wasm', debug_id: DEBUG_ID, code_file: 'app.wasm' },
+      { type: 'sourcemap', code_file: 'app.js', debug_id: DEBUG_ID, debug_file: 'app.js.map' },
+      { type: 'symbolic' },
+    ];
+    const { event, notes } = accepted(withDebugMeta(images, { sdk_info: { sdk_name: 'ios' } }));
+    expect(event.debug_meta).toEqual({ images: [{ type: 'sourcemap', code_file: 'app.js', debug_id: 'c73bcdcc-2669-4bf6-81d3-e4ae73fb11fd' }] });
+    expect(notes).toEqual([
+      { type: 'unknown_field', path: 'debug_meta.sdk_info', message: 'unknown field, discarded' },
+      { type: 'unsupported_image', path: 'debug_meta.images[0]', message: 'image type "wasm" is not one symbolication uses, discarded' },
+      { type: 'unknown_field', path: 'debug_meta.images[1].debug_file', message: 'unknown field, discarded' },
+      { type: 'unsupported_image', path: 'debug_meta.images[2]', message: 'image type "symbolic" is not one symbolication uses, discarded' },
+    ]);
+  });
+
+  it.each([
+    ['dist', '', 'must not be empty'],
+    ['dist', 'd'.repeat(65), 'must be at most 64 characters'],
+    ['dist', 7, 'expected a string, got number'],
+    ['debug_meta', [], 'expected an object, got array'],
+    ['debug_meta.images', undefined, 'is required'],
+    ['debug_meta.images', {}, 'expected an array, got object'],
+    ['debug_meta.images[0]', 'app.js', 'expected an object, got string'],
+    ['debug_meta.images[0].type', undefined, 'is required'],
+    ['debug_meta.images[0].type', 3, 'expected a string, got number'],
+    ['debug_meta.images[0].debug_id', 'not-a-uuid', expect.stringMatching(/^must be a UUID/)],
+    ['debug_meta.images[0].debug_id', undefined, 'is required'],
+    ['debug_meta.images[0].code_file', 5, 'expected a string, got number'],
+    ['debug_meta.images[1].uuid', 'abc', expect.stringMatching(/^must be a UUID/)],
+    ['debug_meta.images[2].image_addr', '7ff6a3c40000', 'must be a hex address, e.g. 0x7ff6a3c41000'],
+    ['debug_meta.images[2].image_addr', undefined, 'is required'],
+    ['debug_meta.images[2].debug_id', 'xyz', 'must be a debug id: a UUID with an optional age (…-1), or 32-40 hex digits'],
+    ['debug_meta.images[2].image_size', -1, 'must be 0 or greater'],
+    ['debug_meta.images[2].code_file', false, 'expected a string, got boolean'],
+    ['exception.stacktrace[0].debug_id', 'c73bcdcc', expect.stringMatching(/^must be a UUID/)],
+    ['exception.stacktrace[0].debug_id', 12, 'expected a string, got number'],
+    ['exception.stacktrace[1].instruction_addr', '12345', 'must be a hex address, e.g. 0x7ff6a3c41000'],
+    ['exception.stacktrace[1].instruction_addr', '0xZZ', 'must be a hex address, e.g. 0x7ff6a3c41000'],
+    ['exception.stacktrace[1].module', 1, 'expected a string, got number'],
+  ])('%s = %j: %s', (path, value, message) => {
+    const body = withDebugMeta([
+      { type: 'sourcemap', code_file: 'app.js', debug_id: DEBUG_ID },
+      { type: 'proguard', uuid: DEBUG_ID },
+      { type: 'elf', debug_id: DEBUG_ID, image_addr: '0x1000' },
+    ]);
+    expect(errorsOf(setAt(body, path, value))).toEqual([{ path, message }]);
+  });
+
+  it('describes debug_meta images by type in the JSON Schema', () => {
+    const schema = z.toJSONSchema(errorEventInputSchema, { io: 'input' }) as Record<string, any>;
+    const image = schema.properties.debug_meta.properties.images.items;
+    expect(image.anyOf.map((branch: any) => branch.properties.type)).toEqual([
+      { type: 'string', const: 'sourcemap' },
+      { type: 'string', const: 'proguard' },
+      { type: 'string', enum: ['elf', 'macho', 'pe'] },
+    ]);
+    expect(schema.properties.dist).toMatchObject({ type: 'string', minLength: 1, maxLength: 64 });
+    expect(schema.properties.exception.properties.stacktrace.items.properties.instruction_addr.pattern).toBeDefined();
+  });
+});

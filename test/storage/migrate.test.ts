@@ -62,6 +62,8 @@ describe('migrate', () => {
     await db.write(async (c) => {
       await c.run('DROP TABLE migrations');
       await c.run('DROP TABLE quarantine');
+      await c.run('DROP TABLE artifact_files');
+      await c.run('DROP TABLE artifact_bundles');
       await c.run('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)');
       await c.run("INSERT INTO schema_migrations SELECT i, 'old', now() FROM range(1, 8) AS r(i)");
       await c.run('ALTER TABLE issue_states DROP COLUMN project_id');

@@ -62,7 +62,8 @@ export async function startService(
       const headers = new Headers(rest.headers);
       const bearer = key === undefined ? liveKey : key;
       if (bearer !== null) headers.set('authorization', `Bearer ${bearer}`);
-      if (rest.body !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
+      // A FormData body gets its multipart type (with the boundary) from fetch.
+      if (rest.body !== undefined && !(rest.body instanceof FormData) && !headers.has('content-type')) headers.set('content-type', 'application/json');
       return fetch(baseUrl + path, { ...rest, headers });
     },
     stop: async () => {

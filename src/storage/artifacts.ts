@@ -1,0 +1,402 @@
+// The artifact store: uploaded source maps, minified sources, ProGuard mapping files and Breakpad
+// symbol files. Their metadata lives in the catalog (artifact_bundles, artifact_files: one bundle
+// per upload, its project, release and dist); their bytes live once per content under
+// `service.artifacts.path`, at `<path>/<sha256[0..2]>/<sha256>`, shared by every bundle that holds
+// the same content.
+//
+// Crash safety: bytes are written (to a staging file, fsynced, renamed into place) before the
+// metadata that refers to them commits, and unlinked only after the metadata that referred to
+// them is gone — so a crash can leave a file nothing refers to (swept at the next start), never a
+// reference to a missing file. Placing and unlinking run one at a time (an in-process lock: one
+// process writes the catalog), so a delete never unlinks a file an upload is about to refer to.
+import { createHash, randomUUID } from 'node:crypto';
+import { constants } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { LIST, listValue, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
+import type { ExpiryResult } from '../engine/component.js';
+import type { Dataset } from '../engine/item.js';
+import type { ArtifactFile, ArtifactLookup, ArtifactScope, ArtifactType } from '../records/artifact.js';
+import { uuidv7 } from '../records/uuid.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import type { Database } from './database.js';
+import { makePrivateDir } from './private-files.js';
+import { rows } from './rows.js';
+
+/** A file of an upload, validated, its bytes in a staging file that `create` moves into place. */
+export interface StagedArtifact extends Omit<ArtifactFile, 'bundle_id'> {
+  /** The staging file (see ArtifactStore.stagingPath) holding the bytes. */
+  path: string;
+}
+
+export interface NewBundle {
+  dataset: Dataset;
+  projectId: string;
+  release: string;
+  dist: string | null;
+  files: StagedArtifact[];
+}
+
+export interface Bundle {
+  id: string;
+  dataset: Dataset;
+  project_id: string;
+  release: string;
+  dist: string | null;
+  created_at: string;
+  /** By name. */
+  files: ArtifactFile[];
+}
+
+/** A bundle in a list: its files counted, not listed. */
+export interface BundleSummary {
+  id: string;
+  project_id: string;
+  release: string;
+  dist: string | null;
+  created_at: string;
+  file_count: number;
+  /** Bytes of its files together. */
+  size: number;
+}
+
+export interface BundleFilter {
+  dataset: Dataset;
+  projectId: string;
+  release?: string;
+  dist?: string;
+}
+
+export interface BundlePage {
+  data: BundleSummary[];
+  nextCursor: string | null;
+}
+
+const FILE_COLUMNS = 'f.bundle_id, f.name, f.type, f.size, f.sha256, f.debug_id, f.source_mapping_url';
+/** Rows per INSERT statement when a bundle's files are recorded. */
+const INSERT_CHUNK = 200;
+const SHARD = /^[0-9a-f]{2}$/;
+const SHA256 = /^[0-9a-f]{64}$/;
+/** Lists of names, types and hashes are passed typed: an empty one has no type of its own. */
+const TEXT_LIST = LIST(VARCHAR);
+
+export class ArtifactStore implements ArtifactLookup {
+  private lock: Promise<unknown> = Promise.resolve();
+  private readonly staging: string;
+
+  constructor(
+    private readonly db: Database,
+    /** `service.artifacts.path`, resolved. */
+    readonly dir: string,
+  ) {
+    this.staging = join(dir, 'tmp');
+  }
+
+  /**
+   * Creates the directories and sweeps what a crash left: staging files, and stored files no
+   * bundle refers to. Run once at start, before uploads are taken. Returns how many files went.
+   */
+  async start(): Promise<number> {
+    makePrivateDir(this.dir);
+    return this.exclusive(async () => {
+      await rm(this.staging, { recursive: true, force: true });
+      makePrivateDir(this.staging);
+      const referenced = new Set((await this.db.reader().runAndReadAll('SELECT DISTINCT sha256 FROM artifact_files')).getRows().map(([sha]) => String(sha)));
+      let swept = 0;
+      for (const shard of await readdir(this.dir)) {
+        if (!SHARD.test(shard)) continue;
+        for (const name of await readdir(join(this.dir, shard))) {
+          if (SHA256.test(name) && referenced.has(name)) continue;
+          await rm(join(this.dir, shard, name), { force: true, recursive: true });
+          swept++;
+        }
+      }
+      return swept;
+    });
+  }
+
+  /** A new path in the staging directory, for the bytes of an upload's file. */
+  stagingPath(): string {
+    return join(this.staging, randomUUID());
+  }
+
+  /** Where the bytes of a content are stored. */
+  pathOf(sha256: string): string {
+    return join(this.dir, sha256.slice(0, 2), sha256);
+  }
+
+  /**
+   * Stores a bundle: its files' bytes moved into place (a content already stored is not stored
+   * again), then its metadata in one transaction. An upload identical to an earlier one (same
+   * dataset, project, release, dist, and the same names, types and contents) answers the earlier
+   * bundle, `created: false`. The staging files are gone afterwards, whatever happens.
+   */
+  async create(input: NewBundle): Promise<{ bundle: Bundle; created: boolean }> {
+    try {
+      return await this.exclusive(async () => {
+        const digest = uploadDigest(input);
+        const existing = await this.db.reader().runAndReadAll('SELECT id FROM artifact_bundles WHERE upload_digest = ?', [digest]);
+        const existingId = existing.getRows()[0]?.[0];
+        if (existingId !== undefined) {
+          const bundle = await this.get(String(existingId));
+          if (bundle) return { bundle, created: false };
+        }
+        const placed: string[] = [];
+        try {
+          for (const file of input.files) if (await this.place(file)) placed.push(file.sha256);
+          const bundle: Bundle = {
+            id: uuidv7(),
+            dataset: input.dataset,
+            project_id: input.projectId,
+            release: input.release,
+            dist: input.dist,
+            created_at: new Date().toISOString(),
+            files: [],
+          };
+          bundle.files = [...input.files]
+            .sort((a, b) => compare(a.name, b.name))
+            .map(({ name, type, size, sha256, debug_id, source_mapping_url }) => ({
+              bundle_id: bundle.id,
+              name,
+              type,
+              size,
+              sha256,
+              debug_id,
+              source_mapping_url,
+            }));
+          await this.db.write((c) => insertBundle(c, bundle, digest));
+          return { bundle, created: true };
+        } catch (error) {
+          // Nothing refers to what this upload placed (it was new, and the lock is held).
+          await Promise.all(placed.map((sha) => unlink(this.pathOf(sha)).catch(() => undefined)));
+          throw error;
+        }
+      });
+    } finally {
+      await Promise.all(input.files.map((file) => rm(file.path, { force: true })));
+    }
+  }
+
+  /** Bundles of a project, newest first (created_at, then id), `limit` a page, after `cursor`. */
+  async list(filter: BundleFilter, limit: number, cursor?: string): Promise<BundlePage> {
+    const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    const where = ['b.dataset = $dataset', 'b.project_id = $project'];
+    const params: Record<string, string | number | bigint> = { dataset: filter.dataset, project: filter.projectId, limit: limit + 1 };
+    if (filter.release !== undefined) {
+      where.push('b.release = $release');
+      params.release = filter.release;
+    }
+    if (filter.dist !== undefined) {
+      where.push('b.dist = $dist');
+      params.dist = filter.dist;
+    }
+    if (after) {
+      where.push('(b.created_at < make_timestamp($cursor_us::BIGINT) OR (b.created_at = make_timestamp($cursor_us::BIGINT) AND b.id < $cursor_id))');
+      params.cursor_us = after.micros;
+      params.cursor_id = after.id;
+    }
+    const result = await this.db.reader().runAndReadAll(
+      `SELECT b.id, b.project_id, b.release, b.dist, b.created_at, epoch_us(b.created_at) AS micros,
+              count(f.name) AS file_count, coalesce(sum(f.size), 0) AS size
+         FROM artifact_bundles b LEFT JOIN artifact_files f ON f.bundle_id = b.id
+        WHERE ${where.join(' AND ')}
+        GROUP BY b.id, b.project_id, b.release, b.dist, b.created_at
+        ORDER BY b.created_at DESC, b.id DESC LIMIT $limit`,
+      params,
+    );
+    const found = rows<BundleSummary & { micros: number }>(result);
+    const micros = result.getRows().map((row) => row[5] as bigint);
+    const page = found.slice(0, limit);
+    const last = page.length - 1;
+    return {
+      data: page.map(({ micros: _micros, ...bundle }) => bundle),
+      nextCursor: found.length > limit ? encodeCursor({ micros: micros[last], id: page[last].id }) : null,
+    };
+  }
+
+  /** A bundle with its files, whatever its dataset and project (the caller checks those). */
+  async get(id: string): Promise<Bundle | undefined> {
+    const reader = this.db.reader();
+    const [bundle] = rows<Omit<Bundle, 'files'>>(
+      await reader.runAndReadAll('SELECT id, dataset, project_id, release, dist, created_at FROM artifact_bundles WHERE id = ?', [id]),
+    );
+    if (!bundle) return undefined;
+    const files = rows<ArtifactFile>(await reader.runAndReadAll(`SELECT ${FILE_COLUMNS} FROM artifact_files f WHERE f.bundle_id = ? ORDER BY f.name`, [id]));
+    return { ...bundle, files };
+  }
+
+  /** Deletes a bundle, then the stored files no other bundle refers to. False: no such bundle. */
+  async delete(id: string): Promise<boolean> {
+    return this.exclusive(async () => {
+      const { bundles, shas } = await this.db.write((c) => deleteBundles(c, 'id = $id', { id }));
+      await this.unlinkUnreferenced(shas);
+      return bundles > 0;
+    });
+  }
+
+  /** Retention: deletes the bundles created before `firstKeptDay` (`YYYY-MM-DD`, UTC) and the files only they referred to. */
+  async expire(firstKeptDay: string): Promise<ExpiryResult> {
+    return this.exclusive(async () => {
+      const { bundles, files, shas } = await this.db.write((c) => deleteBundles(c, 'created_at < CAST($day AS TIMESTAMP)', { day: firstKeptDay }));
+      await this.unlinkUnreferenced(shas);
+      return { deletedRows: { artifact_bundles: bundles, artifact_files: files }, deletedPartitions: [] };
+    });
+  }
+
+  async byDebugId(scope: ArtifactScope, debugId: string, types: readonly ArtifactType[]): Promise<ArtifactFile[]> {
+    const result = await this.db.reader().runAndReadAll(
+      `SELECT ${FILE_COLUMNS} FROM artifact_files f JOIN artifact_bundles b ON b.id = f.bundle_id
+        WHERE f.dataset = $dataset AND f.project_id = $project AND f.debug_id = $debug_id AND (len($types) = 0 OR list_contains($types, f.type))
+        ORDER BY b.created_at DESC, b.id DESC, f.name`,
+      { dataset: scope.dataset, project: scope.projectId, debug_id: debugId.toLowerCase(), types: listValue([...types]) },
+      { types: TEXT_LIST },
+    );
+    return rows<ArtifactFile>(result);
+  }
+
+  async byNames(scope: ArtifactScope, names: readonly string[], types: readonly ArtifactType[]): Promise<ArtifactFile[]> {
+    if (names.length === 0) return [];
+    const result = await this.db.reader().runAndReadAll(
+      `SELECT ${FILE_COLUMNS} FROM artifact_files f JOIN artifact_bundles b ON b.id = f.bundle_id
+        WHERE f.dataset = $dataset AND f.project_id = $project AND f.release = $release AND f.dist IS NOT DISTINCT FROM $dist
+          AND list_contains($names, f.name) AND (len($types) = 0 OR list_contains($types, f.type))
+        ORDER BY list_position($names, f.name), b.created_at DESC, b.id DESC`,
+      {
+        dataset: scope.dataset,
+        project: scope.projectId,
+        release: scope.release,
+        dist: scope.dist,
+        names: listValue([...names]),
+        types: listValue([...types]),
+      },
+      { names: TEXT_LIST, types: TEXT_LIST },
+    );
+    return rows<ArtifactFile>(result);
+  }
+
+  read(file: ArtifactFile): Promise<Buffer> {
+    return readFile(this.pathOf(file.sha256));
+  }
+
+  /**
+   * Moves a staged file to its content's place, durably: the staging file synced, renamed, the
+   * directory synced. False when the content is stored already (the staging file is left for
+   * create's cleanup).
+   */
+  private async place(file: StagedArtifact): Promise<boolean> {
+    const target = this.pathOf(file.sha256);
+    if (await exists(target)) return false;
+    await syncPrivate(file.path);
+    const shard = join(this.dir, file.sha256.slice(0, 2));
+    if (!(await exists(shard))) {
+      await mkdir(shard, { recursive: true, mode: 0o700 });
+      await syncDir(this.dir);
+    }
+    await rename(file.path, target);
+    await syncDir(shard);
+    return true;
+  }
+
+  /** Unlinks the stored files of these contents that no bundle refers to any more. */
+  private async unlinkUnreferenced(shas: string[]): Promise<void> {
+    const candidates = [...new Set(shas)];
+    if (candidates.length === 0) return;
+    const result = await this.db
+      .reader()
+      .runAndReadAll('SELECT DISTINCT sha256 FROM artifact_files WHERE list_contains($shas, sha256)', { shas: listValue(candidates) }, { shas: TEXT_LIST });
+    const referenced = new Set(result.getRows().map(([sha]) => String(sha)));
+    for (const sha of candidates) if (!referenced.has(sha)) await rm(this.pathOf(sha), { force: true });
+  }
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.lock.then(work, work);
+    this.lock = result.catch(() => undefined);
+    return result;
+  }
+}
+
+/** What makes two uploads the same: dataset, project, release, dist, and each file's name, type and content. */
+function uploadDigest(input: NewBundle): string {
+  const files = input.files.map((f) => [f.name, f.type, f.sha256]).sort((a, b) => compare(a[0], b[0]));
+  return createHash('sha256')
+    .update(JSON.stringify([input.dataset, input.projectId, input.release, input.dist, files]))
+    .digest('hex');
+}
+
+async function insertBundle(c: DuckDBConnection, bundle: Bundle, digest: string): Promise<void> {
+  await c.run('INSERT INTO artifact_bundles VALUES (?, ?, ?, ?, ?, make_timestamp(?::BIGINT), ?)', [
+    bundle.id,
+    bundle.dataset,
+    bundle.project_id,
+    bundle.release,
+    bundle.dist,
+    BigInt(Date.parse(bundle.created_at)) * 1000n,
+    digest,
+  ]);
+  for (let start = 0; start < bundle.files.length; start += INSERT_CHUNK) {
+    const chunk = bundle.files.slice(start, start + INSERT_CHUNK);
+    await c.run(
+      `INSERT INTO artifact_files (bundle_id, name, type, size, sha256, debug_id, source_mapping_url, dataset, project_id, release, dist) VALUES ${chunk
+        .map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+        .join(', ')}`,
+      chunk.flatMap((f) => [
+        f.bundle_id,
+        f.name,
+        f.type,
+        f.size,
+        f.sha256,
+        f.debug_id,
+        f.source_mapping_url,
+        bundle.dataset,
+        bundle.project_id,
+        bundle.release,
+        bundle.dist,
+      ]),
+    );
+  }
+}
+
+/** Deletes the bundles `where` selects and their files; returns the counts and the files' contents. */
+async function deleteBundles(c: DuckDBConnection, where: string, params: Record<string, string>): Promise<{ bundles: number; files: number; shas: string[] }> {
+  const files = await c.runAndReadAll(
+    `DELETE FROM artifact_files WHERE bundle_id IN (SELECT id FROM artifact_bundles WHERE ${where}) RETURNING sha256`,
+    params,
+  );
+  const bundles = await c.runAndReadAll(`DELETE FROM artifact_bundles WHERE ${where} RETURNING id`, params);
+  const shas = files.getRows().map(([sha]) => String(sha));
+  return { bundles: bundles.getRows().length, files: shas.length, shas };
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return false;
+      throw error;
+    },
+  );
+}
+
+/** Mode 0600 (whatever made the file) and its bytes on disk. */
+async function syncPrivate(path: string): Promise<void> {
+  const handle = await open(path, constants.O_RDONLY);
+  try {
+    await handle.chmod(0o600);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function syncDir(path: string): Promise<void> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
