@@ -175,6 +175,9 @@ describe('which uploads an event may use', () => {
       'validation_failed',
     );
 
+    const listed = await svc.api(`/v1/sourcemaps?project_id=${PROJECT}&release=${encodeURIComponent(release)}`);
+    expect(listed.status).toBe(200);
+    expect(((await listed.json()) as { data: unknown[] }).data).toEqual([]);
     // The same valid map under that release would symbolicate; the refused upload left nothing.
     const frames = framesOf(report('esbuild'));
     const event = await roundTrip(svc.api, jsEvent(report('esbuild'), release, {}, frames));
