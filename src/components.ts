@@ -5,11 +5,12 @@ import { duckdbFactory } from '../exporters/duckdb/factory.js';
 import { parquetFactory } from '../exporters/parquet/factory.js';
 import { groupingFactory } from '../processors/grouping/factory.js';
 import { issuesFactory } from '../processors/issues/factory.js';
+import { symbolicationFactory } from '../processors/symbolication/factory.js';
 import { validationFactory } from '../processors/validation/factory.js';
 import { httpApiFactory } from '../receivers/http-api/factory.js';
 import { otlpFactory } from '../receivers/otlp/factory.js';
 import { Registry } from './engine/registry.js';
 
 export function defaultRegistry(): Registry {
-  return new Registry([httpApiFactory, otlpFactory, validationFactory, groupingFactory, issuesFactory, duckdbFactory, parquetFactory, exceptionsFactory]);
+  return new Registry([httpApiFactory, otlpFactory, validationFactory, symbolicationFactory, groupingFactory, issuesFactory, duckdbFactory, parquetFactory, exceptionsFactory]);
 }

@@ -196,22 +196,19 @@ export class ArtifactStore implements ArtifactLookup {
       params.cursor_id = after.id;
     }
     const result = await this.db.reader().runAndReadAll(
-      `SELECT b.id, b.project_id, b.release, b.dist, b.created_at, epoch_us(b.created_at) AS micros,
-              count(f.name) AS file_count, coalesce(sum(f.size), 0) AS size
+      `SELECT b.id, b.project_id, b.release, b.dist, b.created_at, count(f.name) AS file_count, coalesce(sum(f.size), 0) AS size
          FROM artifact_bundles b LEFT JOIN artifact_files f ON f.bundle_id = b.id
         WHERE ${where.join(' AND ')}
         GROUP BY b.id, b.project_id, b.release, b.dist, b.created_at
         ORDER BY b.created_at DESC, b.id DESC LIMIT $limit`,
       params,
     );
-    const found = rows<BundleSummary & { micros: number }>(result);
-    const micros = result.getRows().map((row) => row[5] as bigint);
+    const found = rows<BundleSummary>(result);
     const page = found.slice(0, limit);
-    const last = page.length - 1;
-    return {
-      data: page.map(({ micros: _micros, ...bundle }) => bundle),
-      nextCursor: found.length > limit ? encodeCursor({ micros: micros[last], id: page[last].id }) : null,
-    };
+    const last = page[page.length - 1];
+    // created_at is written with millisecond precision (a JavaScript Date), so it converts exactly.
+    const next = found.length > limit ? encodeCursor({ micros: BigInt(Date.parse(last.created_at)) * 1000n, id: last.id }) : null;
+    return { data: page, nextCursor: next };
   }
 
   /** A bundle with its files, whatever its dataset and project (the caller checks those). */
@@ -243,6 +240,12 @@ export class ArtifactStore implements ArtifactLookup {
     });
   }
 
+  /**
+   * Files of the scope's dataset and project, whatever their release and dist, whose debug id is
+   * `debugId` (compared lower-cased, exactly: a UUID in dashed form for source maps, minified
+   * sources and ProGuard; Breakpad's 33-40 hex digits as its MODULE line has them) and whose type is
+   * one of `types` (none: any type). Newest bundle first, then by name.
+   */
   async byDebugId(scope: ArtifactScope, debugId: string, types: readonly ArtifactType[]): Promise<ArtifactFile[]> {
     const result = await this.db.reader().runAndReadAll(
       `SELECT ${FILE_COLUMNS} FROM artifact_files f JOIN artifact_bundles b ON b.id = f.bundle_id
@@ -254,6 +257,12 @@ export class ArtifactStore implements ArtifactLookup {
     return rows<ArtifactFile>(result);
   }
 
+  /**
+   * Files of the scope's dataset, project, release and dist (null: bundles uploaded without a dist)
+   * whose name equals one of `names` exactly (no normalization: `~/static/app.js` matches only a
+   * file uploaded under that name) and whose type is one of `types` (none: any type). Ordered by
+   * the position of their name in `names`, then newest bundle first; every match is returned.
+   */
   async byNames(scope: ArtifactScope, names: readonly string[], types: readonly ArtifactType[]): Promise<ArtifactFile[]> {
     if (names.length === 0) return [];
     const result = await this.db.reader().runAndReadAll(
@@ -274,6 +283,7 @@ export class ArtifactStore implements ArtifactLookup {
     return rows<ArtifactFile>(result);
   }
 
+  /** The file's bytes (rejects with ENOENT if its content was deleted since it was looked up). */
   read(file: ArtifactFile): Promise<Buffer> {
     return readFile(this.pathOf(file.sha256));
   }

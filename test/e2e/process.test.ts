@@ -140,7 +140,7 @@ describe('faultline validate', () => {
     const result = await runCli(['validate'], process.env);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/valid, 2 pipeline/);
-    expect(result.stdout).toMatch(/events: http_api, exceptions -> validation -> grouping -> issues -> duckdb/);
+    expect(result.stdout).toMatch(/events: http_api, exceptions -> validation -> symbolication -> grouping -> issues -> duckdb/);
     expect(result.stdout).toMatch(/traces: http_api, otlp -> validation -> duckdb, exceptions/);
     expect(result.stdout).toMatch(/connector exceptions: traces -> events/);
     expect(result.stdout).toMatch(/reads: events from duckdb; traces from duckdb/);
@@ -203,6 +203,7 @@ describe('faultline components', () => {
       'receiver:http_api',
       'receiver:otlp',
       'processor:validation',
+      'processor:symbolication',
       'processor:grouping',
       'processor:issues',
       'exporter:duckdb',

@@ -459,6 +459,24 @@ describe('retention', () => {
   });
 });
 
+describe('service.artifacts.path', () => {
+  it('takes a relative path relative to data_dir (FAULTLINE_ARTIFACTS_DIR)', async () => {
+    const other = await startService({ env: { FAULTLINE_ARTIFACTS_DIR: 'blobs' } });
+    try {
+      const content = 'elsewhere()';
+      const res = await other.api('/v1/sourcemaps', {
+        method: 'POST',
+        body: JSON.stringify({ project_id: 'default', release: 'r', files: [{ name: 'e.js', content }] }),
+      });
+      expect(res.status).toBe(201);
+      expect(readFileSync(join(other.dataDir, 'blobs', sha256(content).slice(0, 2), sha256(content)), 'utf8')).toBe(content);
+      expect(existsSync(join(other.dataDir, 'artifacts'))).toBe(false);
+    } finally {
+      await other.stop();
+    }
+  });
+});
+
 describe('OpenAPI', () => {
   it('describes the routes, both upload forms among them', async () => {
     const doc = (await (await fetch(`${svc.baseUrl}/v1/openapi.json`)).json()) as Record<string, any>;

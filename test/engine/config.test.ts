@@ -17,7 +17,7 @@ describe('configuration', () => {
         id: 'events',
         signal: 'events',
         receivers: ['http_api', 'exceptions'],
-        processors: ['validation', 'grouping', 'issues'],
+        processors: ['validation', 'symbolication', 'grouping', 'issues'],
         exporters: ['duckdb'],
       }),
       expect.objectContaining({

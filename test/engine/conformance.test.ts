@@ -424,13 +424,13 @@ describe('the conformance cases themselves', () => {
       type: 'needy',
       signals: ['events'],
       stability: { events: 'alpha' },
-      requires: { events: ['validated', 'symbolicated'] },
+      requires: { events: ['validated', 'geolocated'] },
       create: () => ({ process: () => undefined }),
     };
     expect(unsatisfiedRequires(needy, withExtra(needy))).toEqual([
-      'processor "needy" requires symbolicated on events, which no other registered receiver, processor or connector provides',
+      'processor "needy" requires geolocated on events, which no other registered receiver, processor or connector provides',
     ]);
-    expect(() => caseFor(needy, withExtra(needy))).toThrow(/no registered processor provides symbolicated on events/);
+    expect(() => caseFor(needy, withExtra(needy))).toThrow(/no registered processor provides geolocated on events/);
   });
 
   it('plans real upstream components in contract order', () => {

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+/** The `symbolication` processor's YAML section. An absent section is `{}`: every key has a default. */
+export const symbolicationConfigSchema = z
+  .object({
+    cache_bytes: z
+      .int()
+      .min(1024 * 1024)
+      .default(256 * 1024 * 1024)
+      .describe(
+        'Memory for parsed source maps, ProGuard mappings and Breakpad symbols, shared by every release (least recently used evicted first); a file larger than this is parsed for every event that needs it',
+      ),
+    context_lines: z.int().min(0).max(50).default(5).describe('Lines of original source shown before and after a symbolicated JavaScript frame'),
+    workers: z.int().min(1).max(16).default(1).describe('Worker threads that parse artifacts off the event loop (started on first need)'),
+    failed_ttl_ms: z.int().min(0).default(60_000).describe('How long an artifact that failed to parse stays marked as failed before it is tried again'),
+    lookup_ttl_ms: z
+      .int()
+      .min(0)
+      .default(10_000)
+      .describe('How long the answer to an artifact lookup (found or not) is reused: an upload is seen by new events at most this late'),
+  })
+  .strict();
+
+export type SymbolicationConfig = z.output<typeof symbolicationConfigSchema>;
+
+export const DEFAULT_SYMBOLICATION_CONFIG: SymbolicationConfig = symbolicationConfigSchema.parse({});
