@@ -9,6 +9,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StackFrame } from '../../src/records/event.js';
+import { parseStacktrace } from '../../src/records/stacktrace-text.js';
 import { runPages, type BrowserRun } from '../support/browsers.js';
 import { childEnv, runCli, startProcess, type RunningProcess } from '../support/process.js';
 import { tempDir } from '../support/service.js';
@@ -20,6 +21,7 @@ import {
   expectFramesAt,
   expectUploaded,
   FIREFOX_CHAIN,
+  firefoxFrames,
   framesOf,
   getEvent,
   jsEvent,
@@ -138,12 +140,21 @@ describe('other browsers and hosts', () => {
     expect(report.userAgent).toMatch(/Firefox\//);
     expect(report.stack).toMatch(/^i@http:\/\/127\.0\.0\.1:\d+\/static\/js\/app\.min\.js\?release=1:1:\d+$/m);
     await uploadWithCli('shop@1.0.0-firefox', appBuilds().esbuild.dist);
-    const frames = framesOf(report);
+    const frames = firefoxFrames(report.stack);
     expect(frames.map((frame) => frame.function)).toEqual(['a', 'total', 'm', 'u', 'i']);
     const { id } = await postEvent(api, jsEvent(report, 'shop@1.0.0-firefox', {}, frames));
     const event = await getEvent(api, id);
-    expectFramesAt(event, appSites(FIREFOX_CHAIN));
+    expectFramesAt(event, appSites(FIREFOX_CHAIN), { bareMethodNames: true });
     expect(event.exception.raw_stacktrace).toEqual(frames);
+  });
+
+  // Known gap, outside this branch: src/records/stacktrace-text.ts (used by the exceptions
+  // connector for OTLP `exception.stacktrace`) reads V8, Python and Java text but not
+  // SpiderMonkey's, so the Firefox test above reads the text with test/support's firefoxFrames.
+  // When the parser learns it, this starts failing: drop `.fails` and use framesOf() above.
+  it.fails('src/records/stacktrace-text.ts parses Firefox stack text', () => {
+    const report = firefox.reports.release1;
+    expect(parseStacktrace(report.stack, 'javascript')).toEqual(firefoxFrames(report.stack));
   });
 
   it('~/path matches across hosts: uploaded as ~/static/app.min.js, thrown from https://shop.example.com/static/app.min.js?v=3', async () => {

@@ -4,13 +4,13 @@
 // classes, methods, functions, files and lines come from the marked sources next to them.
 /* eslint-disable @typescript-eslint/no-explicit-any -- JSON read back from the API is walked freely in assertions */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/paths.js';
 import { parseStacktrace } from '../../src/records/stacktrace-text.js';
 import { startService, type TestService } from '../support/service.js';
 import { markedSites, sitesOf } from '../support/app-source.js';
-import { expectUploaded, isSourceFile, roundTrip, uploadJson } from '../support/symbolication.js';
+import { expectUploaded, roundTrip, uploadJson } from '../support/symbolication.js';
 
 const FIXTURES = join(packageRoot, 'test/fixtures');
 let svc: TestService;
@@ -66,9 +66,10 @@ describe('ProGuard', () => {
 
     // c.b:1027 is three frames: remaining() and take() were inlined into reserveAll().
     const expected = sitesOf(sites, ['main', 'placeOrder', 'reserveAll', 'take', 'remaining']);
-    const got = (event.exception.stacktrace as any[]).map((frame) => ({ module: frame.module, function: frame.function, lineno: frame.lineno }));
+    const got = (event.exception.stacktrace as any[]).map(({ module, function: fn, lineno, filename }) => ({ module, function: fn, lineno, filename }));
     expect(got, JSON.stringify(event.processing_errors)).toEqual(
-      expected.map((site) => ({ module: classOf(site.file), function: site.function, lineno: site.line })),
+      // The source file name ProGuard replaced with "SourceFile" comes back from the class name.
+      expected.map((site) => ({ module: classOf(site.file), function: site.function, lineno: site.line, filename: basename(site.file) })),
     );
     const type = event.exception.module ? `${event.exception.module}.${event.exception.type}` : event.exception.type;
     expect(type).toBe('com.example.shop.OutOfStockException');
@@ -88,7 +89,8 @@ describe('ProGuard', () => {
     expect(event.exception.stacktrace.map((frame: any) => `${frame.module}.${frame.function}:${frame.lineno}`)).toEqual(
       frames.map((frame) => `${frame.module}.${frame.function}:${frame.lineno}`),
     );
-    expect(event.processing_errors.length, JSON.stringify(event.processing_errors)).toBeGreaterThan(0);
+    expect(event.processing_errors.map((error: { type: string }) => error.type)).toEqual(['missing_proguard_mapping']);
+    expect(event.exception.type).toBe('com.example.shop.d');
   });
 });
 
@@ -118,12 +120,16 @@ describe('Breakpad', () => {
       { instruction_addr: address(0x1134) }, // cart_total, in the inlined price_of
       { instruction_addr: address(0x1204) }, // shop_abort: a PUBLIC symbol only
     ];
-    const event = await roundTrip(
-      svc.api,
-      eventOf('shop-native@2.0.0', 'native', { type: 'SIGABRT', value: 'Abort trap', stacktrace: frames }, [
-        { type: 'elf', debug_id: symbols.debug_id, code_file: '/usr/lib/libshop.so', image_addr: address(0), image_size: 0x2000 },
-      ]),
-    );
+    // Native SDKs send the debug id as a UUID and an age; the MODULE record writes the same
+    // GUID's 32 hex digits followed by the age.
+    const image = {
+      type: 'elf',
+      debug_id: '5f1e7d3c-2b4a-6978-8796-a5b4c3d2e1f0-0',
+      code_file: '/usr/lib/libshop.so',
+      image_addr: address(0),
+      image_size: 0x2000,
+    };
+    const event = await roundTrip(svc.api, eventOf('shop-native@2.0.0', 'native', { type: 'SIGABRT', value: 'Abort trap', stacktrace: frames }, [image]));
 
     const got: any[] = event.exception.stacktrace;
     const expected = sitesOf(sites, ['main', 'checkout', 'cart_total', 'price_of']);
@@ -132,14 +138,22 @@ describe('Breakpad', () => {
       JSON.stringify(got),
     ).toEqual([...expected.map((site) => site.function), 'shop_abort']);
     expected.forEach((site, index) => {
-      expect(isSourceFile(got[index].filename ?? got[index].abs_path, `src/${site.file}`), JSON.stringify(got[index])).toBe(true);
+      // The FILE records name the files as the build machine saw them.
+      expect(got[index].filename, JSON.stringify(got[index])).toBe(`/build/shop/src/${site.file}`);
       expect(got[index].lineno).toBe(site.line);
     });
+    expect(got.every((frame) => frame.module === 'libshop.so')).toBe(true);
     // The inlined frame and its caller share the instruction.
     expect(got[2].instruction_addr).toBe(address(0x1134));
     expect(got[3].instruction_addr).toBe(address(0x1134));
     expect(got[4].lineno).toBeUndefined();
     expect(event.exception.raw_stacktrace).toEqual(frames);
     expect(event.processing_errors).toEqual([]);
+
+    // An image whose symbols were never uploaded: frames kept, and the event says why.
+    const other = { ...image, debug_id: '0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9-0' };
+    const unknown = await roundTrip(svc.api, eventOf('shop-native@2.0.0', 'native', { type: 'SIGABRT', value: 'Abort trap', stacktrace: frames }, [other]));
+    expect(unknown.exception.stacktrace).toEqual(frames);
+    expect(unknown.processing_errors.map((error: { type: string }) => error.type)).toEqual(['missing_debug_file']);
   });
 });

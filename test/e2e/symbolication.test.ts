@@ -3,6 +3,9 @@
 // with Node, and its real V8 stack goes to POST /v1/events after the build went to
 // POST /v1/sourcemaps. Every symbolicated frame must land on the position marked in the source.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../../src/paths.js';
 import { startService, type TestService } from '../support/service.js';
 import { expectError } from '../support/http.js';
 import {
@@ -19,6 +22,7 @@ import {
   postEvent,
   roundTrip,
   runInNode,
+  servedFrom,
   uploadJson,
   uploadMultipart,
   V8_CHAIN,
@@ -30,9 +34,22 @@ let svc: TestService;
 let builds: AppBuilds;
 const reports: Partial<Record<keyof AppBuilds, AppReport>> = {};
 
+/**
+ * The default configuration, except that the symbolication processor looks artifacts up for every
+ * event: by default it reuses a lookup's answer for `lookup_ttl_ms` (10 s), so an upload or a
+ * DELETE is seen by new events only that late, and these tests upload and delete within
+ * milliseconds of their events. (symbolication-browsers.test.ts runs the default as shipped.)
+ */
+function configWithoutLookupCache(): string {
+  const yaml = readFileSync(join(packageRoot, 'config/default.yaml'), 'utf8');
+  const line = /^ {2}symbolication: \{\}.*$/m;
+  if (!line.test(yaml)) throw new Error('config/default.yaml has no `symbolication: {}` line to change');
+  return yaml.replace(line, '  symbolication: { lookup_ttl_ms: 0 }');
+}
+
 beforeAll(async () => {
   builds = appBuilds();
-  svc = await startService();
+  svc = await startService({ yaml: configWithoutLookupCache() });
   const names = Object.keys(builds) as Array<keyof AppBuilds>;
   const runs = await Promise.all(names.map((name) => runInNode(builds[name])));
   names.forEach((name, index) => (reports[name] = runs[index]));
@@ -44,11 +61,22 @@ afterAll(async () => {
 
 const PROJECT = 'default';
 const V8_SITES = () => appSites(V8_CHAIN);
+/** Where the esbuild bundle is served from in the tests that need a browser-like frame URL. */
+const SHOP_URL = 'https://shop.example.com/static/js/app.min.js';
 
 function report(name: keyof AppBuilds): AppReport {
   const found = reports[name];
   if (!found) throw new Error(`no report from ${name}`);
   return found;
+}
+
+/**
+ * The esbuild build's Node report as if a browser had loaded the bundle from SHOP_URL: the same
+ * V8 positions (symbolication-browsers.test.ts shows Chromium prints them), with an http(s) URL,
+ * whose frames report `missing_source_map` when no map is found.
+ */
+function served(): AppReport {
+  return servedFrom(report('esbuild'), builds.esbuild, SHOP_URL);
 }
 
 describe('JavaScript builds, V8 stacks from Node', () => {
@@ -126,27 +154,33 @@ describe('JavaScript builds, V8 stacks from Node', () => {
     expectFramesAt(event, V8_SITES());
     expect(event.debug_meta).toEqual({ images });
 
-    // Without the debug id nothing connects the frames to the upload.
+    // Without the debug id nothing connects the frames to the upload (a file on disk nothing
+    // promised a map for: no processing error either).
     const without = await roundTrip(svc.api, jsEvent(debugReport, release, {}, frames));
-    expectUnsymbolicated(without, frames);
+    expectUnsymbolicated(without, frames, null);
   });
 });
 
 describe('which uploads an event may use', () => {
-  it('a map uploaded for another release is not used', async () => {
+  it('a map uploaded for another release is not used: browser frames get missing_source_map, files on disk stay quiet', async () => {
     await expectUploaded(uploadJson(svc.api, { project_id: PROJECT, release: 'shop@0.9.0' }, buildFiles(builds.esbuild)));
-    const frames = framesOf(report('esbuild'));
-    const event = await roundTrip(svc.api, jsEvent(report('esbuild'), 'shop@0.9.1', {}, frames));
-    expectUnsymbolicated(event, frames);
+    const fromShop = served();
+    const urlFrames = framesOf(fromShop);
+    expectUnsymbolicated(await roundTrip(svc.api, jsEvent(fromShop, 'shop@0.9.1', {}, urlFrames)), urlFrames, 'missing_source_map');
+    const diskFrames = framesOf(report('esbuild'));
+    expectUnsymbolicated(await roundTrip(svc.api, jsEvent(report('esbuild'), 'shop@0.9.1', {}, diskFrames)), diskFrames, null);
+    // The release it was uploaded for uses it.
+    expectFramesAt(await roundTrip(svc.api, jsEvent(fromShop, 'shop@0.9.0', {}, urlFrames)), V8_SITES());
   });
 
   it('a map uploaded for another dist of the release is not used; the event of that dist uses it', async () => {
     const release = 'shop@0.9.2';
     const bundle = await expectUploaded(uploadJson(svc.api, { project_id: PROJECT, release, dist: 'modern' }, buildFiles(builds.esbuild)));
     expect(bundle.dist).toBe('modern');
-    const frames = framesOf(report('esbuild'));
-    expectUnsymbolicated(await roundTrip(svc.api, jsEvent(report('esbuild'), release, { dist: 'legacy' }, frames)), frames);
-    expectFramesAt(await roundTrip(svc.api, jsEvent(report('esbuild'), release, { dist: 'modern' }, frames)), V8_SITES());
+    const frames = framesOf(served());
+    expectUnsymbolicated(await roundTrip(svc.api, jsEvent(served(), release, { dist: 'legacy' }, frames)), frames, 'missing_source_map');
+    expectUnsymbolicated(await roundTrip(svc.api, jsEvent(served(), release, {}, frames)), frames, 'missing_source_map');
+    expectFramesAt(await roundTrip(svc.api, jsEvent(served(), release, { dist: 'modern' }, frames)), V8_SITES());
   });
 
   it('a missing map: the minified file alone resolves nothing, every bundle frame is kept and noted', async () => {
@@ -154,7 +188,7 @@ describe('which uploads an event may use', () => {
     await expectUploaded(uploadJson(svc.api, { project_id: PROJECT, release }, buildFiles(builds.esbuild).slice(0, 1)));
     const frames = framesOf(report('esbuild'));
     const event = await roundTrip(svc.api, jsEvent(report('esbuild'), release, {}, frames));
-    expectUnsymbolicated(event, frames);
+    expectUnsymbolicated(event, frames, 'missing_source_map');
     const missing = (event.processing_errors as Array<{ type: string }>).filter((error) => error.type === 'missing_source_map');
     expect(missing.length).toBeGreaterThan(0);
   });
@@ -179,9 +213,8 @@ describe('which uploads an event may use', () => {
     expect(listed.status).toBe(200);
     expect(((await listed.json()) as { data: unknown[] }).data).toEqual([]);
     // The same valid map under that release would symbolicate; the refused upload left nothing.
-    const frames = framesOf(report('esbuild'));
-    const event = await roundTrip(svc.api, jsEvent(report('esbuild'), release, {}, frames));
-    expectUnsymbolicated(event, frames);
+    const frames = framesOf(served());
+    expectUnsymbolicated(await roundTrip(svc.api, jsEvent(served(), release, {}, frames)), frames, 'missing_source_map');
   });
 
   it('uploading the same build twice is idempotent: same files, and events resolve as before', async () => {
@@ -201,7 +234,7 @@ describe('which uploads an event may use', () => {
     expect(read.status).toBe(200);
     expect(await read.json()).toMatchObject({ id: bundle.id, project_id: PROJECT, release, files: bundle.files });
 
-    const before = await postEvent(svc.api, jsEvent(report('esbuild'), release));
+    const before = await postEvent(svc.api, jsEvent(served(), release));
     expectFramesAt(await getEvent(svc.api, before.id), V8_SITES());
 
     const deleted = await svc.api(`/v1/sourcemaps/${bundle.id}`, { method: 'DELETE' });
@@ -209,8 +242,8 @@ describe('which uploads an event may use', () => {
     await expectError(await svc.api(`/v1/sourcemaps/${bundle.id}`), 404, 'not_found');
     await expectError(await svc.api(`/v1/sourcemaps/${bundle.id}`, { method: 'DELETE' }), 404, 'not_found');
 
-    const frames = framesOf(report('esbuild'));
-    expectUnsymbolicated(await roundTrip(svc.api, jsEvent(report('esbuild'), release, {}, frames)), frames);
+    const frames = framesOf(served());
+    expectUnsymbolicated(await roundTrip(svc.api, jsEvent(served(), release, {}, frames)), frames, 'missing_source_map');
     // Symbolication happened at ingest: the event stored before the delete is unchanged.
     expectFramesAt(await getEvent(svc.api, before.id), V8_SITES());
   });
