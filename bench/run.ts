@@ -1,6 +1,6 @@
-// `npm run bench [-- --quick] [--events N] [--spans N] [--only events,spans,reads] [--profile]`
+// `npm run bench [-- --quick] [--events N] [--spans N] [--only events,spans,reads,symbolication] [--profile]`
 // Starts the real service, measures events, spans, reads, memory and storage, and overload, with
-// baselines measured in the same run; prints a table and writes bench/results/latest.json.
+// baselines measured in the same run, and the symbolication processor in process; prints a table and writes bench/results/latest.json.
 // Progress goes to stderr, the table to stdout.
 import { mkdirSync, readdirSync, rmSync, writeFileSync, type Dirent } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -25,6 +25,7 @@ import { measureReads } from './reads.js';
 import { evaluateGoals, formatReport, machineInfo, type Results } from './report.js';
 import { startChild, startInProcess, tempDir, type ChildService } from './service.js';
 import { measureDecode, measureFaultlineSpans } from './spans.js';
+import { measureSymbolication } from './symbolication.js';
 import { sleep } from './stats.js';
 
 const { values: args } = parseArgs({
@@ -41,7 +42,7 @@ const { values: args } = parseArgs({
 const quick = args.quick;
 const N_EVENTS = Number(args.events ?? (quick ? 50_000 : 1_000_000));
 const N_SPANS = Number(args.spans ?? (quick ? 50_000 : 1_000_000));
-const phases = new Set((args.only ?? 'events,spans,reads').split(',').map((s) => s.trim()));
+const phases = new Set((args.only ?? 'events,spans,reads,symbolication').split(',').map((s) => s.trim()));
 const settings = {
   quick,
   connections: 64,
@@ -63,6 +64,7 @@ const settings = {
   deepPages: 50,
   readsEvents: N_EVENTS,
   readsSpans: N_SPANS,
+  symbolicationSeconds: quick ? 2 : 10,
   profile: args.profile,
 };
 
@@ -345,6 +347,11 @@ async function main(): Promise<void> {
     results.reads = { ...loaded, loadSeconds: loaded.seconds, databaseBytes, cases, rssMB: readRss(process.pid).rssMB };
     await svc.stop();
     cleanup.pop();
+  }
+
+  if (phases.has('symbolication')) {
+    log(`Symbolication: in process, ${settings.symbolicationSeconds} s per case…`);
+    results.symbolication = await measureSymbolication({ seconds: settings.symbolicationSeconds, log });
   }
 }
 

@@ -12,5 +12,15 @@ import { otlpFactory } from '../receivers/otlp/factory.js';
 import { Registry } from './engine/registry.js';
 
 export function defaultRegistry(): Registry {
-  return new Registry([httpApiFactory, otlpFactory, validationFactory, symbolicationFactory, groupingFactory, issuesFactory, duckdbFactory, parquetFactory, exceptionsFactory]);
+  return new Registry([
+    httpApiFactory,
+    otlpFactory,
+    validationFactory,
+    symbolicationFactory,
+    groupingFactory,
+    issuesFactory,
+    duckdbFactory,
+    parquetFactory,
+    exceptionsFactory,
+  ]);
 }

@@ -18,8 +18,8 @@
 // the scan limits, the minified name stays.
 import type { ParsedSourceMap, SourceText } from './source-map.js';
 
-/** Segments examined per identifier before giving up. */
-const MAX_SEGMENTS = 200_000;
+/** Segments examined per identifier before giving up (~250 KB of minified code). */
+const MAX_SEGMENTS = 50_000;
 /** Characters a brace scan reads before assuming the body encloses the position. */
 const MAX_SCAN = 4 * 1024 * 1024;
 /** Characters a parameter list may span. */
@@ -80,6 +80,9 @@ function enclosingDeclarationName(
 ): string | undefined {
   const { map, minified } = source;
   const text = minified.text;
+  // A qualifier is most often a runtime name (`Object`, `HTMLButtonElement`): without a class
+  // of that name anywhere, there is nothing to walk back to.
+  if (kind === 'class' && !declaresClass(minified, identifier)) return undefined;
   let examined = 0;
   for (let l = Math.min(line0, map.lineCount - 1); l >= 0; l--) {
     const lineStart = minified.offsetOf(l + 1);
@@ -95,6 +98,22 @@ function enclosingDeclarationName(
     }
   }
   return undefined;
+}
+
+/** Per minified text: whether it declares a class of a name (a search of the whole text, so remembered). */
+const classNames = new WeakMap<SourceText, Map<string, boolean>>();
+
+function declaresClass(minified: SourceText, identifier: string): boolean {
+  let known = classNames.get(minified);
+  if (known === undefined) classNames.set(minified, (known = new Map()));
+  let found = known.get(identifier);
+  if (found === undefined) {
+    const text = minified.text;
+    found = text.includes(`class ${identifier}`) || text.includes(`${identifier}=class`) || text.includes(`${identifier} = class`);
+    if (known.size >= 10_000) known.clear();
+    known.set(identifier, found);
+  }
+  return found;
 }
 
 function isIdentifierChar(code: number): boolean {
