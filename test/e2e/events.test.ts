@@ -235,6 +235,8 @@ describe('POST /v1/events then GET /v1/events/{id}', () => {
     expect(got.exception.raw_stacktrace).toEqual(stored);
     expect(got.processing_errors).toEqual([
       { type: 'unsupported_image', path: 'debug_meta.images[2]', message: 'image type "wasm" is not one symbolication uses, discarded' },
+      // The symbolication processor is in the default pipeline: no map was uploaded for the bundle.
+      expect.objectContaining({ type: 'missing_source_map', path: 'exception.stacktrace[0]' }),
     ]);
   });
 
