@@ -43,11 +43,12 @@ let firefox: BrowserRun;
 beforeAll(async () => {
   const builds = appBuilds();
   dataDir = tempDir('faultline-browsers-');
-  // The service starts while the browsers run.
-  const started = startProcess(dataDir);
+  // The service starts while the browsers run; it is kept (and stopped afterwards) even when a
+  // browser fails.
+  const started = startProcess(dataDir).then((running) => (proc = running));
   const release1 = join(builds.esbuild.dist, builds.esbuild.bundle);
   const release2 = join(builds.esbuildRelease2.dist, builds.esbuildRelease2.bundle);
-  [chromium, firefox, proc] = await Promise.all([
+  const runs = await Promise.allSettled([
     runPages('chromium', {
       // The same path in both releases, as a deployed app has; the query busts caches.
       release1: { scripts: [{ url: '/static/js/app.min.js?release=1', file: release1 }] },
@@ -57,6 +58,9 @@ beforeAll(async () => {
     runPages('firefox', { release1: { scripts: [{ url: '/static/js/app.min.js?release=1', file: release1 }] } }),
     started,
   ]);
+  const failed = runs.find((run) => run.status === 'rejected');
+  if (failed) throw failed.reason;
+  [chromium, firefox] = runs.map((run) => (run as PromiseFulfilledResult<BrowserRun>).value);
   api = apiFor(proc.baseUrl, proc.liveKey as string);
 });
 

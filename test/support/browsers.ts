@@ -112,6 +112,17 @@ export async function runPages(name: BrowserName, pages: Record<string, PageSpec
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   child.on('error', () => undefined); // reported through `exited` and the timeout
+  // Should the test process end first (a failed hook), the browser goes with it.
+  const killOnExit = () => {
+    if (child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  };
+  process.on('exit', killOnExit);
 
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -131,6 +142,7 @@ export async function runPages(name: BrowserName, pages: Record<string, PageSpec
   } finally {
     clearTimeout(timer);
     await stop(child.pid, exited);
+    process.off('exit', killOnExit);
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
     await closed;
