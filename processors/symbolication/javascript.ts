@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import type { ArtifactFile } from '../../src/records/artifact.js';
 import type { ErrorEvent, StackFrame } from '../../src/records/event.js';
-import type { Parsed } from './cache.js';
+import { LoadError, type Parsed } from './cache.js';
 import { parsedArtifact, type EventJob, type Services } from './context.js';
 import { originalFunctionName } from './function-names.js';
 import { ParsedSourceMap, SourceText, type OriginalPosition } from './source-map.js';
@@ -395,7 +395,12 @@ function parseMap(services: Services, file: Pick<ArtifactFile, 'name' | 'sha256'
 async function minifiedText(services: Services, file: ArtifactFile): Promise<SourceText | undefined> {
   const parsed = await services.cache.get(`minified_source:${file.sha256}`, async () => {
     const started = performance.now();
-    const bytes = await services.finder.read(file);
+    let bytes: Buffer;
+    try {
+      bytes = await services.finder.read(file);
+    } catch (error) {
+      throw new LoadError(`could not be read: ${(error as Error).message}`, false);
+    }
     const text = new SourceText(bytes.toString('utf8'));
     services.observeParse('minified_source', (performance.now() - started) / 1000, true);
     // The string (one or two bytes a character) and its line index.

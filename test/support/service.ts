@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { parseConfigText, readConfigFile } from '../../src/config/load.js';
 import { resolveConfig } from '../../src/config/resolve.js';
 import { defaultRegistry } from '../../src/components.js';
+import type { ArtifactLookup } from '../../src/records/artifact.js';
 import { Service } from '../../src/service.js';
 
 export interface TestService {
@@ -26,7 +27,15 @@ export function tempDir(prefix = 'faultline-'): string {
 }
 
 export async function startService(
-  options: { yaml?: string; env?: Record<string, string>; dataDir?: string; keys?: { live: string; test: string }; keepData?: boolean } = {},
+  options: {
+    yaml?: string;
+    env?: Record<string, string>;
+    dataDir?: string;
+    keys?: { live: string; test: string };
+    keepData?: boolean;
+    /** Where the symbolication processor finds uploaded files (default: the service's own). */
+    artifacts?: ArtifactLookup;
+  } = {},
 ): Promise<TestService> {
   const dataDir = options.dataDir ?? tempDir();
   const env = {
@@ -44,6 +53,7 @@ export async function startService(
   const { config, errors } = resolveConfig(source, defaultRegistry(), env);
   if (!config) throw new Error(`invalid test config: ${JSON.stringify(errors)}`);
   const service = await Service.open(config, pino({ level: 'silent' }));
+  if (options.artifacts) service.host.artifacts = options.artifacts;
   const started = await service.start();
   const keys = started.bootstrap ? { live: started.bootstrap.live.secret, test: started.bootstrap.test.secret } : options.keys;
   if (!keys) throw new Error('a data directory that is not fresh needs its keys passed in');
