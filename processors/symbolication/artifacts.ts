@@ -1,7 +1,8 @@
 // Finding files: the ArtifactLookup contract (src/records/artifact.ts) behind a short-lived memo,
 // so the frames of one bundle in a burst of events cost one catalog query, not one per frame.
-// Answers (including "nothing found") are reused for `lookup_ttl_ms`; concurrent identical
-// lookups share one query; a lookup that fails is not remembered.
+// Answers (including "nothing found") are reused for `lookup_ttl_ms`, or until the store says an
+// upload or deletion happened in this process; concurrent identical lookups share one query; a
+// lookup that fails is not remembered.
 import { LRUCache } from 'lru-cache';
 import type { Tenant } from '../../src/engine/item.js';
 import type { ArtifactFile, ArtifactLookup, ArtifactScope, ArtifactType } from '../../src/records/artifact.js';
@@ -17,6 +18,7 @@ export class ArtifactFinder {
   private readonly memo: LRUCache<string, Promise<ArtifactFile[]>> | undefined;
   /** Lookups sent to the ArtifactLookup (not answered from the memo). */
   queries = 0;
+  private seenVersion: number | undefined;
 
   constructor(
     readonly lookup: ArtifactLookup,
@@ -39,6 +41,12 @@ export class ArtifactFinder {
   }
 
   private remembered(key: string, query: () => Promise<ArtifactFile[]>): Promise<ArtifactFile[]> {
+    // An upload or deletion in this process makes every remembered answer stale at once.
+    const version = this.lookup.version?.();
+    if (version !== this.seenVersion) {
+      this.memo?.clear();
+      this.seenVersion = version;
+    }
     const known = this.memo?.get(key);
     if (known !== undefined) return known;
     this.queries++;

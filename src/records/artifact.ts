@@ -43,4 +43,9 @@ export interface ArtifactLookup {
   byNames(scope: ArtifactScope, names: readonly string[], types: readonly ArtifactType[]): Promise<ArtifactFile[]>;
   /** A file's bytes. */
   read(file: ArtifactFile): Promise<Buffer>;
+  /**
+   * Grows whenever files are added or removed in this process (an upload, a deletion, retention):
+   * a cache of lookups answered before a change is stale. Absent: no such signal, rely on time.
+   */
+  version?(): number;
 }

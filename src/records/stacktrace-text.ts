@@ -8,7 +8,7 @@ import type { StackFrame } from './event.js';
 /** At most this many frames are returned: the ones nearest the crash. */
 export const MAX_FRAMES = 250;
 
-type Format = 'v8' | 'python' | 'java';
+type Format = 'v8' | 'gecko' | 'python' | 'java';
 
 const HINTS: Record<string, Format> = {
   node: 'v8',
@@ -30,6 +30,7 @@ const HINTS: Record<string, Format> = {
 
 const PARSERS: Record<Format, (lines: string[]) => StackFrame[]> = {
   v8: parseV8,
+  gecko: parseGecko,
   python: parsePython,
   java: parseJava,
 };
@@ -47,7 +48,7 @@ export function parseStacktrace(text: string, hint?: string): StackFrame[] {
   const lines = text.split(LINE_BREAK);
   const preferred = hint === undefined ? undefined : HINTS[hint.trim().toLowerCase()];
   const order: Format[] = preferred ? [preferred] : [];
-  for (const format of ['v8', 'python', 'java'] as const) if (format !== preferred) order.push(format);
+  for (const format of ['v8', 'gecko', 'python', 'java'] as const) if (format !== preferred) order.push(format);
   for (const format of order) {
     const frames = PARSERS[format](lines);
     if (frames.length > 0) return frames;
@@ -204,6 +205,34 @@ function parseV8(lines: string[]): StackFrame[] {
     if (frames.length > 0 && V8_CAUSE.test(line)) break;
     const frame = parseV8Line(line);
     if (frame === undefined) continue;
+    frames.push(frame);
+    if (frames.length === MAX_FRAMES) break;
+  }
+  return frames.reverse();
+}
+
+// ---------------------------------------------------------------------------------------------
+// SpiderMonkey (Firefox) and JavaScriptCore (Safari): `fn@url:line:col`, `@url:line:col` for an
+// anonymous function; crash first, no message line.
+// ---------------------------------------------------------------------------------------------
+
+const GECKO_FRAME = /^(.*?)@(.+):(\d+):(\d+)$/;
+
+function parseGecko(lines: string[]): StackFrame[] {
+  const frames: StackFrame[] = [];
+  for (const line of lines) {
+    const match = GECKO_FRAME.exec(line.trim());
+    if (!match) continue;
+    const [, fn, url, lineno, colno] = match;
+    if (lineno.length > MAX_DIGITS || colno.length > MAX_DIGITS) continue;
+    const frame: StackFrame = {};
+    if (fn !== '') frame.function = fn;
+    const filename = stripFileUrl(url);
+    frame.filename = filename;
+    frame.abs_path = filename;
+    frame.lineno = Number(lineno);
+    frame.colno = Number(colno);
+    frame.in_app = !NODE_MODULES.test(filename);
     frames.push(frame);
     if (frames.length === MAX_FRAMES) break;
   }

@@ -82,6 +82,7 @@ const TEXT_LIST = LIST(VARCHAR);
 
 export class ArtifactStore implements ArtifactLookup {
   private lock: Promise<unknown> = Promise.resolve();
+  private changes = 0;
   private readonly staging: string;
 
   constructor(
@@ -318,8 +319,14 @@ export class ArtifactStore implements ArtifactLookup {
     for (const sha of candidates) if (!referenced.has(sha)) await rm(this.pathOf(sha), { force: true });
   }
 
+  /** Grows with every upload, deletion and expiry: caches of lookups made before are stale. */
+  version(): number {
+    return this.changes;
+  }
+
+  /** Uploads, deletions and expiry, one at a time; each one changes `version()` once it is done. */
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.lock.then(work, work);
+    const result = this.lock.then(work, work).finally(() => this.changes++);
     this.lock = result.catch(() => undefined);
     return result;
   }

@@ -419,3 +419,35 @@ describe('parseStacktrace: unknown text', () => {
     expectValidFrames(frames);
   });
 });
+
+describe('SpiderMonkey and JavaScriptCore text', () => {
+  it('reads fn@url:line:col frames, crash first, anonymous ones without a function', () => {
+    const text =
+      'applyDiscount@https://shop.example.com/static/app.min.js?v=3:1:73\n@https://shop.example.com/static/app.min.js?v=3:1:120\nrun@https://cdn.example.com/node_modules/lib.js:2:9\n';
+    expect(parseStacktrace(text, 'javascript')).toEqual([
+      {
+        function: 'run',
+        filename: 'https://cdn.example.com/node_modules/lib.js',
+        abs_path: 'https://cdn.example.com/node_modules/lib.js',
+        lineno: 2,
+        colno: 9,
+        in_app: false,
+      },
+      {
+        filename: 'https://shop.example.com/static/app.min.js?v=3',
+        abs_path: 'https://shop.example.com/static/app.min.js?v=3',
+        lineno: 1,
+        colno: 120,
+        in_app: true,
+      },
+      {
+        function: 'applyDiscount',
+        filename: 'https://shop.example.com/static/app.min.js?v=3',
+        abs_path: 'https://shop.example.com/static/app.min.js?v=3',
+        lineno: 1,
+        colno: 73,
+        in_app: true,
+      },
+    ]);
+  });
+});
