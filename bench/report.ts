@@ -7,6 +7,7 @@ import type { ProfileSummary } from './profile.js';
 import type { ReadTiming } from './reads.js';
 import type { DecodeResult, SpansResult } from './spans.js';
 import type { SymbolicationResult } from './symbolication.js';
+import type { IssuesResult } from './issues.js';
 
 export interface Machine {
   cpu: string;
@@ -88,6 +89,7 @@ export interface Results {
   };
   memory?: { steadyMB: number; steadyAnonMB: number; peakMB: number; note: string };
   symbolication?: SymbolicationResult;
+  issues?: IssuesResult;
   goals: Goal[];
   profiles?: Record<string, ProfileSummary>;
 }
@@ -263,6 +265,21 @@ export function formatReport(r: Results): string {
       `  one frame through the map without the memo (position, function name, context): p50 ${n1(y.frameMicros.p50)} µs, p99 ${n1(y.frameMicros.p99)} µs, max ${n1(y.frameMicros.max)} µs`,
       `  cold parse of a ${n1(y.coldParse.bytes / 2 ** 20)} MiB map: ${n0(y.coldParse.firstMs)} ms with a worker to start, ${n0(y.coldParse.warmWorkerMs)} ms with one running (the worker's share ${n0(y.coldParse.workerMs)} ms);`,
       `  longest event-loop gap meanwhile ${n1(y.coldParse.maxLoopGapMs)} ms (the longest garbage-collector pause ${n1(y.coldParse.maxGcPauseMs)} ms; a 1 ms timer, on a machine the worker shares)`,
+    );
+    out.push('');
+  }
+
+  if (r.issues) {
+    const i = r.issues;
+    out.push('ISSUES PROCESSOR  in process, one event per process() call (without it: no work at all)');
+    out.push(
+      table(
+        ['', 'events/s', 'CPU µs/event'],
+        [
+          ['200 known issues (cached: no catalog round trip)', n0(i.cached.eventsPerSecond), n1(i.cached.cpuMicrosPerEvent)],
+          ['every event opens an issue (a catalog write each)', n0(i.newIssues.eventsPerSecond), n1(i.newIssues.cpuMicrosPerEvent)],
+        ],
+      ),
     );
     out.push('');
   }
