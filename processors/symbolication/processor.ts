@@ -128,6 +128,8 @@ export class SymbolicationProcessor implements Processor {
     let pending: Promise<void>[] | undefined;
     for (const item of recordItems('events', items)) {
       if (item.outcome !== undefined || !needsSymbolication(item.data)) continue;
+      // A project with no uploaded file at all has nothing to find (and nothing to report missing).
+      if (this.services.finder.lookup.projectHasFiles?.(item.tenant.dataset, item.tenant.projectId) === false) continue;
       (pending ??= []).push(this.symbolicate(item));
     }
     if (pending === undefined) return;

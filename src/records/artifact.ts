@@ -48,4 +48,9 @@ export interface ArtifactLookup {
    * a cache of lookups answered before a change is stale. Absent: no such signal, rely on time.
    */
   version?(): number;
+  /**
+   * Whether the project has any file at all, answered without waiting when known (undefined: not
+   * known yet). A project nobody uploads for — most of them — then costs symbolication nothing.
+   */
+  projectHasFiles?(dataset: Dataset, projectId: string): boolean | undefined;
 }

@@ -83,6 +83,11 @@ const TEXT_LIST = LIST(VARCHAR);
 export class ArtifactStore implements ArtifactLookup {
   private lock: Promise<unknown> = Promise.resolve();
   private changes = 0;
+  private presence?: {
+    version: number;
+    loading: Promise<{ projects: Set<string>; scopes: Set<string> }>;
+    known?: { projects: Set<string>; scopes: Set<string> };
+  };
   private readonly staging: string;
 
   constructor(
@@ -99,7 +104,7 @@ export class ArtifactStore implements ArtifactLookup {
    */
   async start(): Promise<number> {
     makePrivateDir(this.dir);
-    return this.exclusive(async () => {
+    const swept = await this.exclusive(async () => {
       await rm(this.staging, { recursive: true, force: true });
       makePrivateDir(this.staging);
       const referenced = new Set((await this.db.reader().runAndReadAll('SELECT DISTINCT sha256 FROM artifact_files')).getRows().map(([sha]) => String(sha)));
@@ -114,6 +119,8 @@ export class ArtifactStore implements ArtifactLookup {
       }
       return swept;
     });
+    await this.present(); // which projects have files is known before the first event
+    return swept;
   }
 
   /** A new path in the staging directory, for the bytes of an upload's file. */
@@ -248,6 +255,7 @@ export class ArtifactStore implements ArtifactLookup {
    * one of `types` (none: any type). Newest bundle first, then by name.
    */
   async byDebugId(scope: ArtifactScope, debugId: string, types: readonly ArtifactType[]): Promise<ArtifactFile[]> {
+    if (!(await this.present()).projects.has(`${scope.dataset}\0${scope.projectId}`)) return [];
     const result = await this.db.reader().runAndReadAll(
       `SELECT ${FILE_COLUMNS} FROM artifact_files f JOIN artifact_bundles b ON b.id = f.bundle_id
         WHERE f.dataset = $dataset AND f.project_id = $project AND f.debug_id = $debug_id AND (len($types) = 0 OR list_contains($types, f.type))
@@ -266,6 +274,7 @@ export class ArtifactStore implements ArtifactLookup {
    */
   async byNames(scope: ArtifactScope, names: readonly string[], types: readonly ArtifactType[]): Promise<ArtifactFile[]> {
     if (names.length === 0) return [];
+    if (!(await this.present()).scopes.has(`${scope.dataset}\0${scope.projectId}\0${scope.release}\0${scope.dist ?? ''}`)) return [];
     const result = await this.db.reader().runAndReadAll(
       `SELECT ${FILE_COLUMNS} FROM artifact_files f JOIN artifact_bundles b ON b.id = f.bundle_id
         WHERE f.dataset = $dataset AND f.project_id = $project AND f.release = $release AND f.dist IS NOT DISTINCT FROM $dist
@@ -322,6 +331,44 @@ export class ArtifactStore implements ArtifactLookup {
   /** Grows with every upload, deletion and expiry: caches of lookups made before are stale. */
   version(): number {
     return this.changes;
+  }
+
+  projectHasFiles(dataset: string, projectId: string): boolean | undefined {
+    const known = this.presence?.version === this.changes ? this.presence.known : undefined;
+    if (known === undefined) {
+      void this.present().catch(() => undefined); // known for the next event
+      return undefined;
+    }
+    return known.projects.has(`${dataset}\0${projectId}`);
+  }
+
+  /**
+   * The projects and (project, release, dist) scopes that have files at all, read once per change:
+   * events of releases nobody uploaded anything for (most, where no one uploads) cost no query.
+   */
+  private present(): Promise<{ projects: Set<string>; scopes: Set<string> }> {
+    if (this.presence?.version !== this.changes) {
+      const version = this.changes;
+      const loading = this.db
+        .reader()
+        .runAndReadAll('SELECT DISTINCT dataset, project_id, release, dist FROM artifact_files')
+        .then((result) => {
+          const projects = new Set<string>();
+          const scopes = new Set<string>();
+          for (const [dataset, project, release, dist] of result.getRows()) {
+            projects.add(`${String(dataset)}\0${String(project)}`);
+            scopes.add(`${String(dataset)}\0${String(project)}\0${String(release)}\0${dist === null ? '' : String(dist)}`);
+          }
+          const known = { projects, scopes };
+          if (this.presence?.loading === loading) this.presence.known = known;
+          return known;
+        });
+      this.presence = { version, loading };
+      loading.catch(() => {
+        if (this.presence?.loading === loading) this.presence = undefined; // read again next time
+      });
+    }
+    return (this.presence as { loading: Promise<{ projects: Set<string>; scopes: Set<string> }> }).loading;
   }
 
   /** Uploads, deletions and expiry, one at a time; each one changes `version()` once it is done. */
