@@ -63,8 +63,7 @@ export class TraceStore {
           // trace_id alone first, so DuckDB takes the trace_id index (with the other predicates beside
           // it, it scanned the whole table; figures: bench/README.md, "Why the code is shaped this way").
           `WITH t AS MATERIALIZED (SELECT * FROM ${this.spans.relation(projectIds)} WHERE trace_id = $trace)
-           SELECT CASE WHEN row_number() OVER (ORDER BY start_ns, span_id) > $first
-                        AND row_number() OVER (ORDER BY start_ns, span_id) <= $last THEN doc ELSE NULL END AS doc,
+           SELECT CASE WHEN row_number() OVER (ORDER BY start_ns, span_id) BETWEEN $first + 1 AND $last THEN doc END AS doc,
              project_id, span_id, parent_span_id, name, service_name, start_ns, end_ns, status FROM t
            WHERE dataset = $dataset AND project_id IN (${projects}) ORDER BY start_ns, span_id`,
           { ...params, first: page.offset, last: page.offset + page.limit },
