@@ -15,6 +15,7 @@ import { HttpHost } from './http/host.js';
 import { VERSION } from './version.js';
 import { Catalog, type CreatedKey } from './storage/catalog.js';
 import { Database } from './storage/database.js';
+import { GroupingVersions } from './storage/grouping-versions.js';
 import { IssueStates } from './storage/issue-states.js';
 import { PRIVATE_UMASK } from './storage/private-files.js';
 import { Quarantine } from './storage/quarantine.js';
@@ -88,6 +89,7 @@ export class Service {
       database,
       catalog,
       issueStates: new IssueStates(database),
+      groupingVersions: new GroupingVersions(database),
       quarantine: new Quarantine(database, metrics),
       artifacts,
       auth,

@@ -8,7 +8,7 @@ export const groupingFactory: ProcessorFactory<GroupingConfig> = {
   signals: ['events'],
   stability: { events: 'beta' },
   requires: { events: ['validated'] },
-  provides: { events: ['issue_id', 'title', 'culprit', 'root_cause', 'grouping_hash'] },
+  provides: { events: ['issue_id', 'title', 'culprit', 'root_cause', 'grouping_hash', 'grouping_fallback'] },
   metrics: [],
   description: 'Fingerprints error events (custom fingerprint, in-app frames, or parameterized value) and sets issue_id, title, culprit and root_cause',
   configSchema: groupingConfigSchema,
@@ -16,6 +16,6 @@ export const groupingFactory: ProcessorFactory<GroupingConfig> = {
     if (settings.signal !== 'events') {
       throw new Error(`processor "${settings.id.text}" handles only events, not ${settings.signal}`);
     }
-    return new GroupingProcessor(settings.config);
+    return new GroupingProcessor(settings.config, undefined, settings.host.groupingVersions);
   },
 };

@@ -1,25 +1,42 @@
 // Pure grouping: from an error event to its fingerprint components, grouping hash, title, culprit
 // and root cause. No I/O, no clock, no randomness: any worker computes the same result.
 import { createHash } from 'node:crypto';
-import type { ErrorEvent, RootCause, StackFrame } from '../../src/records/event.js';
+import type { ErrorEvent, ExceptionInfo, RootCause, StackFrame } from '../../src/records/event.js';
+import { exceptionChain } from './chain.js';
+import { chainFrames, componentsV2, type ChainFrames, type Verdicts } from './components.js';
 import { DEFAULT_GROUPING_CONFIG, type GroupingConfig } from './config.js';
-import { ANONYMOUS, normalizeFilename, normalizeFunction, parameterize } from './normalize.js';
+import { componentsV1, frameComponentV1 } from './legacy/v1.js';
+
+/** The grouping algorithm new projects use, and existing ones move to (see README "Upgrades"). */
+export const CURRENT_GROUPING_VERSION = 2;
+export type GroupingVersion = 1 | 2;
 
 /** What the fingerprint was built from. */
-export type GroupingBasis = 'custom' | 'in_app_frames' | 'all_frames' | 'value';
+export type GroupingBasis = 'custom' | 'rule' | 'in_app_frames' | 'all_frames' | 'value';
 
 export interface GroupingResult {
   /** Hex sha256 of the components (JSON-encoded as an array, so the join is unambiguous). */
   hash: string;
   components: string[];
-  /** How the default components were chosen (for a custom fingerprint: `custom`). */
+  /** How the default components were chosen (for a custom fingerprint: `custom`; for a fingerprint rule: `rule`). */
   basis: GroupingBasis;
   title: string;
   culprit: string;
   root_cause: RootCause;
 }
 
-export type GroupingOptions = Partial<Pick<GroupingConfig, 'max_frames' | 'in_app_only'>>;
+/** Grouping rules from the processor's configuration, compiled (see rules/). */
+export interface CompiledRules {
+  /** Stack-trace rules: in_app and whether each frame counts. */
+  verdicts?: Verdicts;
+  /** Fingerprint rules: the first that matches, with `{{ default }}` left for the grouper. */
+  fingerprint?: (event: ErrorEvent, chain: readonly ChainFrames[]) => { fingerprint: string[]; title?: string } | undefined;
+}
+
+export interface GroupingOptions extends Partial<Pick<GroupingConfig, 'max_frames' | 'in_app_only'>> {
+  version?: GroupingVersion;
+  rules?: CompiledRules;
+}
 
 /** The title keeps at most this many characters of the value (the last one being `…`). */
 export const TITLE_VALUE_MAX = 100;
@@ -39,85 +56,79 @@ export function hashComponents(components: readonly string[]): string {
   return createHash('sha256').update(JSON.stringify(components)).digest('hex');
 }
 
-export function computeGrouping(event: ErrorEvent, options: GroupingOptions = {}): GroupingResult {
-  const maxFrames = options.max_frames ?? DEFAULT_GROUPING_CONFIG.max_frames;
-  const inAppOnly = options.in_app_only ?? DEFAULT_GROUPING_CONFIG.in_app_only;
-  const type = event.exception?.type ?? '';
-  const value = event.exception?.value ?? '';
-  const frames = event.exception?.stacktrace ?? [];
+function expandDefault(fingerprint: readonly string[], defaults: () => string[]): string[] {
+  return fingerprint.flatMap((entry) => (isDefaultPlaceholder(entry) ? defaults() : [entry]));
+}
 
-  const defaults = defaultComponents(type, value, event.message, frames, maxFrames, inAppOnly);
-  let components = defaults.components;
-  let basis = defaults.basis;
+/** Only the grouping hash of one version (the issues processor's fallback to version 1 needs no more). */
+export function groupingHash(event: ErrorEvent, options: GroupingOptions = {}): string {
+  return hashComponents(groupingComponents(event, options).components);
+}
+
+function groupingComponents(event: ErrorEvent, options: GroupingOptions): { components: string[]; basis: GroupingBasis; title?: string } {
+  const max_frames = options.max_frames ?? DEFAULT_GROUPING_CONFIG.max_frames;
+  const in_app_only = options.in_app_only ?? DEFAULT_GROUPING_CONFIG.in_app_only;
+  const exception = event.exception ?? { type: '', value: '' };
   const custom = event.fingerprint;
-  if (Array.isArray(custom) && custom.length > 0) {
-    components = custom.flatMap((entry) => (isDefaultPlaceholder(entry) ? defaults.components : [entry]));
-    basis = 'custom';
+
+  if ((options.version ?? CURRENT_GROUPING_VERSION) === 1) {
+    const defaults = () => componentsV1(exception, event.message, { max_frames, in_app_only });
+    if (Array.isArray(custom) && custom.length > 0) return { components: expandDefault(custom, defaults), basis: 'custom' };
+    const components = defaults();
+    return { components, basis: 'value' };
   }
 
-  const title = titleFor(type, value, event.message);
-  const culpritFrame = findCulpritFrame(frames);
+  const chain = exceptionChain(exception);
+  const rules = options.rules;
+  let cached: ReturnType<typeof componentsV2> | undefined;
+  const defaults = () => (cached ??= componentsV2(chain, event.message, { max_frames, in_app_only, platform: event.platform, verdicts: rules?.verdicts }));
+  // The operator's rules outrank the SDK's fingerprint: they are how a team fixes grouping for everyone.
+  const ruled = rules?.fingerprint?.(event, chainFrames(chain, event.platform));
+  if (ruled !== undefined) return { components: expandDefault(ruled.fingerprint, () => defaults().components), basis: 'rule', title: ruled.title };
+  if (Array.isArray(custom) && custom.length > 0) return { components: expandDefault(custom, () => defaults().components), basis: 'custom' };
+  const { components, basis } = defaults();
+  return { components, basis };
+}
+
+export function computeGrouping(event: ErrorEvent, options: GroupingOptions = {}): GroupingResult {
+  const { components, basis, title: ruleTitle } = groupingComponents(event, options);
+  const exception: ExceptionInfo = event.exception ?? { type: '', value: '' };
+  const chain = exceptionChain(exception);
+  const title = ruleTitle ?? titleFor(exception.type, exception.value, event.message);
+  const culpritFrame = findCulpritFrame(exception.stacktrace ?? []);
   return {
     hash: hashComponents(components),
     components,
     basis,
     title,
     culprit: culpritFrame ? culpritFor(culpritFrame) : '',
-    root_cause: {
-      type,
-      value,
-      frame: culpritFrame ? { ...culpritFrame } : null,
-      summary: culpritFrame ? `${title}${summaryLocation(culpritFrame)}`.trim() : title,
-    },
+    root_cause: rootCauseOf(chain, title, culpritFrame),
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Default components
-// ---------------------------------------------------------------------------------------------
-
-/** `<module or basename(filename)>:<normalized function>`, or undefined for a frame with neither. */
-export function frameComponent(frame: StackFrame): string | undefined {
-  const fn = normalizeFunction(frame.function);
-  const location = frameLocation(frame);
-  if (fn === undefined && location === undefined) return undefined;
-  return `${location ?? ANONYMOUS}:${fn ?? ANONYMOUS}`;
-}
-
-function frameLocation(frame: StackFrame): string | undefined {
-  const module = frame.module?.trim();
-  if (module) return module;
-  const file = frame.filename ?? frame.abs_path;
-  if (file === undefined) return undefined;
-  const base = normalizeFilename(file);
-  return base === '' ? undefined : base;
-}
-
-function defaultComponents(
-  type: string,
-  value: string,
-  message: string | undefined,
-  frames: readonly StackFrame[],
-  maxFrames: number,
-  inAppOnly: boolean,
-): { components: string[]; basis: GroupingBasis } {
-  const usable: { frame: StackFrame; component: string }[] = [];
-  for (const frame of frames) {
-    const component = frameComponent(frame);
-    if (component !== undefined) usable.push({ frame, component });
+/**
+ * The innermost exception of the chain and the frame it was thrown at (its own culprit, else the
+ * raised exception's); with a chain, `chain` lists every exception's type and value outermost first.
+ */
+function rootCauseOf(chain: readonly ExceptionInfo[], title: string, raisedAt: StackFrame | undefined): RootCause {
+  const root = chain[chain.length - 1];
+  if (chain.length === 1) {
+    return {
+      type: root.type,
+      value: root.value,
+      frame: raisedAt ? { ...raisedAt } : null,
+      summary: raisedAt ? `${title}${summaryLocation(raisedAt)}`.trim() : title,
+    };
   }
-  const inApp = usable.filter((f) => f.frame.in_app === true);
-  if (usable.length > 0) {
-    const useInApp = inAppOnly && inApp.length > 0;
-    const chosen = collapseRecursion((useInApp ? inApp : usable).map((f) => f.component));
-    return { components: [type, ...chosen.slice(-maxFrames)], basis: useInApp ? 'in_app_frames' : 'all_frames' };
-  }
-  return { components: [type, parameterize(value !== '' ? value : (message ?? ''))], basis: 'value' };
-}
-
-/** Consecutive identical frames (direct recursion) count once, so stack depth does not split groups. */
-function collapseRecursion(components: string[]): string[] {
-  return components.filter((c, i) => i === 0 || c !== components[i - 1]);
+  const frame = findCulpritFrame(root.stacktrace ?? []) ?? raisedAt;
+  const rootTitle = titleFor(root.type, root.value);
+  return {
+    type: root.type,
+    value: root.value,
+    frame: frame ? { ...frame } : null,
+    summary: frame ? `${rootTitle}${summaryLocation(frame)}`.trim() : rootTitle,
+    chain: chain.map(({ type, value }) => ({ type, value })),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -143,7 +154,7 @@ export function titleFor(type: string, value: string, message?: string): string 
 }
 
 function isUsable(frame: StackFrame): boolean {
-  return frameComponent(frame) !== undefined;
+  return frameComponentV1(frame) !== undefined;
 }
 
 /** The crashing frame: the last in-app frame, else the last frame (frames with neither function nor file are skipped). */

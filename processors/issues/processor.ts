@@ -15,11 +15,19 @@ export class IssuesProcessor implements Processor {
   async process(items: Item[]): Promise<void> {
     const events = recordItems('events', items).filter((item) => item.data.issue_id !== undefined);
     if (events.length === 0) return;
+    const observations = events.map(({ tenant, data }) => ({
+      dataset: tenant.dataset,
+      projectId: tenant.projectId,
+      issueId: data.issue_id as string,
+      eventId: data.id,
+      fallbackIssueId: data.grouping_fallback_issue_id,
+    }));
     let transitions;
     try {
-      transitions = await this.states.observe(
-        events.map(({ tenant, data }) => ({ dataset: tenant.dataset, projectId: tenant.projectId, issueId: data.issue_id as string, eventId: data.id })),
-      );
+      // Aliases and the previous grouping version's issues first: the transition is the issue's the event lands in.
+      await this.states.resolve(observations);
+      events.forEach((item, i) => (item.data.issue_id = observations[i].issueId));
+      transitions = await this.states.observe(observations);
     } catch (error) {
       // The catalog could not record it: nothing is acknowledged, the sender retries (503).
       throw new ExportError(this.id, error);

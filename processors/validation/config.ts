@@ -12,6 +12,11 @@ export const validationConfigSchema = z
     max_tag_value_length: limit(200).describe('Longer tag values are truncated'),
     max_tags: limit(100).describe('Tags past this many are discarded'),
     max_frames: limit(250).describe('Keeps the innermost (last) frames of a longer stack trace'),
+    max_exception_chain: z
+      .int()
+      .min(2)
+      .default(10)
+      .describe('Keeps this many exceptions of an `exception.cause` chain: the outermost ones and the root cause (the innermost), dropping those between'),
     max_breadcrumbs: limit(100).describe('Keeps the newest (last) breadcrumbs'),
     max_fingerprint_parts: limit(50).describe('Keeps the first parts of a longer `fingerprint`'),
     max_depth: limit(64).describe('Deepest nesting of objects and arrays accepted: deeper bodies are rejected, not truncated'),

@@ -2,7 +2,7 @@
 // and discard unknown fields, noting every change on the event. Paths in notes refer to the body
 // as received (a frame keeps its original index after the stack trace was trimmed).
 import { normalizeUuid, uuidv7 } from '../../src/records/uuid.js';
-import type { Breadcrumb, DebugImage, DebugMeta, ErrorEventInput, ProcessingError, StackFrame } from '../../src/records/event.js';
+import type { Breadcrumb, DebugImage, DebugMeta, ErrorEventInput, ExceptionInfo, ProcessingError, StackFrame } from '../../src/records/event.js';
 import type { ValidationConfig } from './config.js';
 import { joinPath } from './issues.js';
 import {
@@ -79,14 +79,7 @@ class PostPass {
     this.capFields(event, ['environment', 'release', 'platform'], config.max_string_length, '');
     this.capFields(event, ['message'], config.max_message_length, '');
 
-    const { exception } = event;
-    const rawException = raw.exception as JsonObject;
-    this.unknownFields(rawException, KNOWN.exception, 'exception');
-    this.capFields(exception, ['type', 'module'], config.max_string_length, 'exception');
-    this.capFields(exception, ['value'], config.max_exception_value_length, 'exception');
-    if (exception.stacktrace) {
-      exception.stacktrace = this.frames(exception.stacktrace, rawException.stacktrace as unknown[]);
-    }
+    this.exceptionChain(event.exception, raw.exception as JsonObject);
 
     if (event.user) {
       this.unknownFields(raw.user as JsonObject, KNOWN.user, 'user');
@@ -156,12 +149,40 @@ class PostPass {
     return [list.slice(list.length - max), list.length - max];
   }
 
+  /**
+   * The exception and the chain of its causes. A chain longer than max_exception_chain keeps its
+   * outermost exceptions and its root cause: the one raised and the one that started it matter most.
+   */
+  private exceptionChain(exception: ExceptionInfo, raw: JsonObject): void {
+    const { config } = this;
+    let path = 'exception';
+    let current: ExceptionInfo | undefined = exception;
+    let rawCurrent = raw;
+    for (let depth = 1; current !== undefined; depth++) {
+      this.unknownFields(rawCurrent, KNOWN.exception, path);
+      this.capFields(current, ['type', 'module'], config.max_string_length, path);
+      this.capFields(current, ['value'], config.max_exception_value_length, path);
+      if (current.stacktrace) current.stacktrace = this.frames(current.stacktrace, rawCurrent.stacktrace as unknown[], `${path}.stacktrace`);
+      if (current.cause !== undefined && depth === config.max_exception_chain - 1) {
+        const [root, rawRoot, dropped] = rootCauseOf(current.cause, rawCurrent.cause as JsonObject);
+        if (dropped > 0) {
+          this.note('chain_truncated', `${path}.cause`, `kept the outermost ${depth} exceptions and the root cause, dropped ${dropped} between`);
+          current.cause = root;
+          rawCurrent.cause = rawRoot;
+        }
+      }
+      current = current.cause;
+      rawCurrent = rawCurrent.cause as JsonObject;
+      path += '.cause';
+    }
+  }
+
   /** The innermost frames are the last ones, and the ones that matter for grouping. */
-  private frames(frames: StackFrame[], raw: unknown[]): StackFrame[] {
+  private frames(frames: StackFrame[], raw: unknown[], base: string): StackFrame[] {
     const max = this.config.max_string_length;
-    const [kept, skipped] = this.keepLast(frames, this.config.max_frames, 'exception.stacktrace', 'frames_truncated', 'frames');
+    const [kept, skipped] = this.keepLast(frames, this.config.max_frames, base, 'frames_truncated', 'frames');
     kept.forEach((frame, i) => {
-      const path = `exception.stacktrace[${i + skipped}]`;
+      const path = `${base}[${i + skipped}]`;
       this.unknownFields(raw[i + skipped] as JsonObject, KNOWN.frame, path);
       this.capFields(frame, FRAME_STRINGS, max, path);
       if (frame.pre_context) frame.pre_context = this.capList(frame.pre_context, max, `${path}.pre_context`);
@@ -244,4 +265,15 @@ class PostPass {
     }
     return this.capList(parts, this.config.max_string_length, 'fingerprint');
   }
+}
+
+/** The innermost exception of a chain, its raw form, and how many exceptions lie before it. */
+function rootCauseOf(exception: ExceptionInfo, raw: JsonObject): [ExceptionInfo, JsonObject, number] {
+  let dropped = 0;
+  while (exception.cause !== undefined) {
+    exception = exception.cause;
+    raw = raw.cause as JsonObject;
+    dropped++;
+  }
+  return [exception, raw, dropped];
 }

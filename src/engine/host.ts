@@ -7,6 +7,7 @@ import type { HttpHost } from '../http/host.js';
 import type { Catalog } from '../storage/catalog.js';
 import type { ArtifactLookup } from '../records/artifact.js';
 import type { Database } from '../storage/database.js';
+import type { GroupingVersions } from '../storage/grouping-versions.js';
 import type { IssueStates } from '../storage/issue-states.js';
 import type { Quarantine } from '../storage/quarantine.js';
 import type { Metrics } from '../telemetry/metrics.js';
@@ -21,6 +22,8 @@ export interface Host {
   catalog: Catalog;
   /** The status of every issue (the issues processor and PATCH /v1/issues keep it). */
   issueStates: IssueStates;
+  /** Which grouping version each project is on, and its fallback during an upgrade. */
+  groupingVersions: GroupingVersions;
   /** Where exporters keep acknowledged items they cannot store, with the reason. */
   quarantine: Quarantine;
   /** Uploaded source maps, mapping and symbol files, for the symbolication processor. */

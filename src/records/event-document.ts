@@ -6,7 +6,7 @@ import type { ErrorEvent } from './event.js';
  * received (the same frames until symbolication changes them).
  */
 export function toEventDocument(event: ErrorEvent): Record<string, unknown> {
-  const { raw_stacktrace, grouping_hash: _hash, issue_transition: _transition, exception, ...rest } = event;
+  const { raw_stacktrace, grouping_hash: _hash, issue_transition: _transition, grouping_fallback_issue_id: _fallback, exception, ...rest } = event;
   const frames = exception.stacktrace ?? [];
   return {
     ...rest,
@@ -19,7 +19,7 @@ export function toEventDocument(event: ErrorEvent): Record<string, unknown> {
  * serialized once and written twice: the frames are most of an event.
  */
 export function eventDocumentJson(event: ErrorEvent): string {
-  const { raw_stacktrace, grouping_hash: _hash, issue_transition: _transition, exception, ...rest } = event;
+  const { raw_stacktrace, grouping_hash: _hash, issue_transition: _transition, grouping_fallback_issue_id: _fallback, exception, ...rest } = event;
   const frames = exception.stacktrace ?? [];
   if (raw_stacktrace !== undefined && raw_stacktrace !== frames) return JSON.stringify(toEventDocument(event));
   const { stacktrace: _frames, ...exceptionRest } = exception;

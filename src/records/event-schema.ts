@@ -69,6 +69,13 @@ export const exceptionSchema = z.object({
   value: z.string(),
   module: text(),
   stacktrace: z.array(stackFrameSchema).optional().meta({ description: 'Oldest call first, the crashing frame last.' }),
+  // A getter: zod 4's way of declaring a recursive object.
+  get cause() {
+    return exceptionSchema.optional().meta({
+      description:
+        'The exception this one wraps (Java `getCause()`, Python `raise … from`, JavaScript `Error.cause`), recursively: the raised exception outermost, the root cause innermost.',
+    });
+  },
 });
 
 export const userSchema = z.object({
@@ -187,4 +194,24 @@ export const errorEventInputSchema = z.object({
 export type ParsedEvent = z.output<typeof errorEventInputSchema>;
 
 /** The ingest body as JSON Schema, for /v1/openapi.json. */
-export const errorEventJsonSchema = z.toJSONSchema(errorEventInputSchema, { io: 'input' }) as Record<string, unknown>;
+export const errorEventJsonSchema = inlineException(z.toJSONSchema(errorEventInputSchema, { io: 'input' }) as JsonSchema);
+
+type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; $defs?: Record<string, JsonSchema>; $ref?: string };
+
+/**
+ * zod describes the recursive `cause` with a `$ref` into `$defs`, which does not survive being
+ * embedded in the OpenAPI document: the exception is inlined, and its `cause` says it has the
+ * same shape.
+ */
+function inlineException(schema: JsonSchema): JsonSchema {
+  const { $defs, ...rest } = schema;
+  const ref = rest.properties?.exception?.$ref;
+  const exception = ref === undefined ? undefined : $defs?.[ref.slice(ref.lastIndexOf('/') + 1)];
+  if (exception === undefined || rest.properties === undefined) return schema;
+  const { description } = exception.properties?.cause ?? {};
+  rest.properties.exception = {
+    ...exception,
+    properties: { ...exception.properties, cause: { type: 'object', description: `${String(description ?? '')} The same shape as \`exception\`.`.trim() } },
+  };
+  return rest;
+}

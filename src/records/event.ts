@@ -28,6 +28,8 @@ export interface ExceptionInfo {
   module?: string;
   /** Frames ordered oldest call first, the crashing frame last (Sentry's convention). */
   stacktrace?: StackFrame[];
+  /** The exception this one wraps, recursively: the raised exception outermost, the root cause innermost. */
+  cause?: ExceptionInfo;
 }
 
 export interface EventUser {
@@ -71,6 +73,8 @@ export interface RootCause {
   value: string;
   frame: StackFrame | null;
   summary: string;
+  /** With an `exception.cause` chain: each exception's type and value, the raised one first, the root cause last. */
+  chain?: Array<{ type: string; value: string }>;
 }
 
 /** What a sender may put in an event (after validation and normalization). */
@@ -125,6 +129,11 @@ export interface ErrorEvent extends ErrorEventInput {
   issue_id?: string;
   /** The grouping hash (hex) the issue id was derived from. */
   grouping_hash?: string;
+  /**
+   * Set by the grouping processor while the project moves to a new grouping version: the issue the
+   * previous version gives this event, which the issues processor uses when only that one exists (not stored).
+   */
+  grouping_fallback_issue_id?: string;
   /** Set by the issues processor on the event that opened its issue or reopened it (not stored). */
   issue_transition?: IssueTransition;
   /** Title of the issue this event belongs to, e.g. `TypeError: x is undefined`. */

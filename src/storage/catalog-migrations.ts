@@ -1,5 +1,5 @@
-// The catalog's tables: organizations, projects, API keys, issue states, quarantine and uploaded
-// artifacts (the control plane).
+// The catalog's tables: organizations, projects, API keys, issue states, quarantine, uploaded
+// artifacts and grouping versions (the control plane).
 import type { Migration } from './migrate.js';
 
 export const CATALOG_MIGRATIONS: readonly Migration[] = [
@@ -94,6 +94,25 @@ export const CATALOG_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX artifact_files_by_debug_id ON artifact_files (dataset, project_id, debug_id);
       CREATE INDEX artifact_files_by_name ON artifact_files (dataset, project_id, release, dist, name);
       CREATE INDEX artifact_files_by_sha256 ON artifact_files (sha256);
+    `,
+  },
+  {
+    version: 7,
+    name: 'grouping versions and issue aliases',
+    // Which grouping algorithm each project's issues were formed with, and until when events fall
+    // back to the previous one (src/storage/grouping-versions.ts). The projects that exist now
+    // grouped with version 1. An alias sends the events of a new grouping hash to the issue that
+    // the previous version had opened for them, for good.
+    sql: `
+      CREATE TABLE grouping_versions (
+        project_id VARCHAR PRIMARY KEY, version INTEGER NOT NULL, fallback_version INTEGER, fallback_until TIMESTAMP,
+        changed_at TIMESTAMP NOT NULL
+      );
+      INSERT INTO grouping_versions SELECT id, 1, NULL, NULL, now() FROM projects;
+      CREATE TABLE issue_aliases (
+        alias_id VARCHAR PRIMARY KEY, issue_id VARCHAR NOT NULL, dataset VARCHAR NOT NULL, project_id VARCHAR NOT NULL,
+        created_at TIMESTAMP NOT NULL
+      );
     `,
   },
 ];

@@ -17,6 +17,8 @@ export interface IssueObservation {
   projectId: string;
   issueId: string;
   eventId: string;
+  /** The issue the previous grouping version gives the event, while its project moves to a new one. */
+  fallbackIssueId?: string;
 }
 
 interface Decided {
@@ -51,6 +53,10 @@ export class IssueStates {
    */
   private waiting: Round[] = [];
   private running?: Promise<void>;
+  /** Grouping hashes of a new version that belong to an issue the previous version opened: alias -> issue. */
+  private readonly aliases = new Map<string, string>();
+  /** Whether the catalog may hold aliases this process has not read (until known, it may). */
+  private aliasesStored?: Promise<boolean>;
 
   constructor(private readonly db: Database) {}
 
@@ -67,6 +73,72 @@ export class IssueStates {
       this.waiting.push({ events, decided, resolve, reject });
       this.running ??= this.rounds().finally(() => (this.running = undefined));
     });
+  }
+
+  /**
+   * Rewrites each observation's issueId to the issue its event belongs to: the issue an alias
+   * names, else the issue itself when it exists, else — while the project moves to a new grouping
+   * version — the issue the previous version opened (recording the alias, so that the event's
+   * issue stays the same after the transition). Reads the catalog only for issues not cached.
+   */
+  async resolve(observations: IssueObservation[]): Promise<void> {
+    const open: IssueObservation[] = [];
+    for (const observation of observations) {
+      const target = this.aliases.get(observation.issueId);
+      if (target !== undefined) observation.issueId = target;
+      else if (!this.cache.has(observation.issueId)) open.push(observation);
+    }
+    if (open.length === 0) return;
+    const fallbacks = open.some((o) => o.fallbackIssueId !== undefined && o.fallbackIssueId !== o.issueId);
+    if (!fallbacks && !(await this.mayHaveAliases())) return;
+    await this.loadAliases(open.map((o) => o.issueId));
+    await this.load(open.flatMap((o) => [o.issueId, o.fallbackIssueId ?? o.issueId]).filter((id) => !this.cache.has(id)));
+    const created: Array<{ alias: string; observation: IssueObservation }> = [];
+    for (const observation of open) {
+      const target = this.aliases.get(observation.issueId);
+      const fallback = observation.fallbackIssueId;
+      if (target !== undefined) observation.issueId = target;
+      else if (!this.cache.has(observation.issueId) && fallback !== undefined && fallback !== observation.issueId && this.cache.has(fallback)) {
+        created.push({ alias: observation.issueId, observation });
+        this.aliases.set(observation.issueId, fallback);
+        observation.issueId = fallback;
+      }
+    }
+    if (created.length > 0) await this.writeAliases(created);
+  }
+
+  private mayHaveAliases(): Promise<boolean> {
+    this.aliasesStored ??= this.db
+      .reader()
+      .runAndReadAll('SELECT count(*) FROM (SELECT 1 FROM issue_aliases LIMIT 1)')
+      .then((result) => Number(result.getRows()[0][0]) > 0);
+    return this.aliasesStored;
+  }
+
+  private async loadAliases(ids: string[]): Promise<void> {
+    const { list, params } = inList(ids);
+    const result = await this.db.reader().runAndReadAll(`SELECT alias_id, issue_id FROM issue_aliases WHERE alias_id IN (${list})`, params);
+    for (const [alias, issue] of result.getRows()) this.aliases.set(String(alias), String(issue));
+  }
+
+  private async writeAliases(created: Array<{ alias: string; observation: IssueObservation }>): Promise<void> {
+    this.aliasesStored = Promise.resolve(true);
+    const now = BigInt(Date.now()) * 1000n;
+    try {
+      await this.db.write(async (c) => {
+        for (const { alias, observation } of created)
+          await c.run(`INSERT INTO issue_aliases VALUES ($alias, $issue, $dataset, $project, make_timestamp($now::BIGINT)) ON CONFLICT (alias_id) DO NOTHING`, {
+            alias,
+            issue: observation.issueId,
+            dataset: observation.dataset,
+            project: observation.projectId,
+            now,
+          });
+      });
+    } catch (error) {
+      for (const { alias } of created) this.aliases.delete(alias); // decided again on the retry
+      throw error;
+    }
   }
 
   /** The status of an issue as a person sets it. */
@@ -105,10 +177,8 @@ export class IssueStates {
   }
 
   private async load(ids: string[]): Promise<void> {
-    const missing = [...new Set(ids)];
-    if (missing.length === 0) return;
-    const params: Record<string, DuckDBValue> = {};
-    const list = missing.map((id, i) => ((params[`i${i}`] = id), `$i${i}`)).join(', ');
+    if (ids.length === 0) return;
+    const { list, params } = inList(ids);
     const result = await this.db.reader().runAndReadAll(`SELECT id, status, opened_by FROM issue_states WHERE id IN (${list})`, params);
     for (const [id, status, openedBy] of result.getRows())
       this.remember(String(id), { status: String(status) as IssueStatus, openedBy: openedBy === null ? null : String(openedBy) });
@@ -167,4 +237,11 @@ export class IssueStates {
       }
     }
   }
+}
+
+/** `$i0, $i1, …` for the distinct ids, with their parameters. */
+function inList(ids: string[]): { list: string; params: Record<string, DuckDBValue> } {
+  const params: Record<string, DuckDBValue> = {};
+  const list = [...new Set(ids)].map((id, i) => ((params[`i${i}`] = id), `$i${i}`)).join(', ');
+  return { list, params };
 }

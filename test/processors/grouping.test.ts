@@ -5,7 +5,7 @@ import { issueIdFor } from '../../src/records/issue-id.js';
 import { groupingConfigSchema, type GroupingConfig } from '../../processors/grouping/config.js';
 import { groupingFactory } from '../../processors/grouping/factory.js';
 import { computeGrouping, hashComponents, titleFor } from '../../processors/grouping/fingerprint.js';
-import { normalizeFilename, normalizeFunction, parameterize } from '../../processors/grouping/normalize.js';
+import { normalizeFilename, normalizeFunction, parameterize } from '../../processors/grouping/legacy/normalize-v1.js';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures
@@ -50,7 +50,7 @@ function newProcessor(config: Partial<GroupingConfig> = {}) {
   return groupingFactory.create({
     id: { type: 'grouping', text: 'grouping' },
     config: groupingConfigSchema.parse(config),
-    host: undefined as never,
+    host: {} as never,
     signal: 'events',
     pipeline: 'events',
   });
@@ -77,14 +77,14 @@ describe('grouping factory', () => {
     expect(groupingFactory.type).toBe('grouping');
     expect(groupingFactory.signals).toEqual(['events']);
     expect(groupingFactory.description.length).toBeGreaterThan(0);
-    expect(groupingFactory.configSchema.parse({})).toEqual({ max_frames: 50, in_app_only: true });
+    expect(groupingFactory.configSchema.parse({})).toEqual({ max_frames: 50, in_app_only: true, upgrade_fallback_days: 30 });
   });
 
   it('rejects unknown keys and invalid values', () => {
     expect(groupingConfigSchema.safeParse({ max_frame: 10 }).success).toBe(false);
     expect(groupingConfigSchema.safeParse({ max_frames: 0 }).success).toBe(false);
     expect(groupingConfigSchema.safeParse({ in_app_only: 'yes' }).success).toBe(false);
-    expect(groupingConfigSchema.parse({ max_frames: 5, in_app_only: false })).toEqual({ max_frames: 5, in_app_only: false });
+    expect(groupingConfigSchema.parse({ max_frames: 5, in_app_only: false })).toEqual({ max_frames: 5, in_app_only: false, upgrade_fallback_days: 30 });
   });
 
   it('sets grouping_hash, issue_id, title, culprit and root_cause', async () => {

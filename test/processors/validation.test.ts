@@ -1,12 +1,11 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- JSON read back from the API is walked freely in assertions */
 import { describe, expect, it } from 'vitest';
 import { validate as isUuid, version as uuidVersion } from 'uuid';
-import { z } from 'zod';
 import type { Item } from '../../src/engine/item.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import { validationConfigSchema, type ValidationConfig } from '../../processors/validation/config.js';
 import { validationFactory } from '../../processors/validation/factory.js';
-import { errorEventInputSchema } from '../../src/records/event-schema.js';
+import { errorEventJsonSchema } from '../../src/records/event-schema.js';
 import { parseRelease, validateEvent } from '../../processors/validation/validate.js';
 
 const defaults = validationConfigSchema.parse({});
@@ -241,6 +240,7 @@ describe('config', () => {
       max_tag_value_length: 200,
       max_tags: 100,
       max_frames: 250,
+      max_exception_chain: 10,
       max_breadcrumbs: 100,
       max_fingerprint_parts: 50,
       max_depth: 64,
@@ -533,6 +533,32 @@ describe('validateEvent: size caps', () => {
     ]);
   });
 
+  it('keeps an exception.cause chain, checking and capping each exception like the raised one', () => {
+    const chain = (depth: number): Record<string, any> =>
+      Array.from({ length: depth }).reduceRight<Record<string, any> | undefined>(
+        (cause, _, i) => ({ type: `E${i}`, value: `v${i}`, stacktrace: [{ function: `f${i}`, lineno: i }], ...(cause ? { cause } : {}) }),
+        undefined,
+      )!;
+    const body = { ...minimal(), exception: chain(3) };
+    body.exception.cause.cause.stacktrace[0].extra = 1;
+    const { event, notes } = accepted(body);
+    expect(event.exception.cause?.cause?.type).toBe('E2');
+    expect(notes).toEqual([{ type: 'unknown_field', path: 'exception.cause.cause.stacktrace[0].extra', message: 'unknown field, discarded' }]);
+
+    const long = accepted({ ...minimal(), exception: chain(6) }, validationConfigSchema.parse({ max_exception_chain: 3 }));
+    const types: string[] = [];
+    for (let e: ErrorEvent['exception'] | undefined = long.event.exception; e; e = e.cause) types.push(e.type);
+    expect(types).toEqual(['E0', 'E1', 'E5']);
+    expect(long.notes).toEqual([
+      { type: 'chain_truncated', path: 'exception.cause.cause', message: 'kept the outermost 2 exceptions and the root cause, dropped 3 between' },
+    ]);
+  });
+
+  it('rejects a cause that is not an exception, at its path', () => {
+    const errors = errorsOf({ ...minimal(), exception: { type: 'E', value: 'v', cause: { type: '', value: 3 } } });
+    expect(errors.map((e) => e.path)).toEqual(['exception.cause.type', 'exception.cause.value']);
+  });
+
   it('keeps the newest breadcrumbs', () => {
     const breadcrumbs = Array.from({ length: 5 }, (_, i) => ({ message: `b${i}` }));
     const { event, notes } = accepted({ ...minimal(), breadcrumbs }, validationConfigSchema.parse({ max_breadcrumbs: 2 }));
@@ -583,7 +609,7 @@ describe('parseRelease', () => {
 
 describe('errorEventInputSchema', () => {
   it('describes the ingest body as JSON Schema', () => {
-    const schema = z.toJSONSchema(errorEventInputSchema, { io: 'input' }) as Record<string, any>;
+    const schema = errorEventJsonSchema as Record<string, any>;
     expect(schema.required).toEqual(['timestamp', 'environment', 'release', 'exception']);
     expect(schema.properties.timestamp).toMatchObject({ type: 'string', format: 'date-time' });
     expect(schema.properties.user.properties.id.type).toEqual(['string', 'number']);
@@ -682,7 +708,7 @@ describe('validateEvent: symbolication fields', () => {
   });
 
   it('describes debug_meta images by type in the JSON Schema', () => {
-    const schema = z.toJSONSchema(errorEventInputSchema, { io: 'input' }) as Record<string, any>;
+    const schema = errorEventJsonSchema as Record<string, any>;
     const image = schema.properties.debug_meta.properties.images.items;
     expect(image.anyOf.map((branch: any) => branch.properties.type)).toEqual([
       { type: 'string', const: 'sourcemap' },

@@ -64,6 +64,9 @@ describe('migrate', () => {
       await c.run('DROP TABLE quarantine');
       await c.run('DROP TABLE artifact_files');
       await c.run('DROP TABLE artifact_bundles');
+      await c.run('DROP TABLE grouping_versions');
+      await c.run('DROP TABLE issue_aliases');
+      await c.run("INSERT INTO projects VALUES ('default', 'org', 'default', 'Default', NULL, 'pk', now())");
       await c.run('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)');
       await c.run("INSERT INTO schema_migrations SELECT i, 'old', now() FROM range(1, 8) AS r(i)");
       await c.run('ALTER TABLE issue_states DROP COLUMN project_id');
@@ -87,6 +90,9 @@ describe('migrate', () => {
     // Migration 7 of the duckdb exporter moved the issue's status to the catalog.
     const state = (await db.reader().runAndReadAll("SELECT status, project_id FROM issue_states WHERE id = 'iss'")).getRows();
     expect(state).toEqual([['resolved', 'default']]);
+    // The projects that existed grouped their issues with version 1 (the grouping processor moves them on at start).
+    const grouping = (await db.reader().runAndReadAll('SELECT project_id, version FROM grouping_versions')).getRows();
+    expect(grouping).toEqual([['default', 1]]);
     await docs.close();
     await db.close();
   });

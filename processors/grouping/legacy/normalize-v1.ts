@@ -1,24 +1,8 @@
-// Normalization used by grouping: everything here strips what changes between builds, deploys or
+// Grouping version 1's normalization, frozen (see v1.ts). Normalization used by grouping: everything here strips what changes between builds, deploys or
 // occurrences of "the same" error (paths, bundle hashes, line numbers, ids in messages) while
 // keeping what identifies it. All regexes are compiled once at module load.
 import { isIPv4, isIPv6 } from 'node:net';
-
-// ---------------------------------------------------------------------------------------------
-// Memory: the same files and functions come back in event after event, and their regexes were a
-// third of grouping's time. Pure functions, so a bounded map is all it takes.
-// ---------------------------------------------------------------------------------------------
-
-const REMEMBERED = 20_000;
-const filenames = new Map<string, string>();
-const functions = new Map<string, string | undefined>();
-
-function remembered<T>(memory: Map<string, T>, input: string, compute: (input: string) => T): T {
-  if (memory.has(input)) return memory.get(input) as T;
-  const result = compute(input);
-  if (memory.size >= REMEMBERED) memory.clear();
-  if (input.length <= 1024) memory.set(input, result);
-  return result;
-}
+import { memoize } from '../memo.js';
 
 // ---------------------------------------------------------------------------------------------
 // File names
@@ -50,9 +34,7 @@ export function isContentHash(segment: string): boolean {
  * `C:\app\chunk-5F2A9B7C.js` -> `chunk.js`, `app-abc123def456.min.js` -> `app.min.js`.
  * A stem that is itself a hash becomes `<hash>` (`4f3a2b1c.chunk.js` -> `<hash>.chunk.js`).
  */
-export function normalizeFilename(path: string): string {
-  return remembered(filenames, path, normalizeFilenameNow);
-}
+export const normalizeFilename: (path: string) => string = memoize(normalizeFilenameNow);
 
 function normalizeFilenameNow(path: string): string {
   const name = path.trim().replace(QUERY_OR_FRAGMENT, '').replace(DIRECTORIES, '');
@@ -89,8 +71,10 @@ const BUNDLER_SUFFIX = /(?<=[A-Za-z0-9_])\$+\d+(?![A-Za-z0-9_$])/g;
  * `<module>` for V8's `Object.<anonymous>`, and `undefined` when there is no name at all.
  */
 export function normalizeFunction(name: string | undefined): string | undefined {
-  return name === undefined ? undefined : remembered(functions, name, normalizeFunctionNow);
+  return name === undefined ? undefined : rememberedFunction(name);
 }
+
+const rememberedFunction = memoize(normalizeFunctionNow);
 
 function normalizeFunctionNow(name: string): string | undefined {
   let fn = name.replace(WHITESPACE_RUN, ' ').trim();
@@ -142,6 +126,11 @@ function trimUrl(url: string): string {
  */
 export function parameterize(value: string): string {
   if (value === '') return value;
+  return replaceNumbers(replaceIdentities(value));
+}
+
+/** The first steps: UUIDs, e-mail addresses, URLs, dates and IP addresses (version 2 reuses them). */
+export function replaceIdentities(value: string): string {
   return (
     value
       .replace(UUID, '<uuid>')
@@ -151,9 +140,10 @@ export function parameterize(value: string): string {
       // IPv6 first, so that `::ffff:192.0.2.1` is one address rather than `::ffff:<ip>`.
       .replace(IPV6_CANDIDATE, (m) => (HAS_DIGIT.test(m) && isIPv6(m) ? '<ip>' : m))
       .replace(IPV4_CANDIDATE, (m) => (isIPv4(m) ? '<ip>' : m))
-      .replace(HEX_LITERAL, '<hex>')
-      .replace(HEX_RUN_IN_TEXT, '<hex>')
-      .replace(FLOAT, '<float>')
-      .replace(INT, '<int>')
   );
+}
+
+/** The last steps: hex numbers, decimals and integers (version 2 reuses them). */
+export function replaceNumbers(value: string): string {
+  return value.replace(HEX_LITERAL, '<hex>').replace(HEX_RUN_IN_TEXT, '<hex>').replace(FLOAT, '<float>').replace(INT, '<int>');
 }

@@ -1,0 +1,93 @@
+// Grouping version 2's default components: for each exception of the chain, its type and its
+// frames (those of a cause only where they differ from the exception that wraps it), with
+// uninformative frames dropped and recursion collapsed; without any frame, the types and the
+// parameterized message of the root cause.
+import type { ExceptionInfo, StackFrame } from '../../src/records/event.js';
+import { familyOf, type Family } from './family.js';
+import { frameComponentV2 } from './frames.js';
+import { parameterizeMessage } from './names/messages.js';
+import { collapseCycles } from './recursion.js';
+
+/** What the rules (or the frame itself) decided: whether it is the app's code and whether it counts. */
+export interface FrameVerdict {
+  in_app: boolean | undefined;
+  group: boolean;
+}
+
+/** The frames of one exception with their families, as grouping rules see them. */
+export interface ChainFrames {
+  exception: ExceptionInfo;
+  frames: readonly StackFrame[];
+  families: Family[];
+}
+
+export type Verdicts = (chain: readonly ChainFrames[]) => FrameVerdict[][];
+
+export interface ComponentOptions {
+  max_frames: number;
+  in_app_only: boolean;
+  platform: string | undefined;
+  /** Stack-trace rules; without them each frame keeps its own in_app and counts. */
+  verdicts?: Verdicts;
+}
+
+export type Basis = 'in_app_frames' | 'all_frames' | 'value';
+
+/** Marks where the next exception of the chain starts, so `[A, f, B]` and `[A, f:B]` never meet. */
+export const CAUSE_PREFIX = 'caused by: ';
+
+export function chainFrames(chain: readonly ExceptionInfo[], platform: string | undefined): ChainFrames[] {
+  return chain.map((exception) => {
+    const frames = exception.stacktrace ?? [];
+    return { exception, frames, families: frames.map((frame) => familyOf(frame, platform)) };
+  });
+}
+
+function ownVerdicts(chain: readonly ChainFrames[]): FrameVerdict[][] {
+  return chain.map(({ frames }) => frames.map((frame) => ({ in_app: frame.in_app, group: true })));
+}
+
+/** The components of each exception's frames, in order, before in-app selection. */
+interface Candidate {
+  component: string;
+  inApp: boolean;
+}
+
+export function componentsV2(chain: readonly ExceptionInfo[], message: string | undefined, options: ComponentOptions): { components: string[]; basis: Basis } {
+  const withFrames = chainFrames(chain, options.platform);
+  const verdicts = (options.verdicts ?? ownVerdicts)(withFrames);
+  const candidates: Candidate[][] = withFrames.map(({ frames, families }, e) => {
+    const out: Candidate[] = [];
+    frames.forEach((frame, f) => {
+      const verdict = verdicts[e][f];
+      if (!verdict.group) return;
+      const component = frameComponentV2(frame, families[f]);
+      if (component !== undefined) out.push({ component, inApp: verdict.in_app === true });
+    });
+    return out;
+  });
+
+  if (candidates.every((list) => list.length === 0)) {
+    const root = chain[chain.length - 1];
+    const text = root.value !== '' ? root.value : chain.length === 1 ? (message ?? '') : '';
+    return { components: [...typesOf(chain), parameterizeMessage(text)], basis: 'value' };
+  }
+
+  const useInApp = options.in_app_only && candidates.some((list) => list.some((c) => c.inApp));
+  const components: string[] = [];
+  let enclosing: string[] = [];
+  chain.forEach((exception, e) => {
+    const chosen = collapseCycles(candidates[e].filter((c) => !useInApp || c.inApp).map((c) => c.component));
+    components.push(e === 0 ? exception.type : CAUSE_PREFIX + exception.type);
+    // A cause's oldest frames are those of the exception that wraps it (Java's "... 12 more"): they count once.
+    let shared = 0;
+    while (shared < chosen.length && shared < enclosing.length && chosen[shared] === enclosing[shared]) shared++;
+    components.push(...chosen.slice(shared).slice(-options.max_frames));
+    enclosing = chosen;
+  });
+  return { components, basis: useInApp ? 'in_app_frames' : 'all_frames' };
+}
+
+function typesOf(chain: readonly ExceptionInfo[]): string[] {
+  return chain.map((exception, i) => (i === 0 ? exception.type : CAUSE_PREFIX + exception.type));
+}

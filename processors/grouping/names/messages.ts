@@ -1,0 +1,52 @@
+// Messages, version 2: version 1's placeholders plus what it left in place — quoted user input,
+// prefixed ids (`req_Qd1dQBl0yHe1Pm`), tokens, durations and sizes with their units — so that a
+// frameless error groups by the sentence rather than by what it was said about. Identifiers stay:
+// `ERR_404`, `utf8`, `reading 'map'`.
+import { replaceIdentities, replaceNumbers } from '../legacy/normalize-v1.js';
+
+/** A quoted span: '…', "…", `…`, ‘…’, “…” (no line breaks, at most 200 characters). */
+const QUOTED = /'([^'\n]{0,200})'|"([^"\n]{0,200})"|`([^`\n]{0,200})`|‘([^’\n]{0,200})’|“([^”\n]{0,200})”/g;
+/** What code names — a property, a key, a module, a header — rather than what a user typed. */
+const IDENTIFIER = /^[A-Za-z_$][\w$]*(?:[.:/\\-][A-Za-z_$][\w$]*)*$/;
+/** Values that look like identifiers but are data. */
+const LITERALS = new Set(['NaN', 'Infinity', '-Infinity', 'null', 'undefined', 'true', 'false', 'None', 'nil']);
+const PLACEHOLDER_ONLY = /^<[a-z]+>$/;
+
+/** `req_Qd1dQBl0yHe1Pm`, `cus_NffrFeUfNV2Hib`, `ch_3MmlLrLkdIwHu7ix`: a short prefix and a random run. */
+const PREFIXED_ID = /\b[A-Za-z]{1,12}_(?=[A-Za-z0-9]*\d|[a-z0-9]*[A-Z][a-z0-9]*[a-z]|[A-Z0-9]*[a-z][A-Z0-9]*[A-Z])[A-Za-z0-9]{8,}\b/g;
+/** base64 / base64url tokens of 16+ characters mixing capitals, small letters and digits. */
+const TOKEN = /(?<![\w+/-])(?=[A-Za-z0-9+/_-]*\d)(?=[A-Za-z0-9+/_-]*[a-z])(?=[A-Za-z0-9+/_-]*[A-Z])[A-Za-z0-9+/_-]{16,}={0,2}(?![\w+/-])/g;
+
+const NUMBER = String.raw`\d+(?:[.,]\d+)?`;
+const DURATION_UNIT = String.raw`(?:ns|µs|us|ms|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?)`;
+const DURATION = new RegExp(
+  String.raw`(?<![\w.])(?:(?:\d+(?:h|m|s|ms))+(?=\b)|${NUMBER}\s?${DURATION_UNIT}\b|\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\b|P(?:\d+[YMWD])*T(?:\d+(?:\.\d+)?[HMS])+\b)`,
+  'g',
+);
+const SIZE = new RegExp(String.raw`(?<![\w.])${NUMBER}\s?(?:[KMGTPE]i?B|[kmgtp]b|bytes?|B)\b`, 'g');
+/** Other units stuck to a number (`10px`, `3x`): the number goes, the unit stays. */
+const NUMBER_WITH_UNIT = /(?<![\w.])\d+(?:\.\d+)?(?=[A-Za-z%]{1,3}\b)/g;
+
+function quoted(match: string, ...groups: Array<string | undefined>): string {
+  const content = groups.slice(0, 5).find((g) => g !== undefined) ?? '';
+  if (content === '' || PLACEHOLDER_ONLY.test(content)) return match;
+  if (IDENTIFIER.test(content) && !LITERALS.has(content)) return match;
+  return `${match[0]}<str>${match[match.length - 1]}`;
+}
+
+/**
+ * Version 1's steps (UUIDs, e-mails, URLs, dates, IPs first; hex, decimals and integers last) with,
+ * between them: quoted input `'<str>'`, prefixed ids `<id>`, tokens `<token>`, durations
+ * `<duration>`, sizes `<size>`, and numbers before a unit (`<int>px`).
+ */
+export function parameterizeMessage(value: string): string {
+  if (value === '') return value;
+  const text = replaceIdentities(value)
+    .replace(QUOTED, quoted)
+    .replace(PREFIXED_ID, '<id>')
+    .replace(TOKEN, '<token>')
+    .replace(SIZE, '<size>')
+    .replace(DURATION, '<duration>')
+    .replace(NUMBER_WITH_UNIT, '<int>');
+  return replaceNumbers(text);
+}
