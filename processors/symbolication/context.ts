@@ -1,7 +1,7 @@
 // What the per-platform modules share while one event is symbolicated: the services (lookup,
 // cache, workers), the event's frames and their replacements, and its processing errors.
 import type { ArtifactFile, ArtifactScope } from '../../src/records/artifact.js';
-import type { ErrorEvent, ProcessingError, StackFrame } from '../../src/records/event.js';
+import type { ErrorEvent, ExceptionInfo, ProcessingError, StackFrame } from '../../src/records/event.js';
 import type { ArtifactFinder } from './artifacts.js';
 import { LoadError, type ArtifactCache, type Loaded, type Parsed } from './cache.js';
 import type { SymbolicationConfig } from './config.js';
@@ -31,9 +31,11 @@ export interface Services {
   observeParse(kind: JobKind | 'minified_source', seconds: number, ok: boolean): void;
 }
 
-/** One event being symbolicated. */
+/** One exception of an event being symbolicated (the raised one, or a cause in its chain). */
 export interface EventJob {
   event: ErrorEvent;
+  /** The exception whose frames these are: `event.exception` or one of its causes. */
+  exception: ExceptionInfo;
   scope: ArtifactScope;
   /** The frames as received (never changed). */
   raw: readonly StackFrame[];
@@ -60,6 +62,9 @@ interface Collected {
 export class ProcessingErrors {
   private readonly collected = new Map<string, Collected>();
 
+  /** `path`: where the exception is in the event (`exception`, `exception.cause`, …). */
+  constructor(private readonly path = 'exception') {}
+
   add(type: ProcessingErrorType, at: number, subject: string, message: string): void {
     const key = `${type}\0${subject}`;
     const known = this.collected.get(key);
@@ -75,7 +80,7 @@ export class ProcessingErrors {
   list(outputIndex: readonly number[]): ProcessingError[] {
     return [...this.collected.values()].map((e) => ({
       type: e.type,
-      path: e.at === EXCEPTION_TYPE ? 'exception.type' : `exception.stacktrace[${outputIndex[e.at]}]`,
+      path: e.at === EXCEPTION_TYPE ? `${this.path}.type` : `${this.path}.stacktrace[${outputIndex[e.at]}]`,
       message: e.count > 1 ? `${e.message} (${e.count} frames)` : e.message,
     }));
   }

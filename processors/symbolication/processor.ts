@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { Processor } from '../../src/engine/component.js';
 import { recordItems, type Item, type RecordItem } from '../../src/engine/item.js';
 import type { ArtifactLookup } from '../../src/records/artifact.js';
-import type { ErrorEvent, StackFrame } from '../../src/records/event.js';
+import type { ErrorEvent, ExceptionInfo, StackFrame } from '../../src/records/event.js';
 import { ArtifactFinder, scopeOf } from './artifacts.js';
 import { nativeImages, symbolicateNative } from './breakpad.js';
 import { ArtifactCache } from './cache.js';
@@ -142,11 +142,22 @@ export class SymbolicationProcessor implements Processor {
     this.metrics?.cacheBytes.remove({ processor: this.id });
   }
 
-  /** Symbolicates one event in place (exported for tests and tools through the processor). */
+  /** Symbolicates one event in place, every exception of its chain (exported for tests and tools through the processor). */
   async symbolicate(item: RecordItem<'events'>): Promise<void> {
     const event = item.data;
-    const raw = event.exception.stacktrace ?? [];
-    const job: EventJob = { event, scope: scopeOf(item.tenant, event), raw, replaced: new Array(raw.length), errors: new ProcessingErrors() };
+    const jobs: Promise<void>[] = [];
+    let path = 'exception';
+    for (let exception: ExceptionInfo | undefined = event.exception; exception !== undefined; exception = exception.cause) {
+      jobs.push(this.symbolicateException(item, exception, path));
+      path += '.cause';
+    }
+    await Promise.all(jobs);
+  }
+
+  private async symbolicateException(item: RecordItem<'events'>, exception: ExceptionInfo, path: string): Promise<void> {
+    const event = item.data;
+    const raw = exception.stacktrace ?? [];
+    const job: EventJob = { event, exception, scope: scopeOf(item.tenant, event), raw, replaced: new Array(raw.length), errors: new ProcessingErrors(path) };
     try {
       const work: Promise<void>[] = [];
       if (raw.some(isJavaScriptFrame)) work.push(symbolicateJavaScript(this.services, job));
@@ -170,8 +181,10 @@ export class SymbolicationProcessor implements Processor {
       at += replacement?.length ?? 1;
     }
     if (frames !== undefined) {
-      event.raw_stacktrace = event.exception.stacktrace;
-      event.exception.stacktrace = frames;
+      // The raised exception's received frames are the event's raw_stacktrace; a cause keeps its own.
+      if (exception === event.exception) event.raw_stacktrace = exception.stacktrace;
+      else exception.raw_stacktrace = exception.stacktrace;
+      exception.stacktrace = frames;
     }
     if (job.errors.size > 0) {
       const errors = job.errors.list(outputIndex);
@@ -198,18 +211,18 @@ export class SymbolicationProcessor implements Processor {
  * allocation-free: the fast path of every event without such frames.
  */
 export function needsSymbolication(event: ErrorEvent): boolean {
-  const frames = event.exception?.stacktrace;
   const images = event.debug_meta?.images;
   if (images !== undefined) {
     for (const image of images) {
       if (image.type === 'proguard') return true;
     }
   }
-  if (frames === undefined) return false;
   let nativeFrames = false;
-  for (const frame of frames) {
-    if (isJavaScriptFrame(frame)) return true;
-    if (frame.instruction_addr !== undefined) nativeFrames = true;
+  for (let exception: ExceptionInfo | undefined = event.exception; exception !== undefined; exception = exception.cause) {
+    for (const frame of exception.stacktrace ?? []) {
+      if (isJavaScriptFrame(frame)) return true;
+      if (frame.instruction_addr !== undefined) nativeFrames = true;
+    }
   }
   if (nativeFrames && images !== undefined) {
     for (const image of images) if (image.type === 'elf' || image.type === 'macho' || image.type === 'pe') return true;

@@ -246,7 +246,7 @@ export async function symbolicateJava(services: Services, job: EventJob, uuids: 
   services.countFrames('java', 'symbolicated', done);
   services.countFrames('java', 'unresolved', frames.length - done);
 
-  const exception = job.event.exception;
+  const exception = job.exception;
   const obfuscated = exception.module ? `${exception.module}.${exception.type}` : exception.type;
   for (const mapping of mappings) {
     const original = mapping.originalClass(obfuscated);

@@ -30,6 +30,8 @@ export interface ExceptionInfo {
   stacktrace?: StackFrame[];
   /** The exception this one wraps, recursively: the raised exception outermost, the root cause innermost. */
   cause?: ExceptionInfo;
+  /** A cause's frames as received, when symbolication changed them (the raised exception's are the event's `raw_stacktrace`). */
+  raw_stacktrace?: StackFrame[];
 }
 
 export interface EventUser {

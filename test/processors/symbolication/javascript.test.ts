@@ -59,6 +59,19 @@ describe('JavaScript frames through a real esbuild map', () => {
     expect(out.filter((f) => !bundled.includes(f))).toEqual(raw.filter((f) => !f.abs_path?.startsWith('https://')));
   });
 
+  it('symbolicates the frames of every exception of an exception.cause chain, keeping each one’s received frames', async () => {
+    const { frames } = framesOf(() => exports.run([{ price: 3 }]));
+    const raw = structuredClone(frames);
+    const cause = { type: 'RangeError', value: 'inner', stacktrace: structuredClone(frames) };
+    const [event] = await symbolicate(processor(uploaded()), makeEvent(frames, { exception: { type: 'Error', value: 'outer', stacktrace: frames, cause } }));
+    const outer = bundleFrames(event.exception.stacktrace as StackFrame[]);
+    const inner = bundleFrames(event.exception.cause?.stacktrace as StackFrame[]);
+    expect(outer.map((f) => f.function)).toEqual(['Object.run', 'checkout', 'applyDiscount']);
+    expect(inner).toEqual(outer);
+    expect(event.exception.cause?.raw_stacktrace).toEqual(raw);
+    expect(event.raw_stacktrace).toEqual(raw);
+  });
+
   it('recovers a method and its class (V8’s `c.render`) and an arrow function assigned to a const', async () => {
     const p = processor(uploaded());
     const render = framesOf(() => exports.renderWidget(undefined));
