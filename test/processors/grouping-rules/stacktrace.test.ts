@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyStacktraceRules, parseStacktraceRule, type RuleFrame, RuleSyntaxError } from '../../../processors/grouping/rules/index.js';
+import { applyStacktraceRules, parseStacktraceRule, type RuleFrame } from '../../../processors/grouping/rules/index.js';
+import { expectSyntaxError } from './support.js';
 
 const js = (frame: Partial<RuleFrame>): RuleFrame => ({ family: 'javascript', ...frame });
 /** The verdicts of rules (one string each) over frames. */
@@ -8,15 +9,6 @@ const run = (rules: string[], frames: RuleFrame[]) => applyStacktraceRules(rules
 const hits = (rule: string, frame: RuleFrame) => {
   const [verdict] = run([rule], [frame]);
   return verdict.group !== true || verdict.in_app !== frame.in_app;
-};
-const syntaxError = (parse: () => unknown): RuleSyntaxError => {
-  try {
-    parse();
-  } catch (error) {
-    if (error instanceof RuleSyntaxError) return error;
-    throw error;
-  }
-  throw new Error('expected a RuleSyntaxError');
 };
 
 describe('parseStacktraceRule', () => {
@@ -67,13 +59,7 @@ describe('parseStacktraceRule', () => {
     ['# mark vendor code', 1, 'this is a comment, not a rule'],
     ['   ', 1, 'the rule is empty'],
     ['function:foo\nfunction:bar -app', 13, 'a rule is a single line: give each rule its own list entry'],
-  ])('rejects %j at column %i: %s', (text, column, problem) => {
-    const error = syntaxError(() => parseStacktraceRule(text));
-    expect(error.problem).toBe(problem);
-    expect(error.column).toBe(column);
-    expect(error.message).toBe(`column ${column}: ${problem}`);
-    expect(error.rule).toBe(text);
-  });
+  ])('rejects %j at column %i: %s', (text, column, problem) => expectSyntaxError(parseStacktraceRule, text, column, problem));
 });
 
 describe('stack-trace rule matchers', () => {
