@@ -18,7 +18,7 @@ import { ValueError } from './syntax.js';
 const SLASH = '\uE000';
 
 /** What picomatch is told: dotfiles are not special, and only `*`, `**`, `?` and `[…]` are glob syntax. */
-const OPTIONS = { dot: true, nobrace: true, noextglob: true, nonegate: true, strictSlashes: true, fastpaths: false } as const;
+const OPTIONS = { dot: true, nobrace: true, noextglob: true, nonegate: true, fastpaths: false } as const;
 
 /** At most this many `**` inside a path segment (`**.js`, `a**b`): each doubles the regexes to try. */
 const MAX_INNER_GLOBSTARS = 3;
@@ -75,17 +75,42 @@ function regexOf(source: string, caseInsensitive: boolean): RegExp {
   return regex;
 }
 
+/**
+ * What a cheap test can tell before the regex runs: a pattern of literal characters only (then
+ * equality decides), else its longest run of literal characters, which every match contains.
+ * In a path, `/` ends a run, because a `/` next to a globstar may match nothing.
+ */
+function literals(list: readonly Piece[], slashEndsRun: boolean): { exact: string | undefined; needle: string } {
+  let needle = '';
+  let run = '';
+  let exact: string | undefined = '';
+  for (const piece of list) {
+    if (piece.kind === 'literal' && !(slashEndsRun && piece.char === '/')) {
+      run += piece.char;
+      if (run.length > needle.length) needle = run;
+    } else run = '';
+    if (piece.kind === 'literal') exact = exact === undefined ? undefined : exact + piece.char;
+    else exact = undefined;
+  }
+  return { exact, needle };
+}
+
 /** A compiled text glob: `*` crosses everything. */
 export function compileTextGlob(pattern: string, caseInsensitive: boolean): (value: string) => boolean {
+  const list = pieces(pattern);
   let source = '';
-  for (const piece of pieces(pattern)) {
+  for (const piece of list) {
     if (piece.kind === 'star') source += '*';
     else if (piece.kind === 'one') source += '?';
     else if (piece.kind === 'class') source += bracket(piece.body);
     else source += piece.char === '/' ? literal(SLASH) : literal(piece.char);
   }
   const regex = regexOf(source, caseInsensitive);
-  return (value) => regex.test(value.includes('/') ? value.replaceAll('/', SLASH) : value);
+  const match = (value: string) => regex.test(value.includes('/') ? value.replaceAll('/', SLASH) : value);
+  if (caseInsensitive) return match;
+  const { exact, needle } = literals(list, false);
+  if (exact !== undefined) return (value) => value === exact;
+  return needle ? (value) => value.includes(needle) && match(value) : match;
 }
 
 /** A path glob in its matching form: lowercase, `/` separators, no `./` prefix or empty segments. */
@@ -139,11 +164,11 @@ export function compilePathGlob(pattern: string): PathGlob {
   });
   const regexes = variants.map((source) => regexOf(source, false));
   const hasSlash = crossing || normalized.includes('/');
-  if (regexes.length === 1) {
-    const [regex] = regexes;
-    return { hasSlash, test: (value) => regex.test(value) };
-  }
-  return { hasSlash, test: (value) => regexes.some((regex) => regex.test(value)) };
+  const { exact, needle } = literals(list, true);
+  if (exact !== undefined) return { hasSlash, test: (value) => value === exact };
+  const [first] = regexes;
+  const match = regexes.length === 1 ? (value: string) => first.test(value) : (value: string) => regexes.some((regex) => regex.test(value));
+  return { hasSlash, test: needle ? (value) => value.includes(needle) && match(value) : match };
 }
 
 const URL_ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/;

@@ -56,6 +56,13 @@ describe('text globs', () => {
     expect(text('CONN*', 'connection refused', true)).toBe(true);
   });
 
+  it('decide a pattern without wildcards by equality', () => {
+    expect(text('main', 'main')).toBe(true);
+    expect(text('main', 'main2')).toBe(false);
+    expect(text('main', 'Main')).toBe(false);
+    expect(text('MAIN', 'main', true)).toBe(true);
+  });
+
   it('reject a bracket expression that is no valid range', () => {
     expect(() => compileTextGlob('[z-a]', false)).toThrow(ValueError);
   });
@@ -80,6 +87,18 @@ describe('path globs', () => {
     expect(path('/a**b/c', '/a/x/b/c')).toBe(true);
     expect(path('/a**b/c', '/ab/c')).toBe(true);
     expect(path('/a**b/c', '/a/x/c')).toBe(false);
+  });
+
+  it('let the / around a ** match nothing', () => {
+    expect(path('a/**/b', 'a/b')).toBe(true);
+    expect(path('**/b/**', 'b')).toBe(true);
+    expect(path('a/**/b', 'ab')).toBe(false);
+  });
+
+  it('decide a pattern without wildcards by equality (after normalization)', () => {
+    expect(path('/App/Main.js', '/APP/main.js')).toBe(true);
+    expect(path('/app/main.js', '/app/main.jsx')).toBe(false);
+    expect(path('main.js', '/app/main.js')).toBe(true);
   });
 
   it('limit how many such ** a pattern has', () => {
