@@ -214,8 +214,8 @@ function template(cursor: Cursor, raw: string, column: number, isTitle: boolean)
     const variable =
       name.startsWith('tags.') && name.length > 'tags.'.length
         ? { tag: name.slice('tags.'.length) }
-        : Object.hasOwn(VARIABLES, name)
-          ? VARIABLES[name]
+        : Object.hasOwn(VARIABLES, name.toLowerCase())
+          ? VARIABLES[name.toLowerCase()]
           : undefined;
     if (variable === undefined || /\s/.test(name)) throw cursor.error(`unknown variable "{{ ${name} }}" (known: ${KNOWN_VARIABLES})`, column);
     if (variable === 'default') {

@@ -17,8 +17,34 @@ export interface RuleFrame {
   family: Family;
 }
 
+const PLATFORM_FAMILIES: Record<string, Family> = {
+  javascript: 'javascript',
+  node: 'javascript',
+  java: 'jvm',
+  android: 'jvm',
+  kotlin: 'jvm',
+  scala: 'jvm',
+  groovy: 'jvm',
+  clojure: 'jvm',
+  python: 'python',
+  go: 'go',
+  native: 'native',
+  c: 'native',
+  cpp: 'native',
+  objc: 'native',
+  cocoa: 'native',
+  swift: 'native',
+  rust: 'native',
+};
+
+/** The family of a Sentry platform name (the frame's `platform`, else the event's): `other` when unknown or absent. */
+export function familyForPlatform(platform: string | undefined): Family {
+  const key = platform?.toLowerCase();
+  return key !== undefined && Object.hasOwn(PLATFORM_FAMILIES, key) ? PLATFORM_FAMILIES[key] : 'other';
+}
+
 /** Each family is one bit, so that a rule's families are a mask and a frame's family a bit. */
-export const ALL_FAMILIES = (1 << FAMILIES.length) - 1;
+const ALL_FAMILIES = (1 << FAMILIES.length) - 1;
 
 export function familyBit(family: string): number {
   const index = FAMILIES.indexOf(family as Family);
@@ -44,7 +70,7 @@ function positiveFamilyMask(value: string): number {
 
 const BOOLEANS: Record<string, boolean> = { yes: true, true: true, '1': true, no: false, false: false, '0': false };
 
-export function parseBoolean(key: string, value: string): boolean {
+function parseBoolean(key: string, value: string): boolean {
   const lower = value.toLowerCase();
   if (!Object.hasOwn(BOOLEANS, lower)) throw new ValueError(`${key} takes yes or no, not "${value}"`);
   return BOOLEANS[lower];
@@ -94,8 +120,8 @@ export class FrameView {
 
 export type FrameTest = (view: FrameView) => boolean;
 
-export const FRAME_KEYS = ['function', 'module', 'path', 'package', 'app'] as const;
-export type FrameKey = (typeof FRAME_KEYS)[number];
+const FRAME_KEYS = ['function', 'module', 'path', 'package', 'app'] as const;
+type FrameKey = (typeof FRAME_KEYS)[number];
 
 /** How much a test costs, to run the cheap ones first. */
 const FRAME_KEY_COST: Record<FrameKey, number> = { app: 0, function: 1, module: 1, path: 2, package: 2 };

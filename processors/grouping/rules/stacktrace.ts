@@ -11,7 +11,7 @@ export interface FrameVerdict {
   group: boolean;
 }
 
-interface StacktraceAction {
+export interface StacktraceAction {
   key: 'app' | 'group';
   flag: boolean;
   /** `self`: the matching frame; `up` (`^`): the frames after it in the list (towards the crash); `down` (`v`): those before it (towards the entry point). */
@@ -90,10 +90,10 @@ export function applyStacktraceRules(rules: readonly StacktraceRule[], frames: r
     if ((rule.families & present) === 0) continue;
     views ??= frames.map((frame, i) => new FrameView(frame, verdicts[i]));
     matched.length = 0;
-    frames: for (let i = 0; i < count; i++) {
+    nextFrame: for (let i = 0; i < count; i++) {
       const view = views[i];
       if ((view.bit & rule.families) === 0) continue;
-      for (const test of rule.tests) if (!test(view)) continue frames;
+      for (const test of rule.tests) if (!test(view)) continue nextFrame;
       matched.push(i);
     }
     for (const index of matched) for (const action of rule.actions) apply(action, verdicts, index);

@@ -27,6 +27,11 @@ describe('parseFingerprintRule', () => {
     expect(parseFingerprintRule('type:X -> db-{{ type }}-x, {{  default  }}').fingerprint).toEqual(['db-{{ type }}-x', '{{ default }}']);
   });
 
+  it('reads variable names case-insensitively, tag names as written', () => {
+    expect(parseFingerprintRule('type:X -> {{ DEFAULT }}').fingerprint).toEqual(['{{ default }}']);
+    expect(match(['type:* -> {{ Type }}, {{ tags.Region }}'], subject({ tags: { Region: 'us', region: 'eu' } }))?.fingerprint).toEqual(['DatabaseError', 'us']);
+  });
+
   it('allows a quoted value right before -> and a title before the parts', () => {
     const rule = parseFingerprintRule('value:"a b"-> title="T" x');
     expect(rule.fingerprint).toEqual(['x']);

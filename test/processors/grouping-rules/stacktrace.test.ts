@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyStacktraceRules, parseStacktraceRule, type RuleFrame } from '../../../processors/grouping/rules/index.js';
+import { applyStacktraceRules, familyForPlatform, parseStacktraceRule, type RuleFrame } from '../../../processors/grouping/rules/index.js';
 import { expectSyntaxError } from './support.js';
 
 const js = (frame: Partial<RuleFrame>): RuleFrame => ({ family: 'javascript', ...frame });
@@ -208,5 +208,14 @@ describe('applyStacktraceRules', () => {
     const frames = [js({ function: 'main', in_app: true })];
     run(['function:main -app'], frames);
     expect(frames[0].in_app).toBe(true);
+  });
+});
+
+describe('familyForPlatform', () => {
+  it('maps Sentry platform names to families, other when unknown or absent', () => {
+    expect(
+      ['javascript', 'node', 'java', 'android', 'kotlin', 'python', 'go', 'native', 'cocoa', 'swift', 'C', 'ruby', 'php', undefined].map(familyForPlatform),
+    ).toEqual(['javascript', 'javascript', 'jvm', 'jvm', 'jvm', 'python', 'go', 'native', 'native', 'native', 'native', 'other', 'other', 'other']);
+    expect(familyForPlatform('constructor')).toBe('other');
   });
 });
