@@ -7,6 +7,7 @@ import type { ProfileSummary } from './profile.js';
 import type { ReadTiming } from './reads.js';
 import type { DecodeResult, SpansResult } from './spans.js';
 import type { SymbolicationResult } from './symbolication.js';
+import type { GroupingResult } from './grouping.js';
 import type { IssuesResult } from './issues.js';
 
 export interface Machine {
@@ -90,6 +91,7 @@ export interface Results {
   memory?: { steadyMB: number; steadyAnonMB: number; peakMB: number; note: string };
   symbolication?: SymbolicationResult;
   issues?: IssuesResult;
+  grouping?: GroupingResult;
   goals: Goal[];
   profiles?: Record<string, ProfileSummary>;
 }
@@ -279,6 +281,19 @@ export function formatReport(r: Results): string {
           ['200 known issues (cached: no catalog round trip)', n0(i.cached.eventsPerSecond), n1(i.cached.cpuMicrosPerEvent)],
           ['every event opens an issue (a catalog write each)', n0(i.newIssues.eventsPerSecond), n1(i.newIssues.cpuMicrosPerEvent)],
         ],
+      ),
+    );
+    out.push('');
+  }
+
+  if (r.grouping) {
+    const g = r.grouping;
+    const base = g.cases[0].cpuMicrosPerEvent;
+    out.push(`GROUPING  in process, ${g.events} validated events (200 errors x 3 releases), computeGrouping per event`);
+    out.push(
+      table(
+        ['', 'CPU µs/event', 'vs version 1'],
+        g.cases.map((c) => [c.label, n1(c.cpuMicrosPerEvent), `${n1((c.cpuMicrosPerEvent / base) * 100)} %`]),
       ),
     );
     out.push('');

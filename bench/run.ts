@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--events N] [--spans N] [--only events,spans,reads,symbolication,issues] [--profile]`
+// `npm run bench [-- --quick] [--events N] [--spans N] [--only events,spans,reads,symbolication,issues,grouping] [--profile]`
 // Starts the real service, measures events, spans, reads, memory and storage, and overload, with
 // baselines measured in the same run, and the symbolication processor in process; prints a table and writes bench/results/latest.json.
 // Progress goes to stderr, the table to stdout.
@@ -26,6 +26,7 @@ import { evaluateGoals, formatReport, machineInfo, type Results } from './report
 import { startChild, startInProcess, tempDir, type ChildService } from './service.js';
 import { measureDecode, measureFaultlineSpans } from './spans.js';
 import { measureSymbolication } from './symbolication.js';
+import { measureGrouping } from './grouping.js';
 import { measureIssues } from './issues.js';
 import { sleep } from './stats.js';
 
@@ -43,7 +44,7 @@ const { values: args } = parseArgs({
 const quick = args.quick;
 const N_EVENTS = Number(args.events ?? (quick ? 50_000 : 1_000_000));
 const N_SPANS = Number(args.spans ?? (quick ? 50_000 : 1_000_000));
-const phases = new Set((args.only ?? 'events,spans,reads,symbolication,issues').split(',').map((s) => s.trim()));
+const phases = new Set((args.only ?? 'events,spans,reads,symbolication,issues,grouping').split(',').map((s) => s.trim()));
 const settings = {
   quick,
   connections: 64,
@@ -358,6 +359,11 @@ async function main(): Promise<void> {
   if (phases.has('issues')) {
     log(`Issues processor: in process, ${settings.symbolicationSeconds} s…`);
     results.issues = await measureIssues({ seconds: settings.symbolicationSeconds });
+  }
+
+  if (phases.has('grouping')) {
+    log(`Grouping: in process, ${settings.symbolicationSeconds} s per case…`);
+    results.grouping = measureGrouping({ seconds: settings.symbolicationSeconds });
   }
 }
 

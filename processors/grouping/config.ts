@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { groupingRulesSchema } from './rules/index.js';
 
 /** The `grouping` processor's YAML section. An absent section is `{}`: every key has a default. */
 export const groupingConfigSchema = z
@@ -14,6 +15,7 @@ export const groupingConfigSchema = z
       .describe(
         "After an upgrade of the grouping algorithm, for how many days a project's events also compute the previous version's hash, so that they keep landing in the issues it opened",
       ),
+    rules: groupingRulesSchema,
   })
   .strict();
 

@@ -1,5 +1,6 @@
 import type { ProcessorFactory } from '../../src/engine/component.js';
 import { groupingConfigSchema, type GroupingConfig } from './config.js';
+import { compileRules } from './compile-rules.js';
 import { GroupingProcessor } from './processor.js';
 
 export const groupingFactory: ProcessorFactory<GroupingConfig> = {
@@ -16,6 +17,6 @@ export const groupingFactory: ProcessorFactory<GroupingConfig> = {
     if (settings.signal !== 'events') {
       throw new Error(`processor "${settings.id.text}" handles only events, not ${settings.signal}`);
     }
-    return new GroupingProcessor(settings.config, undefined, settings.host.groupingVersions);
+    return new GroupingProcessor(settings.config, compileRules(settings.config.rules), settings.host.groupingVersions);
   },
 };

@@ -1,30 +1,10 @@
 // Which language a frame is in decides how its names are normalized (and what `family:` matches
 // in grouping rules). The frame's own platform wins, then the event's, then the file's extension.
 import type { StackFrame } from '../../src/records/event.js';
+import { memoize } from './memo.js';
+import { familyForPlatform, type Family } from './rules/index.js';
 
-export type Family = 'javascript' | 'native' | 'jvm' | 'python' | 'go' | 'other';
-
-const BY_PLATFORM: Record<string, Family> = {
-  javascript: 'javascript',
-  node: 'javascript',
-  typescript: 'javascript',
-  java: 'jvm',
-  kotlin: 'jvm',
-  scala: 'jvm',
-  groovy: 'jvm',
-  clojure: 'jvm',
-  android: 'jvm',
-  python: 'python',
-  go: 'go',
-  native: 'native',
-  c: 'native',
-  cpp: 'native',
-  'c++': 'native',
-  cocoa: 'native',
-  objc: 'native',
-  swift: 'native',
-  rust: 'native',
-};
+export type { Family };
 
 const BY_EXTENSION: Record<string, Family> = {
   js: 'javascript',
@@ -58,17 +38,19 @@ const BY_EXTENSION: Record<string, Family> = {
 const EXTENSION = /\.([A-Za-z0-9+]+)(?:[?#].*)?$/s;
 
 export function familyOf(frame: StackFrame, eventPlatform: string | undefined): Family {
-  const platform = frame.platform ?? eventPlatform;
-  if (platform !== undefined) {
-    const family = BY_PLATFORM[platform.toLowerCase()];
-    if (family !== undefined) return family;
-  }
+  const byPlatform = familyForPlatform(frame.platform ?? eventPlatform);
+  if (byPlatform !== 'other') return byPlatform;
   const file = frame.filename ?? frame.abs_path;
-  if (file !== undefined) {
-    const extension = EXTENSION.exec(file)?.[1].toLowerCase();
-    const family = extension === undefined ? undefined : BY_EXTENSION[extension];
-    if (family !== undefined) return family;
-    if (/^(?:https?|node|webpack|file|blob|app):/i.test(file)) return 'javascript';
-  }
+  const byFile = file === undefined ? 'other' : familyOfFile(file);
+  if (byFile !== 'other') return byFile;
   return frame.instruction_addr !== undefined ? 'native' : 'other';
 }
+
+const SCRIPT_URL = /^(?:https?|node|webpack|file|blob|app):/i;
+
+const familyOfFile = memoize((file: string): Family => {
+  const extension = EXTENSION.exec(file)?.[1].toLowerCase();
+  const family = extension === undefined ? undefined : BY_EXTENSION[extension];
+  if (family !== undefined) return family;
+  return SCRIPT_URL.test(file) ? 'javascript' : 'other';
+});

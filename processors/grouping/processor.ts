@@ -25,7 +25,12 @@ export class GroupingProcessor implements Processor {
       groupEvent(item, this.config, this.rules);
       const fallback = this.versions?.fallbackFor(item.tenant.projectId, now);
       if (fallback !== undefined) {
-        const hash = groupingHash(item.data, { ...this.config, version: fallback as GroupingVersion });
+        // Version 1 knew no rules: its hash is the one its issues were opened under.
+        const hash = groupingHash(item.data, {
+          max_frames: this.config.max_frames,
+          in_app_only: this.config.in_app_only,
+          version: fallback as GroupingVersion,
+        });
         if (hash !== item.data.grouping_hash) item.data.grouping_fallback_issue_id = issueIdFor(item.tenant, hash);
       }
     }
@@ -33,9 +38,9 @@ export class GroupingProcessor implements Processor {
 }
 
 /** Enriches one event in place (exported for callers that group outside a pipeline, e.g. a backfill). */
-export function groupEvent(item: RecordItem<'events'>, config: Partial<GroupingConfig> = {}, rules?: CompiledRules): void {
+export function groupEvent(item: RecordItem<'events'>, config: Partial<Pick<GroupingConfig, 'max_frames' | 'in_app_only'>> = {}, rules?: CompiledRules): void {
   const event = item.data;
-  const grouping = computeGrouping(event, { ...config, rules });
+  const grouping = computeGrouping(event, { max_frames: config.max_frames, in_app_only: config.in_app_only, rules });
   event.grouping_hash = grouping.hash;
   event.issue_id = issueIdFor(item.tenant, grouping.hash);
   event.title = grouping.title;

@@ -77,14 +77,24 @@ describe('grouping factory', () => {
     expect(groupingFactory.type).toBe('grouping');
     expect(groupingFactory.signals).toEqual(['events']);
     expect(groupingFactory.description.length).toBeGreaterThan(0);
-    expect(groupingFactory.configSchema.parse({})).toEqual({ max_frames: 50, in_app_only: true, upgrade_fallback_days: 30 });
+    expect(groupingFactory.configSchema.parse({})).toEqual({
+      max_frames: 50,
+      in_app_only: true,
+      upgrade_fallback_days: 30,
+      rules: { stacktrace: [], fingerprint: [] },
+    });
   });
 
   it('rejects unknown keys and invalid values', () => {
     expect(groupingConfigSchema.safeParse({ max_frame: 10 }).success).toBe(false);
     expect(groupingConfigSchema.safeParse({ max_frames: 0 }).success).toBe(false);
     expect(groupingConfigSchema.safeParse({ in_app_only: 'yes' }).success).toBe(false);
-    expect(groupingConfigSchema.parse({ max_frames: 5, in_app_only: false })).toEqual({ max_frames: 5, in_app_only: false, upgrade_fallback_days: 30 });
+    expect(groupingConfigSchema.parse({ max_frames: 5, in_app_only: false })).toEqual({
+      max_frames: 5,
+      in_app_only: false,
+      upgrade_fallback_days: 30,
+      rules: { stacktrace: [], fingerprint: [] },
+    });
   });
 
   it('sets grouping_hash, issue_id, title, culprit and root_cause', async () => {

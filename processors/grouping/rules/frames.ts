@@ -20,6 +20,7 @@ export interface RuleFrame {
 const PLATFORM_FAMILIES: Record<string, Family> = {
   javascript: 'javascript',
   node: 'javascript',
+  typescript: 'javascript',
   java: 'jvm',
   android: 'jvm',
   kotlin: 'jvm',
@@ -31,6 +32,7 @@ const PLATFORM_FAMILIES: Record<string, Family> = {
   native: 'native',
   c: 'native',
   cpp: 'native',
+  'c++': 'native',
   objc: 'native',
   cocoa: 'native',
   swift: 'native',

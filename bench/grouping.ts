@@ -1,0 +1,88 @@
+// The grouping processor's cost on the hot path, in process: CPU per event of version 1 (the
+// baseline, as grouping was before issue #12), version 2, version 2 during an upgrade's transition
+// (it also computes version 1's hash), and version 2 with stack-trace and fingerprint rules, over
+// the bench's 600 validated events (200 errors x 3 releases).
+import type { Item } from '../src/engine/item.js';
+import type { ErrorEvent } from '../src/records/event.js';
+import { computeGrouping, groupingHash, type GroupingOptions } from '../processors/grouping/fingerprint.js';
+import { compileRules } from '../processors/grouping/compile-rules.js';
+import { groupingRulesSchema } from '../processors/grouping/rules/index.js';
+import { validationConfigSchema } from '../processors/validation/config.js';
+import { EventValidationProcessor } from '../processors/validation/processor.js';
+import { errorTemplates, eventBody, RELEASES, rng } from './payloads.js';
+
+export interface GroupingCase {
+  label: string;
+  cpuMicrosPerEvent: number;
+}
+
+export interface GroupingResult {
+  events: number;
+  cases: GroupingCase[];
+}
+
+/** Rules a team might keep: library code out of the app, proxies and logging out of the group, two fingerprints. */
+const RULES = {
+  stacktrace: [
+    'family:javascript path:**/node_modules/** -app',
+    'path:**/vendor/** -app',
+    'function:*Proxy* -group',
+    'family:jvm module:org.springframework.** -app',
+    'function:log* -group',
+  ],
+  fingerprint: ['type:ChunkLoadError -> chunk-load-failed', 'type:DatabaseError value:"connection*" -> database-connection'],
+};
+
+function events(): ErrorEvent[] {
+  const validation = new EventValidationProcessor(validationConfigSchema.parse({}));
+  const random = rng(23);
+  const out: ErrorEvent[] = [];
+  for (const template of errorTemplates()) {
+    RELEASES.forEach((_, r) => {
+      const item: Item = {
+        data: eventBody(template, r, random),
+        tenant: { orgId: 'default', projectId: 'default', dataset: 'live' },
+        receivedAt: Date.now(),
+        size: 0,
+      };
+      validation.process([item]);
+      if (item.outcome === undefined) out.push(item.data as ErrorEvent);
+    });
+  }
+  return out;
+}
+
+function cpuPerEvent(all: ErrorEvent[], seconds: number, run: (event: ErrorEvent) => void): number {
+  for (const event of all) run(event); // warm the memos and the JIT
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  let n = 0;
+  while (performance.now() - t0 < seconds * 1000) {
+    for (const event of all) run(event);
+    n += all.length;
+  }
+  const cpu = process.cpuUsage(cpu0);
+  return (cpu.user + cpu.system) / n;
+}
+
+export function measureGrouping(options: { seconds: number }): GroupingResult {
+  const all = events();
+  const rules = compileRules(groupingRulesSchema.parse(RULES));
+  const v2: GroupingOptions = { version: 2 };
+  const cases: Array<[string, (event: ErrorEvent) => void]> = [
+    ['version 1 (before issue #12: the baseline)', (e) => computeGrouping(e, { version: 1 })],
+    ['version 2', (e) => computeGrouping(e, v2)],
+    [
+      "version 2 during an upgrade (also version 1's hash)",
+      (e) => {
+        computeGrouping(e, v2);
+        groupingHash(e, { version: 1 });
+      },
+    ],
+    [
+      `version 2 with ${RULES.stacktrace.length} stack-trace and ${RULES.fingerprint.length} fingerprint rules`,
+      (e) => computeGrouping(e, { version: 2, rules }),
+    ],
+  ];
+  return { events: all.length, cases: cases.map(([label, run]) => ({ label, cpuMicrosPerEvent: cpuPerEvent(all, options.seconds, run) })) };
+}
