@@ -5,6 +5,7 @@
 import type { ExceptionInfo, StackFrame } from '../../src/records/event.js';
 import { familyOf, type Family } from './family.js';
 import { frameComponentV2 } from './frames.js';
+import { canonicalEngineMessage, canonicalType } from './names/engine-messages.js';
 import { parameterizeMessage } from './names/messages.js';
 import { collapseCycles } from './recursion.js';
 
@@ -70,7 +71,7 @@ export function componentsV2(chain: readonly ExceptionInfo[], message: string | 
   if (candidates.every((list) => list.length === 0)) {
     const root = chain[chain.length - 1];
     const text = root.value !== '' ? root.value : chain.length === 1 ? (message ?? '') : '';
-    return { components: [...typesOf(chain), parameterizeMessage(text)], basis: 'value' };
+    return { components: [...typesOf(chain), parameterizeMessage(canonicalEngineMessage(text))], basis: 'value' };
   }
 
   const useInApp = options.in_app_only && candidates.some((list) => list.some((c) => c.inApp));
@@ -78,7 +79,7 @@ export function componentsV2(chain: readonly ExceptionInfo[], message: string | 
   let enclosing: string[] = [];
   chain.forEach((exception, e) => {
     const chosen = collapseCycles(candidates[e].filter((c) => !useInApp || c.inApp).map((c) => c.component));
-    components.push(e === 0 ? exception.type : CAUSE_PREFIX + exception.type);
+    components.push(typeComponent(exception, e));
     // A cause's oldest frames are those of the exception that wraps it (Java's "... 12 more"): they count once.
     let shared = 0;
     while (shared < chosen.length && shared < enclosing.length && chosen[shared] === enclosing[shared]) shared++;
@@ -88,6 +89,11 @@ export function componentsV2(chain: readonly ExceptionInfo[], message: string | 
   return { components, basis: useInApp ? 'in_app_frames' : 'all_frames' };
 }
 
+function typeComponent(exception: ExceptionInfo, index: number): string {
+  const type = canonicalType(exception.type, exception.value);
+  return index === 0 ? type : CAUSE_PREFIX + type;
+}
+
 function typesOf(chain: readonly ExceptionInfo[]): string[] {
-  return chain.map((exception, i) => (i === 0 ? exception.type : CAUSE_PREFIX + exception.type));
+  return chain.map(typeComponent);
 }

@@ -4,18 +4,43 @@
 // `ERR_404`, `utf8`, `reading 'map'`.
 import { replaceIdentities, replaceNumbers } from '../legacy/normalize-v1.js';
 
-/** A quoted span: '…', "…", `…`, ‘…’, “…” (no line breaks, at most 200 characters). */
-const QUOTED = /'([^'\n]{0,200})'|"([^"\n]{0,200})"|`([^`\n]{0,200})`|‘([^’\n]{0,200})’|“([^”\n]{0,200})”/g;
+/**
+ * A quoted span: '…', "…", `…`, ‘…’, “…” (no line breaks, at most 200 characters). A quote must
+ * not touch a letter on its outer side, so the apostrophe of `can't` opens nothing.
+ */
+const QUOTED = /(?<![\w'])'([^'\n]{0,200})'(?![\w])|"([^"\n]{0,200})"|`([^`\n]{0,200})`|‘([^’\n]{0,200})’|“([^”\n]{0,200})”/g;
 /** What code names — a property, a key, a module, a header — rather than what a user typed. */
-const IDENTIFIER = /^[A-Za-z_$][\w$]*(?:[.:/\\-][A-Za-z_$][\w$]*)*$/;
+const IDENTIFIER = /^[A-Za-z_$][\w$]*(?:[.:\\-][A-Za-z_$][\w$]*)*$/;
+/** A path on the server (`/srv/templates/invoice.hbs`, `./config/app.yml`): where, not what. */
+const PATH = /^(?:[A-Za-z]:)?(?:\.{0,2}[/\\]|~[/\\])[\w$.@~+/\\-]*$/;
 /** Values that look like identifiers but are data. */
 const LITERALS = new Set(['NaN', 'Infinity', '-Infinity', 'null', 'undefined', 'true', 'false', 'None', 'nil']);
+const HAS_DIGIT = /\d/;
 const PLACEHOLDER_ONLY = /^<[a-z]+>$/;
 
-/** `req_Qd1dQBl0yHe1Pm`, `cus_NffrFeUfNV2Hib`, `ch_3MmlLrLkdIwHu7ix`: a short prefix and a random run. */
-const PREFIXED_ID = /\b[A-Za-z]{1,12}_(?=[A-Za-z0-9]*\d|[a-z0-9]*[A-Z][a-z0-9]*[a-z]|[A-Z0-9]*[a-z][A-Z0-9]*[A-Z])[A-Za-z0-9]{8,}\b/g;
+/** `req_Qd1dQBl0yHe1Pm`, `cus_NffrFeUfNV2Hib`, `ch_3MmlLrLkdIwHu7ix`: a short prefix and a random run of 10 or more. */
+const PREFIXED_ID = /\b[A-Za-z]{1,12}_(?:(?=[A-Za-z0-9]*\d)|(?=[A-Za-z0-9]*[A-Z])(?=[A-Za-z0-9]*[a-z]))[A-Za-z0-9]{10,}\b/g;
 /** base64 / base64url tokens of 16+ characters mixing capitals, small letters and digits. */
 const TOKEN = /(?<![\w+/-])(?=[A-Za-z0-9+/_-]*\d)(?=[A-Za-z0-9+/_-]*[a-z])(?=[A-Za-z0-9+/_-]*[A-Z])[A-Za-z0-9+/_-]{16,}={0,2}(?![\w+/-])/g;
+/** A standalone run of 10+ letters and digits in both cases: an id (`YgS7aUoexkjf`) unless it reads as camelCase. */
+const MIXED_RUN = /(?<![\w<])(?=[A-Za-z0-9]*[A-Z])(?=[A-Za-z0-9]*[a-z])[A-Za-z0-9]{10,}(?![\w>])/g;
+const LOWERCASE_RUNS = /[a-z]+/g;
+
+const WEEKDAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*';
+const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\\.?';
+const CLOCK = String.raw`(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:\s?(?:[AaPp][Mm]))?)?(?:\s?(?:GMT|UTC|Z|[+-]\d{2}:?\d{2}))?`;
+/** Dates with month names: `Wed, 12 Jun 2025 08:14:00 GMT`, `Jun 12, 2025`, `12 June 2025`. */
+const NAMED_DATE = new RegExp(
+  String.raw`\b(?:${WEEKDAY},?\s+)?(?:\d{1,2}\s+${MONTH}\s+\d{4}|${MONTH}\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4})${CLOCK}\b`,
+  'g',
+);
+
+/** Mixed-case runs that are ids: with a digit, or without a lowercase run of 4 or more (camelCase words have them). */
+function mixedRun(match: string): string {
+  if (HAS_DIGIT.test(match)) return '<id>';
+  const longest = Math.max(...(match.match(LOWERCASE_RUNS) ?? ['']).map((run) => run.length));
+  return longest >= 4 ? match : '<id>';
+}
 
 const NUMBER = String.raw`\d+(?:[.,]\d+)?`;
 const DURATION_UNIT = String.raw`(?:ns|µs|us|ms|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?)`;
@@ -29,8 +54,9 @@ const NUMBER_WITH_UNIT = /(?<![\w.])\d+(?:\.\d+)?(?=[A-Za-z%]{1,3}\b)/g;
 
 function quoted(match: string, ...groups: Array<string | undefined>): string {
   const content = groups.slice(0, 5).find((g) => g !== undefined) ?? '';
-  if (content === '' || PLACEHOLDER_ONLY.test(content)) return match;
-  if (IDENTIFIER.test(content) && !LITERALS.has(content)) return match;
+  if (PLACEHOLDER_ONLY.test(content)) return match;
+  // A path keeps its words (its numbers go with the rest); an identifier is kept whole, if it holds no digit.
+  if (PATH.test(content) || (IDENTIFIER.test(content) && !HAS_DIGIT.test(content) && !LITERALS.has(content))) return match;
   return `${match[0]}<str>${match[match.length - 1]}`;
 }
 
@@ -41,10 +67,11 @@ function quoted(match: string, ...groups: Array<string | undefined>): string {
  */
 export function parameterizeMessage(value: string): string {
   if (value === '') return value;
-  const text = replaceIdentities(value)
+  const text = replaceIdentities(value.replace(NAMED_DATE, '<date>'))
     .replace(QUOTED, quoted)
     .replace(PREFIXED_ID, '<id>')
     .replace(TOKEN, '<token>')
+    .replace(MIXED_RUN, mixedRun)
     .replace(SIZE, '<size>')
     .replace(DURATION, '<duration>')
     .replace(NUMBER_WITH_UNIT, '<int>');
