@@ -1,7 +1,8 @@
-// `npm run grouping-eval [-- --json] [--explain] [--limit N] [--corpus FILE]`
+// `npm run grouping-eval [-- --json] [--explain] [--category NAME] [--limit N] [--corpus FILE]`
 // Groups the labeled corpus with each algorithm and prints pairwise and B-cubed precision, recall
 // and F1, overall and per category; `--explain` adds the bugs split into the most issues and the
-// issues merging the most bugs, with what differs; `--json` prints the same as JSON.
+// issues merging the most bugs, with what differs (`--category` for one category's); `--json`
+// prints the same as JSON.
 import { parseArgs } from 'node:util';
 import { ALGORITHMS } from './grouper.js';
 import { CORPUS_PATH, type Evaluation, type Explanation, explain, GOAL, groupEvents, labelEvents, meetsGoal, readCorpus, score } from './evaluate.js';
@@ -12,6 +13,7 @@ const { values: args } = parseArgs({
     json: { type: 'boolean', default: false },
     explain: { type: 'boolean', default: false },
     limit: { type: 'string', default: '10' },
+    category: { type: 'string' },
     corpus: { type: 'string', default: CORPUS_PATH },
   },
 });
@@ -23,7 +25,11 @@ let explanation: Explanation | undefined;
 for (const algorithm of ALGORITHMS) {
   const grouped = groupEvents(events, algorithm);
   evaluations.push(score(grouped, algorithm));
-  if (algorithm === 'current' && args.explain) explanation = explain(grouped, Number(args.limit));
+  if (algorithm === 'current' && args.explain) {
+    const shown = args.category === undefined ? grouped : grouped.filter((event) => event.category === args.category);
+    if (shown.length === 0) throw new Error(`no events of category ${args.category}`);
+    explanation = explain(shown, Number(args.limit));
+  }
 }
 const [current] = evaluations;
 
