@@ -1,8 +1,7 @@
-// The grouping algorithms the evaluation compares. `current` is the grouping processor as it is;
-// `legacy` is the algorithm events were grouped by before it (for now the same code: it becomes
-// the frozen old algorithm when the new one lands, so that the two are shown side by side).
+// The grouping algorithms the evaluation compares: `current` is the grouping processor's version
+// (CURRENT_GROUPING_VERSION), `legacy` version 1, frozen, as Faultline grouped before issue #12.
 import type { ErrorEvent } from '../../src/records/event.js';
-import { computeGrouping } from '../../processors/grouping/fingerprint.js';
+import { computeGrouping, CURRENT_GROUPING_VERSION } from '../../processors/grouping/fingerprint.js';
 
 export type Algorithm = 'current' | 'legacy';
 export const ALGORITHMS: readonly Algorithm[] = ['current', 'legacy'];
@@ -18,7 +17,7 @@ export function group(event: ErrorEvent, algorithm: Algorithm): Grouped {
   switch (algorithm) {
     case 'current':
     case 'legacy': {
-      const result = computeGrouping(event);
+      const result = computeGrouping(event, { version: algorithm === 'legacy' ? 1 : CURRENT_GROUPING_VERSION });
       return { key: result.hash, components: result.components };
     }
   }

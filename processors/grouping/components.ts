@@ -34,6 +34,15 @@ export interface ComponentOptions {
 
 export type Basis = 'in_app_frames' | 'all_frames' | 'value';
 
+/** A status or error code leading a message: gRPC's `UNAVAILABLE: …`, `DEADLINE_EXCEEDED: …`, errno's `ENOENT: …`. */
+const STATUS_CODE = /^([A-Z][A-Z0-9]{2,}(?:_[A-Z0-9]+)*):/;
+
+/** Types whose message depends on the runtime's version: Java 14+ explains a NullPointerException, earlier versions say nothing. */
+const MESSAGE_VARIES_BY_RUNTIME = new Set(['java.lang.NullPointerException', 'NullPointerException']);
+
+/** How many of a JavaScript stack's innermost informative frames count (see componentsV2). */
+export const JAVASCRIPT_WINDOW = 8;
+
 /** Marks where the next exception of the chain starts, so `[A, f, B]` and `[A, f:B]` never meet. */
 export const CAUSE_PREFIX = 'caused by: ';
 
@@ -74,11 +83,18 @@ export function componentsV2(chain: readonly ExceptionInfo[], message: string | 
     return { components: [...typesOf(chain), parameterizeMessage(canonicalEngineMessage(text))], basis: 'value' };
   }
 
-  const useInApp = options.in_app_only && candidates.some((list) => list.some((c) => c.inApp));
+  // JavaScript engines keep different windows of frames (V8 ten by default, built-ins and `await`
+  // callers included): only the innermost frames all of them show count.
+  // Recursion first (its window may hold more than a turn), then the window.
+  const windowed = candidates.map((list, e) => {
+    const collapsed = collapseCycles(list, (c) => c.component);
+    return withFrames[e].families.some((f) => f === 'javascript') ? collapsed.slice(-JAVASCRIPT_WINDOW) : collapsed;
+  });
+  const useInApp = options.in_app_only && windowed.some((list) => list.some((c) => c.inApp));
   const components: string[] = [];
   let enclosing: string[] = [];
   chain.forEach((exception, e) => {
-    const chosen = collapseCycles(candidates[e].filter((c) => !useInApp || c.inApp).map((c) => c.component));
+    const chosen = collapseCycles(windowed[e].filter((c) => !useInApp || c.inApp).map((c) => c.component));
     components.push(typeComponent(exception, e));
     // A cause's oldest frames are those of the exception that wraps it (Java's "... 12 more"): they count once.
     let shared = 0;
@@ -86,6 +102,13 @@ export function componentsV2(chain: readonly ExceptionInfo[], message: string | 
     components.push(...chosen.slice(shared).slice(-options.max_frames));
     enclosing = chosen;
   });
+  const root = chain[chain.length - 1];
+  const code = STATUS_CODE.exec(root.value)?.[1];
+  if (code !== undefined) components.push(`code: ${code}`);
+  // A wrapped cause is often another system's error (a database's, a remote service's) under a
+  // driver's generic type: what it says is what tells two of them apart.
+  else if (chain.length > 1 && !MESSAGE_VARIES_BY_RUNTIME.has(root.type))
+    components.push(`root cause: ${parameterizeMessage(canonicalEngineMessage(root.value.trim()))}`);
   return { components, basis: useInApp ? 'in_app_frames' : 'all_frames' };
 }
 

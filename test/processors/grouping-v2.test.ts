@@ -51,7 +51,7 @@ describe('cross-browser function names', () => {
   it('groups one bug reported by V8, SpiderMonkey and JavaScriptCore as one issue', () => {
     const events = [chrome, firefox, safari].map((stacktrace) => event({ type: 'TypeError', value: 'coupon is null', stacktrace }, { platform: 'javascript' }));
     expect(distinct(events)).toBe(1);
-    expect(computeGrouping(events[0]).components).toEqual(['TypeError', 'index.js:initExportMenu', 'index.js:?', 'index.js:applyCoupon']);
+    expect(computeGrouping(events[0]).components).toEqual(['TypeError', 'assets/index:initExportMenu', 'assets/index:?', 'assets/index:applyCoupon']);
   });
 
   it('normalizes receivers, SpiderMonkey notation and JavaScriptCore top-level code', () => {
@@ -110,7 +110,10 @@ describe('generated and per-build names', () => {
     expect(normalizeNativeFunction("`anonymous namespace'::<lambda_39a4c1f2>::operator()")).toBe(
       normalizeNativeFunction('(anonymous namespace)::<lambda_77f0e1aa>::operator()'),
     );
-    expect(normalizeNativeFunction('std::vector<int, std::allocator<int> >::push_back(int const&)')).toBe('std::vector<int, std::allocator<int> >::push_back');
+    expect(normalizeNativeFunction('atlas::Pool<atlas::Texture, 64ul>::acquire(unsigned long)')).toBe('atlas::Pool::acquire');
+    expect(normalizeNativeFunction('atlas::Loader::load(std::string const&)::{lambda(int)#1}::operator()(int) const')).toBe(
+      normalizeNativeFunction('atlas::Loader::load::__l2::<lambda_1f2e3d4c>::operator()'),
+    );
   });
 
   it('numbers Go closures away', () => {
@@ -171,6 +174,8 @@ describe('chained exceptions', () => {
       'com.shop.Checkout:await',
       'caused by: java.util.concurrent.TimeoutException',
       'com.shop.PaymentClient:charge',
+      // A wrapped cause is often another system's error under a generic type: its message counts.
+      'root cause: x',
     ]);
   });
 
@@ -203,10 +208,11 @@ describe('recursion', () => {
   it('groups a cycle the same at any depth and wherever the window starts in it', () => {
     const hashes = new Set([overflow(stack(10, 0)), overflow(stack(10, 1)), overflow(stack(10, 2)), overflow(stack(49, 1)), overflow(stack(7, 2))].map(hashOf));
     expect(hashes.size).toBe(1);
-    expect(collapseCycles(['main', 'a', 'b', 'a', 'b', 'a'])).toEqual(['main', 'a', 'b']);
+    expect(collapseCycles(['main', 'a', 'b', 'a', 'b', 'a'])).toEqual(['a', 'b']);
+    expect(collapseCycles(['main', 'a', 'b', 'a', 'b', 'a', 'crash'])).toEqual(['a', 'b', 'crash']);
   });
 
-  it('keeps outer frames, and different cycles apart', () => {
+  it('drops the frames older than the recursion (whether they show depends on its depth), and keeps different cycles apart', () => {
     expect(hashOf(overflow(stack(30, 0, ['main', 'load'])))).toBe(hashOf(overflow(stack(300, 0, ['main', 'load']).slice(0, 50))));
     const other = ['parse', 'visit', 'emit'];
     const otherStack = Array.from({ length: 10 }, (_, i) => ({ filename: 'tree.js', function: other[i % 3], in_app: true }));
@@ -240,12 +246,109 @@ describe('versions', () => {
       stacktrace: [{ filename: 'https://cdn.example.com/index-oaDGsuMU.js', function: 'CheckoutStore.applyCoupon' }],
     });
     expect(computeGrouping(e, { version: 1 }).components).toEqual(['Error', 'index-oaDGsuMU.js:CheckoutStore.applyCoupon']);
-    expect(computeGrouping(e).components).toEqual(['Error', 'index.js:applyCoupon']);
+    expect(computeGrouping(e).components).toEqual(['Error', 'index:applyCoupon']);
     expect(groupingHash(e, { version: 1 })).toBe(computeGrouping(e, { version: 1 }).hash);
   });
 
   it('a custom fingerprint without {{ default }} hashes the same in both', () => {
     const e = event({ type: 'Error', value: 'x' }, { fingerprint: ['checkout', 'coupon'] });
     expect(groupingHash(e, { version: 1 })).toBe(groupingHash(e, { version: 2 }));
+  });
+});
+
+describe('what differs between engines, systems and runtime versions', () => {
+  const js = (value: string, type = 'TypeError') =>
+    event({ type, value, stacktrace: [{ filename: 'https://shop.example.com/checkout', lineno: 3 }] }, { platform: 'javascript' });
+
+  it('reads one message however V8, SpiderMonkey and JavaScriptCore word it', () => {
+    expect(
+      distinct([
+        js("Cannot read properties of null (reading 'price')"),
+        js('can\'t access property "price", item is null'),
+        js("null is not an object (evaluating 'cart.item.price')"),
+      ]),
+    ).toBe(1);
+    expect(distinct([js('gtag is not defined', 'ReferenceError'), js("Can't find variable: gtag", 'ReferenceError')])).toBe(1);
+    expect(distinct([js('Failed to fetch'), js('NetworkError when attempting to fetch resource.'), js('Load failed')])).toBe(1);
+    expect(distinct([js('Maximum call stack size exceeded', 'RangeError'), js('too much recursion', 'InternalError')])).toBe(1);
+    expect(distinct([js("Cannot read properties of null (reading 'price')"), js("Cannot read properties of null (reading 'name')")])).toBe(2);
+  });
+
+  it('one native crash on Linux, Windows and macOS, whatever the C library and entry point', () => {
+    const linux = event(
+      {
+        type: 'SIGSEGV',
+        value: '',
+        stacktrace: [
+          { module: 'libc.so.6', function: '__libc_start_main_impl' },
+          { module: 'atlas-viewer', function: 'main' },
+          { module: 'libatlas.so', function: 'atlas::SceneGraph::update(double)' },
+        ],
+      },
+      { platform: 'native' },
+    );
+    const windows = event(
+      {
+        type: 'EXCEPTION_ACCESS_VIOLATION_READ',
+        value: '',
+        stacktrace: [
+          { module: 'ntdll.dll', function: 'RtlUserThreadStart' },
+          { module: 'atlas-viewer.exe', function: 'WinMain' },
+          { module: 'atlas.dll', function: 'void __cdecl atlas::SceneGraph::update(double)' },
+        ],
+      },
+      { platform: 'native' },
+    );
+    expect(computeGrouping(linux).components).toEqual(['bad memory access', 'atlas::SceneGraph::update']);
+    expect(hashOf(windows)).toBe(hashOf(linux));
+  });
+
+  it('leaves out the callers V8 adds after an await, and counts the innermost eight JavaScript frames', () => {
+    const frames = (outer: number, async: boolean): StackFrame[] => [
+      ...Array.from({ length: outer }, (_, i) => ({ filename: 'vendor.js', function: `v${i}` })),
+      ...(async ? [{ filename: 'app.js', function: 'async loadPage' }] : []),
+      ...['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((fn) => ({ filename: 'app.js', function: fn })),
+    ];
+    expect(hashOf(event({ type: 'TypeError', value: 'x', stacktrace: frames(3, true) }, { platform: 'javascript' }))).toBe(
+      hashOf(event({ type: 'TypeError', value: 'x', stacktrace: frames(0, false) }, { platform: 'javascript' })),
+    );
+  });
+
+  it('names a generic file by its folder, and a script by its name whatever it compiles to', () => {
+    const at = (filename: string) => computeGrouping(event({ type: 'E', value: 'x', stacktrace: [{ filename, function: 'Page' }] })).components[1];
+    expect(at('https://shop.example.com/_next/static/chunks/app/cart/page-8f2a1c3d.js')).toBe('cart/page:Page');
+    expect(at('https://shop.example.com/_next/static/chunks/app/orders/page-1b2c3d4e.js')).toBe('orders/page:Page');
+    expect(at('/srv/app/src/jobs/poller.ts')).toBe(at('/srv/app/dist/jobs/poller.js'));
+  });
+
+  it("Python qualified names (3.11+) are the plain ones; Go's panic and runtime frames do not count", () => {
+    const py = (fn: string) => event({ type: 'KeyError', value: "'sku'", stacktrace: [{ module: 'shop.render', function: fn }] }, { platform: 'python' });
+    expect(hashOf(py('Renderer.render_receipt'))).toBe(hashOf(py('render_receipt')));
+    const go = (extra: StackFrame[]) =>
+      event({ type: 'panic', value: 'nil map', stacktrace: [{ filename: 'pool.go', function: 'jobs.(*Pool).Start.gowrap1' }, ...extra] }, { platform: 'go' });
+    expect(
+      hashOf(
+        go([
+          { filename: 'panic.go', function: 'panic' },
+          { filename: 'stack.go', function: 'runtime/debug.Stack' },
+        ]),
+      ),
+    ).toBe(hashOf(go([])));
+  });
+
+  it('tells errors apart by a leading status code, and a wrapped cause by its message', () => {
+    const grpc = (value: string) => event({ type: 'io.grpc.StatusRuntimeException', value, stacktrace: [{ module: 'com.acme.Ledger', function: 'post' }] });
+    expect(hashOf(grpc('UNAVAILABLE: io exception'))).toBe(hashOf(grpc('UNAVAILABLE: Connection refused')));
+    expect(hashOf(grpc('UNAVAILABLE: io exception'))).not.toBe(hashOf(grpc('DEADLINE_EXCEEDED: deadline exceeded after 4.9s')));
+    const wrapped = (inner: string) =>
+      event({
+        type: '*fmt.wrapError',
+        value: `insert: ${inner}`,
+        stacktrace: [{ filename: 'invoices.go', function: 'api.(*Handler).Create' }],
+        cause: { type: '*pq.Error', value: inner },
+      });
+    expect(hashOf(wrapped('pq: duplicate key value violates unique constraint "invoices_number_key"'))).not.toBe(
+      hashOf(wrapped('pq: insert or update on table "invoices" violates foreign key constraint "invoices_customer_id_fkey"')),
+    );
   });
 });

@@ -159,7 +159,8 @@ describe('default grouping by stack trace', () => {
     const a = computeGrouping(eventWith('TypeError', 'x', base));
     const b = computeGrouping(eventWith('TypeError', 'x', other));
     expect(a.basis).toBe('in_app_frames');
-    expect(a.components).toEqual(['TypeError', 'main.js:onSubmit', 'main.js:handleClick']);
+    // `async onSubmit` is a frame V8 adds after an await (other engines do not): it does not count.
+    expect(a.components).toEqual(['TypeError', 'js/main:handleClick']);
     expect(a.hash).toBe(b.hash);
     // …unless in_app_only is off.
     expect(computeGrouping(eventWith('TypeError', 'x', base), { in_app_only: false }).hash).not.toBe(
@@ -193,12 +194,12 @@ describe('default grouping by stack trace', () => {
         { function: 'Object.<anonymous>', in_app: true },
       ]),
     );
-    expect(result.components).toEqual(['Error', 'app.js:?', '?:<module>']);
+    expect(result.components).toEqual(['Error', 'app:?', '?:<module>']);
   });
 
   it('counts only the innermost max_frames frames and collapses direct recursion', () => {
     const frames: StackFrame[] = ['main', 'a', 'b', 'c'].map((fn) => ({ filename: 'app.js', function: fn, in_app: true }));
-    expect(computeGrouping(eventWith('Error', 'x', frames), { max_frames: 2 }).components).toEqual(['Error', 'app.js:b', 'app.js:c']);
+    expect(computeGrouping(eventWith('Error', 'x', frames), { max_frames: 2 }).components).toEqual(['Error', 'app:b', 'app:c']);
 
     const recursive = (depth: number): StackFrame[] => [
       { filename: 'tree.js', function: 'main', in_app: true },

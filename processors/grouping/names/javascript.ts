@@ -4,12 +4,13 @@
 // `global code` and nothing at all for anonymous functions.
 import { ANONYMOUS, MODULE_CODE, normalizeFunction as normalizeV1 } from '../legacy/normalize-v1.js';
 import { memoize } from '../memo.js';
+import { normalizeFilename } from './files.js';
 
 /** V8's alias suffix: `Foo.bar [as baz]`. */
 const V8_ALIAS = /\s*\[as [^\]]*\]$/;
 const ACCESSOR_PREFIX = /^(?:get|set|static)\s+/;
-/** JavaScriptCore's names for code outside any function. */
-const JSC_TOP_LEVEL = /^(?:global|eval|module) code$/;
+/** JavaScriptCore's names for code outside any function, and V8's for code run by eval. */
+const TOP_LEVEL = /^(?:(?:global|eval|module) code|eval)$/;
 /** SpiderMonkey's `@` separator when a stack line was not parsed. */
 const SPIDERMONKEY_LOCATION = /@.*$/s;
 const SPIDERMONKEY_SUFFIX = /[<*]+$/;
@@ -18,7 +19,7 @@ function normalizeNow(name: string): string | undefined {
   let fn = normalizeV1(name.replace(V8_ALIAS, ''));
   if (fn === undefined || fn === MODULE_CODE || fn === ANONYMOUS) return fn;
   fn = fn.replace(SPIDERMONKEY_LOCATION, '').replace(ACCESSOR_PREFIX, '');
-  if (JSC_TOP_LEVEL.test(fn)) return ANONYMOUS;
+  if (TOP_LEVEL.test(fn)) return ANONYMOUS;
   // SpiderMonkey nests: `outer/inner` is inner; `outer/<` an anonymous function inside outer, which
   // V8 and JavaScriptCore report as anonymous, so it is one too. A generator's `*` goes.
   if (fn.includes('/')) {
@@ -57,3 +58,51 @@ export function isPageUrl(file: string): boolean {
   if (path === undefined) return false;
   return !SCRIPT_EXTENSION.test(path);
 }
+
+/** V8 and SpiderMonkey add the callers an `await` returns to (`async loadPage`, `async*`); JavaScriptCore does not. */
+const ASYNC_FRAME = /^async[\s*]/;
+
+export function isAsyncFrame(rawFunction: string): boolean {
+  return ASYNC_FRAME.test(rawFunction.trim());
+}
+
+const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i;
+const QUERY_OR_FRAGMENT = /[?#].*$/s;
+const SEPARATORS = /[/\\]+/;
+/** The extension of a script or its source: a TypeScript file and what it compiles to are one file. */
+const SCRIPT_SUFFIX = /\.(?:[cm]?[jt]sx?|vue|svelte)$/i;
+/** File names that say little without their folder: routes and entry points of Next.js, SvelteKit, Remix, Node. */
+const GENERIC_STEMS = new Set([
+  'index',
+  'page',
+  'route',
+  'layout',
+  'loading',
+  'error',
+  'template',
+  'default',
+  'main',
+  'app',
+  'mod',
+  '+page',
+  '+layout',
+  '+server',
+  '_app',
+  'handler',
+]);
+
+function locationNow(file: string): string {
+  const path = file.trim().replace(ORIGIN, '').replace(QUERY_OR_FRAGMENT, '');
+  const segments = path.split(SEPARATORS).filter((segment) => segment !== '' && segment !== '.');
+  const name = normalizeFilename(segments.pop() ?? '').replace(SCRIPT_SUFFIX, '');
+  const stem = name.split('.')[0];
+  if (!GENERIC_STEMS.has(stem) || segments.length === 0) return name;
+  return `${normalizeFilename(segments[segments.length - 1])}/${name}`;
+}
+
+/**
+ * Where a JavaScript frame is: the file name without hashes and script extension, with its folder
+ * when the name alone says little. `…/chunks/app/cart/page-8f2a1c3d.js` -> `cart/page`,
+ * `src/jobs/poller.ts` and `dist/jobs/poller.js` -> `poller`.
+ */
+export const javaScriptLocation: (file: string) => string = memoize(locationNow);

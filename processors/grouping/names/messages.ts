@@ -25,15 +25,14 @@ const TOKEN = /(?<![\w+/-])(?=[A-Za-z0-9+/_-]*\d)(?=[A-Za-z0-9+/_-]*[a-z])(?=[A-
 /** A standalone run of 10+ letters and digits in both cases: an id (`YgS7aUoexkjf`) unless it reads as camelCase. */
 const MIXED_RUN = /(?<![\w<])(?=[A-Za-z0-9]*[A-Z])(?=[A-Za-z0-9]*[a-z])[A-Za-z0-9]{10,}(?![\w>])/g;
 const LOWERCASE_RUNS = /[a-z]+/g;
+/** Part and product codes: `4411-BLK-09`, `12-A-7` (numbers around letter codes). */
+const PART_CODE = /\b\d+(?:-[A-Z]{1,4})+-\d+\b/g;
 
 const WEEKDAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*';
 const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\\.?';
 const CLOCK = String.raw`(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:\s?(?:[AaPp][Mm]))?)?(?:\s?(?:GMT|UTC|Z|[+-]\d{2}:?\d{2}))?`;
 /** Dates with month names: `Wed, 12 Jun 2025 08:14:00 GMT`, `Jun 12, 2025`, `12 June 2025`. */
-const NAMED_DATE = new RegExp(
-  String.raw`\b(?:${WEEKDAY},?\s+)?(?:\d{1,2}\s+${MONTH}\s+\d{4}|${MONTH}\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4})${CLOCK}\b`,
-  'g',
-);
+const NAMED_DATE = new RegExp(String.raw`\b(?:${WEEKDAY},?\s+)?(?:\d{1,2}\s+${MONTH}\s+\d{4}|${MONTH}\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4})${CLOCK}\b`, 'g');
 
 /** Mixed-case runs that are ids: with a digit, or without a lowercase run of 4 or more (camelCase words have them). */
 function mixedRun(match: string): string {
@@ -72,6 +71,7 @@ export function parameterizeMessage(value: string): string {
     .replace(PREFIXED_ID, '<id>')
     .replace(TOKEN, '<token>')
     .replace(MIXED_RUN, mixedRun)
+    .replace(PART_CODE, '<id>')
     .replace(SIZE, '<size>')
     .replace(DURATION, '<duration>')
     .replace(NUMBER_WITH_UNIT, '<int>');

@@ -6,20 +6,27 @@ import { memoize } from '../memo.js';
 const OFFSET = /\s*\+\s*(?:0x[0-9a-f]+|\d+)$/i;
 const TRAILING_QUALIFIERS = /(?:\s*(?:const|volatile|noexcept|override|&&|&))+$/;
 const CALLING_CONVENTION = /\b__(?:cdecl|stdcall|thiscall|fastcall|vectorcall|clrcall)\b\s*/g;
-const MSVC_LAMBDA = /<lambda_[0-9a-f]+>|<lambda_\d+>/g;
-const ITANIUM_LAMBDA = /\{lambda\([^)]*\)#\d+\}/g;
+/** Every spelling of a lambda: MSVC `<lambda_39a4…>`, `<lambda_1>`, Itanium `{lambda(int)#1}`, ours `{lambda}`. */
+const LAMBDA = /<lambda_[0-9a-f]+>|<lambda_\d+>|<lambda>|\{lambda\([^)]*\)#\d+\}|\{lambda\}/g;
 const ANONYMOUS_NAMESPACE = /`anonymous namespace'|\(anonymous namespace\)|\{anonymous\}/g;
+/** MSVC's block scopes inside a function: `loadAsync::__l2::<lambda>`. */
+const MSVC_BLOCK_SCOPE = /::__l\d+(?=::)/g;
 /** Rust symbols end in a hash: `myapp::render::h1a2b3c4d5e6f7a8b`. */
 const RUST_HASH = /::h[0-9a-f]{16}$/;
+/** Markers that stand for one name: kept through the removal of `(…)` and `<…>`. */
+const LAMBDA_MARK = '\u0001lambda\u0001';
+const ANONYMOUS_MARK = '\u0001anonymous\u0001';
 
-/** The index of the `(` that opens the parenthesized group ending at `end`, or -1. */
-function openingParen(text: string, end: number): number {
+/** `text` without its balanced `open…close` groups (parameter lists, template arguments). */
+function withoutGroups(text: string, open: string, close: string): string {
+  let out = '';
   let depth = 0;
-  for (let i = end; i >= 0; i--) {
-    if (text[i] === ')') depth++;
-    else if (text[i] === '(' && --depth === 0) return i;
+  for (const c of text) {
+    if (c === open) depth++;
+    else if (c === close && depth > 0) depth--;
+    else if (depth === 0) out += c;
   }
-  return -1;
+  return out;
 }
 
 /** The last space outside `<…>` and `(…)`: what is before it is a return type. */
@@ -35,24 +42,63 @@ function lastTopLevelSpace(text: string): number {
 }
 
 function normalizeNow(name: string): string {
-  let fn = name.trim().replace(OFFSET, '').replace(CALLING_CONVENTION, '');
-  fn = fn.replace(TRAILING_QUALIFIERS, '');
-  // Parameter lists: `update(double)`, and the lambda call operator's `operator()(int)`.
-  if (fn.endsWith(')')) {
-    const open = openingParen(fn, fn.length - 1);
-    if (open > 0 && !fn.slice(0, open).endsWith('operator')) fn = fn.slice(0, open);
-  }
-  fn = fn.replace(MSVC_LAMBDA, '<lambda>').replace(ITANIUM_LAMBDA, '{lambda}').replace(ANONYMOUS_NAMESPACE, '(anonymous)');
-  fn = fn.replace(RUST_HASH, '');
-  if (!fn.includes('operator')) {
-    const space = lastTopLevelSpace(fn);
-    if (space >= 0) fn = fn.slice(space + 1);
-  }
-  return fn.replace(TRAILING_QUALIFIERS, '').trim();
+  let fn = name.trim().replace(OFFSET, '').replace(CALLING_CONVENTION, '').replace(TRAILING_QUALIFIERS, '');
+  fn = fn.replace(LAMBDA, LAMBDA_MARK).replace(ANONYMOUS_NAMESPACE, ANONYMOUS_MARK).replace(MSVC_BLOCK_SCOPE, '').replace(RUST_HASH, '');
+  // Operators keep their spelling (`operator()`, `operator<<`): only what precedes `operator` is reduced.
+  const operator = fn.indexOf('operator');
+  const head = operator >= 0 ? fn.slice(0, operator) : fn;
+  const tail = operator >= 0 ? fn.slice(operator).replace(/^(operator\s*(?:\(\)|\[\]|[^\s(]+)).*$/s, '$1') : '';
+  let reduced = head;
+  const space = lastTopLevelSpace(reduced);
+  if (space >= 0 && operator < 0) reduced = reduced.slice(space + 1);
+  // Parameter lists anywhere (`loadAsync(std::string const&)::{lambda}`) and template arguments.
+  reduced = withoutGroups(withoutGroups(reduced, '(', ')'), '<', '>');
+  fn = (reduced + tail).replace(TRAILING_QUALIFIERS, '').trim();
+  return fn.replaceAll(LAMBDA_MARK, '{lambda}').replaceAll(ANONYMOUS_MARK, '(anonymous)');
 }
 
 /**
  * `SceneGraph::update(double)`, `void __cdecl SceneGraph::update(double) const` -> `SceneGraph::update`;
- * `` `anonymous namespace'::`<lambda_39a4…>` `` -> `(anonymous)::<lambda>`.
+ * `` `anonymous namespace'::`<lambda_39a4…>` `` and `(anonymous namespace)::{lambda()#1}` -> `(anonymous)::{lambda}`;
+ * `Pool<Texture, 64ul>::acquire` -> `Pool::acquire`.
  */
 export const normalizeNativeFunction: (name: string) => string = memoize(normalizeNow);
+
+/** The C library, the C++ runtime, the loader and the OS: which of their frames a crash shows depends on the system, not the bug. */
+const SYSTEM_LIBRARY =
+  /^(?:libc|libpthread|libstdc\+\+|libc\+\+(?:abi)?|libgcc_s|ld-linux[\w-]*|ld-musl[\w-]*|libm|libdl|librt|libsystem_[\w]+|libdyld|dyld|libobjc[\w.]*)(?:[.-][\w.]*)?$|^(?:ntdll|kernel32|kernelbase|ucrtbase|msvcrt|vcruntime\d*|msvcp\d*)\.dll$/i;
+/** Process and thread entry points of the C runtimes and OSes. */
+const ENTRY_POINTS = new Set([
+  '_start',
+  'start',
+  '__libc_start_main',
+  '__libc_start_main_impl',
+  '__libc_start_call_main',
+  '__scrt_common_main',
+  '__scrt_common_main_seh',
+  'mainCRTStartup',
+  'wmainCRTStartup',
+  'WinMainCRTStartup',
+  'wWinMainCRTStartup',
+  'invoke_main',
+  'RtlUserThreadStart',
+  'BaseThreadInitThunk',
+  'start_thread',
+  'thread_start',
+  'clone',
+  'clone3',
+  '__clone',
+  '__clone3',
+  'main',
+  'wmain',
+  'WinMain',
+  'wWinMain',
+]);
+const BASENAME = /^.*[/\\]/s;
+
+/** A frame of the system's libraries or a runtime entry point (the standard library's templates count too). */
+export function isSystemNativeFrame(module: string | undefined, normalizedFunction: string | undefined): boolean {
+  if (module !== undefined && SYSTEM_LIBRARY.test(module.replace(BASENAME, ''))) return true;
+  if (normalizedFunction === undefined) return false;
+  return ENTRY_POINTS.has(normalizedFunction) || /^(?:std|__gnu_cxx|__cxxabiv1|__cxx)::/.test(normalizedFunction);
+}
