@@ -133,7 +133,7 @@ export class Service {
     this.retention = new RetentionJob(targets, host.settings.retention, host.logger);
     this.retention.start();
     const httpPort = await host.http.listen();
-    this.admin = new AdminServer(host.catalog, host.quarantine, host.logger);
+    this.admin = new AdminServer(host.catalog, host.quarantine, host.alerts, host.logger);
     await this.admin.listen(host.settings.data_dir);
     // Only once every listener is up: keys printed by a start that then failed (a port in use)
     // would never be seen, and the next start would not print them again.

@@ -38,6 +38,10 @@ service:
 
 export interface RuleView {
   id: string;
+  project_id: string;
+  name: string;
+  type: string;
+  conditions: Record<string, unknown>;
   state: 'ok' | 'firing';
   last_evaluated_at: string | null;
   last_fired_at: string | null;
