@@ -8,6 +8,7 @@ import type { ReadTiming } from './reads.js';
 import type { DecodeResult, SpansResult } from './spans.js';
 import type { SymbolicationResult } from './symbolication.js';
 import type { IssuesResult } from './issues.js';
+import type { AlertingResult } from './alerting.js';
 
 export interface Machine {
   cpu: string;
@@ -90,6 +91,7 @@ export interface Results {
   memory?: { steadyMB: number; steadyAnonMB: number; peakMB: number; note: string };
   symbolication?: SymbolicationResult;
   issues?: IssuesResult;
+  alerting?: AlertingResult;
   goals: Goal[];
   profiles?: Record<string, ProfileSummary>;
 }
@@ -278,6 +280,27 @@ export function formatReport(r: Results): string {
         [
           ['200 known issues (cached: no catalog round trip)', n0(i.cached.eventsPerSecond), n1(i.cached.cpuMicrosPerEvent)],
           ['every event opens an issue (a catalog write each)', n0(i.newIssues.eventsPerSecond), n1(i.newIssues.cpuMicrosPerEvent)],
+        ],
+      ),
+    );
+    out.push('');
+  }
+
+  if (r.alerting) {
+    const a = r.alerting;
+    out.push("ALERTING PROCESSOR  in process, batches of 100 items, rules on the items' project");
+    out.push(
+      table(
+        ['', 'items/s', 'CPU µs/item'],
+        [
+          ['events, no rules', n0(a.events.none.eventsPerSecond), n1(a.events.none.cpuMicrosPerEvent)],
+          [
+            'events, 100 active rules (60 error_spike, 20 new_issue, 20 regression)',
+            n0(a.events.rules100.eventsPerSecond),
+            n1(a.events.rules100.cpuMicrosPerEvent),
+          ],
+          ['spans, no rules', n0(a.spans.none.eventsPerSecond), n1(a.spans.none.cpuMicrosPerEvent)],
+          ['spans, 100 active latency rules', n0(a.spans.rules100.eventsPerSecond), n1(a.spans.rules100.cpuMicrosPerEvent)],
         ],
       ),
     );
