@@ -64,6 +64,9 @@ describe('migrate', () => {
       await c.run('DROP TABLE quarantine');
       await c.run('DROP TABLE artifact_files');
       await c.run('DROP TABLE artifact_bundles');
+      await c.run('DROP TABLE alert_deliveries');
+      await c.run('DROP TABLE alert_firings');
+      await c.run('DROP TABLE alert_rules');
       await c.run('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)');
       await c.run("INSERT INTO schema_migrations SELECT i, 'old', now() FROM range(1, 8) AS r(i)");
       await c.run('ALTER TABLE issue_states DROP COLUMN project_id');
