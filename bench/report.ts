@@ -9,6 +9,7 @@ import type { DecodeResult, SpansResult } from './spans.js';
 import type { SymbolicationResult } from './symbolication.js';
 import type { GroupingResult } from './grouping.js';
 import type { IssuesResult } from './issues.js';
+import type { AlertingResult } from './alerting.js';
 
 export interface Machine {
   cpu: string;
@@ -92,6 +93,7 @@ export interface Results {
   symbolication?: SymbolicationResult;
   issues?: IssuesResult;
   grouping?: GroupingResult;
+  alerting?: AlertingResult;
   goals: Goal[];
   profiles?: Record<string, ProfileSummary>;
 }
@@ -294,6 +296,27 @@ export function formatReport(r: Results): string {
       table(
         ['', 'CPU µs/event', 'vs version 1'],
         g.cases.map((c) => [c.label, n1(c.cpuMicrosPerEvent), `${n1((c.cpuMicrosPerEvent / base) * 100)} %`]),
+      ),
+    );
+    out.push('');
+  }
+
+  if (r.alerting) {
+    const a = r.alerting;
+    out.push("ALERTING PROCESSOR  in process, batches of 100 items, rules on the items' project");
+    out.push(
+      table(
+        ['', 'items/s', 'CPU µs/item'],
+        [
+          ['events, no rules', n0(a.events.none.eventsPerSecond), n1(a.events.none.cpuMicrosPerEvent)],
+          [
+            'events, 100 active rules (60 error_spike, 20 new_issue, 20 regression)',
+            n0(a.events.rules100.eventsPerSecond),
+            n1(a.events.rules100.cpuMicrosPerEvent),
+          ],
+          ['spans, no rules', n0(a.spans.none.eventsPerSecond), n1(a.spans.none.cpuMicrosPerEvent)],
+          ['spans, 100 active latency rules', n0(a.spans.rules100.eventsPerSecond), n1(a.spans.rules100.cpuMicrosPerEvent)],
+        ],
       ),
     );
     out.push('');

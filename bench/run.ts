@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--events N] [--spans N] [--only events,spans,reads,symbolication,issues,grouping] [--profile]`
+// `npm run bench [-- --quick] [--events N] [--spans N] [--only events,spans,reads,symbolication,issues,grouping,alerting] [--profile]`
 // Starts the real service, measures events, spans, reads, memory and storage, and overload, with
 // baselines measured in the same run, and the symbolication processor in process; prints a table and writes bench/results/latest.json.
 // Progress goes to stderr, the table to stdout.
@@ -28,6 +28,7 @@ import { measureDecode, measureFaultlineSpans } from './spans.js';
 import { measureSymbolication } from './symbolication.js';
 import { measureGrouping } from './grouping.js';
 import { measureIssues } from './issues.js';
+import { measureAlerting } from './alerting.js';
 import { sleep } from './stats.js';
 
 const { values: args } = parseArgs({
@@ -44,7 +45,7 @@ const { values: args } = parseArgs({
 const quick = args.quick;
 const N_EVENTS = Number(args.events ?? (quick ? 50_000 : 1_000_000));
 const N_SPANS = Number(args.spans ?? (quick ? 50_000 : 1_000_000));
-const phases = new Set((args.only ?? 'events,spans,reads,symbolication,issues,grouping').split(',').map((s) => s.trim()));
+const phases = new Set((args.only ?? 'events,spans,reads,symbolication,issues,grouping,alerting').split(',').map((s) => s.trim()));
 const settings = {
   quick,
   connections: 64,
@@ -364,6 +365,11 @@ async function main(): Promise<void> {
   if (phases.has('grouping')) {
     log(`Grouping: in process, ${settings.symbolicationSeconds} s per case…`);
     results.grouping = measureGrouping({ seconds: settings.symbolicationSeconds });
+  }
+
+  if (phases.has('alerting')) {
+    log(`Alerting processor: in process, ${settings.symbolicationSeconds} s per case…`);
+    results.alerting = await measureAlerting({ seconds: settings.symbolicationSeconds });
   }
 }
 

@@ -3,6 +3,7 @@
 import { exceptionsFactory } from '../connectors/exceptions/factory.js';
 import { duckdbFactory } from '../exporters/duckdb/factory.js';
 import { parquetFactory } from '../exporters/parquet/factory.js';
+import { alertingFactory } from '../processors/alerting/factory.js';
 import { groupingFactory } from '../processors/grouping/factory.js';
 import { issuesFactory } from '../processors/issues/factory.js';
 import { symbolicationFactory } from '../processors/symbolication/factory.js';
@@ -19,6 +20,7 @@ export function defaultRegistry(): Registry {
     symbolicationFactory,
     groupingFactory,
     issuesFactory,
+    alertingFactory,
     duckdbFactory,
     parquetFactory,
     exceptionsFactory,

@@ -20,6 +20,7 @@ import { IssueStates } from './storage/issue-states.js';
 import { PRIVATE_UMASK } from './storage/private-files.js';
 import { Quarantine } from './storage/quarantine.js';
 import type { ReadSource } from './storage/read-source.js';
+import { Alerts } from './storage/alerts.js';
 import { ArtifactStore } from './storage/artifacts.js';
 import { RetentionJob, type RetentionTarget } from './storage/retention.js';
 import { Storage } from './storage/storage.js';
@@ -73,6 +74,8 @@ export class Service {
     const catalog = new Catalog(database);
     const auth = new Authenticator(catalog);
     const artifacts = new ArtifactStore(database, settings.artifacts.path);
+    const alerts = new Alerts(database);
+    await alerts.rules.load();
     const http = new HttpHost({
       host: settings.http.host,
       port: settings.http.port,
@@ -92,6 +95,7 @@ export class Service {
       groupingVersions: new GroupingVersions(database),
       quarantine: new Quarantine(database, metrics),
       artifacts,
+      alerts,
       auth,
       http,
       listeners: new Map(),
@@ -111,12 +115,13 @@ export class Service {
     if (swept > 0) host.logger.info({ files: swept, path: this.artifacts.dir }, 'removed artifact files no bundle refers to (left by a crash)');
     const graph = (this.graph = PipelineGraph.build(this.config, host));
     await graph.start();
-    this.storage = new Storage(host.database, host.issueStates, this.readSources(graph));
+    this.storage = host.storage = new Storage(host.database, host.issueStates, this.readSources(graph));
     mountReadApi(host.http, {
       catalog: host.catalog,
       storage: this.storage,
       appUrl: host.settings.app_url,
       artifacts: this.artifacts,
+      alerts: host.alerts,
       limits: host.settings.limits,
     });
     // Only what this node writes: a read-only exporter's data (a shared lake) is its writer's to expire.
@@ -130,7 +135,7 @@ export class Service {
     this.retention = new RetentionJob(targets, host.settings.retention, host.logger);
     this.retention.start();
     const httpPort = await host.http.listen();
-    this.admin = new AdminServer(host.catalog, host.quarantine, host.logger);
+    this.admin = new AdminServer(host.catalog, host.quarantine, host.alerts, host.logger);
     await this.admin.listen(host.settings.data_dir);
     // Only once every listener is up: keys printed by a start that then failed (a port in use)
     // would never be seen, and the next start would not print them again.

@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { Catalog, CatalogError, type ApiKey, type CreatedKey, type Project } from '../storage/catalog.js';
+import { AlertRules, type AlertRule } from '../storage/alert-rules.js';
 import { Database } from '../storage/database.js';
 import { Quarantine, type QuarantinedItem } from '../storage/quarantine.js';
 import { socketPath, type AdminOperations, type CreateKeyInput, type CreateProjectInput, type QuarantineQuery } from './operations.js';
@@ -12,7 +13,7 @@ export async function withAdmin<T>(dataDir: string, work: (ops: AdminOperations)
   if (existsSync(path) && (await answers(path))) return work(new SocketOperations(path));
   const db = await Database.open(dataDir);
   try {
-    return await work(new CatalogOperations(new Catalog(db), new Quarantine(db)));
+    return await work(new CatalogOperations(db, new Catalog(db), new Quarantine(db)));
   } finally {
     await db.close();
   }
@@ -20,6 +21,7 @@ export async function withAdmin<T>(dataDir: string, work: (ops: AdminOperations)
 
 class CatalogOperations implements AdminOperations {
   constructor(
+    private readonly db: Database,
     private readonly catalog: Catalog,
     private readonly quarantine: Quarantine,
   ) {}
@@ -29,6 +31,13 @@ class CatalogOperations implements AdminOperations {
   createProject = (input: CreateProjectInput) => this.catalog.createProject(input);
   listProjects = () => this.catalog.listProjects();
   listQuarantine = (query: QuarantineQuery) => this.quarantine.list(query);
+  listAlerts = async () => {
+    const rules = new AlertRules(this.db);
+    await rules.load();
+    return rules.all();
+  };
+  testAlert = () =>
+    Promise.reject(new CatalogError('invalid', 'the service is not running: start it to send a test notification (its alerting processor delivers it)'));
 }
 
 class SocketOperations implements AdminOperations {
@@ -39,6 +48,8 @@ class SocketOperations implements AdminOperations {
   createProject = (input: CreateProjectInput) => call<Project>(this.path, 'POST', '/projects', input);
   listProjects = () => call<Project[]>(this.path, 'GET', '/projects');
   listQuarantine = (query: QuarantineQuery) => call<QuarantinedItem[]>(this.path, 'POST', '/quarantine/list', query);
+  listAlerts = () => call<AlertRule[]>(this.path, 'GET', '/alerts');
+  testAlert = (id: string) => call<{ key: string; deliveries: number }>(this.path, 'POST', `/alerts/${encodeURIComponent(id)}/test`, {});
 }
 
 function call<T>(socketPath: string, method: string, path: string, body?: unknown): Promise<T> {

@@ -1,9 +1,10 @@
-// What `faultline keys …`, `faultline projects …` and `faultline quarantine list` do. The same operations run against the
+// What `faultline keys …`, `faultline projects …`, `faultline quarantine list` and `faultline alerts …` do. The same operations run against the
 // catalog directly (service stopped) or over the service's admin socket (service running, since
 // DuckDB lets only one process write the file).
 import type { Dataset } from '../engine/item.js';
 import type { ApiKey, CreatedKey, Project } from '../storage/catalog.js';
 import type { QuarantinedItem } from '../storage/quarantine.js';
+import type { AlertRule } from '../storage/alert-rules.js';
 
 export interface CreateKeyInput {
   dataset: Dataset;
@@ -25,6 +26,10 @@ export interface AdminOperations {
   createProject(input: CreateProjectInput): Promise<Project>;
   listProjects(): Promise<Project[]>;
   listQuarantine(options: QuarantineQuery): Promise<QuarantinedItem[]>;
+  /** Every alert rule of every project and dataset, newest first. */
+  listAlerts(): Promise<AlertRule[]>;
+  /** Queues a test notification through the rule's actions (needs the running service's delivery loop). */
+  testAlert(id: string): Promise<{ key: string; deliveries: number }>;
 }
 
 export interface QuarantineQuery {

@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Logger } from 'pino';
 import { CatalogError, type Catalog } from '../storage/catalog.js';
 import type { Quarantine } from '../storage/quarantine.js';
+import type { Alerts } from '../storage/alerts.js';
 import { socketPath } from './operations.js';
 
 const MAX_SOCKET_PATH = 107;
@@ -16,6 +17,7 @@ export class AdminServer {
   constructor(
     private readonly catalog: Catalog,
     private readonly quarantine: Quarantine,
+    private readonly alerts: Alerts,
     private readonly logger: Logger,
   ) {}
 
@@ -71,7 +73,18 @@ export class AdminServer {
     if (route === 'POST /projects') return this.catalog.createProject({ id: text('id') ?? '', name: text('name') ?? '', platform: text('platform') });
     if (route === 'POST /quarantine/list')
       return this.quarantine.list({ limit: typeof body.limit === 'number' ? body.limit : undefined, withDocuments: body.withDocuments === true });
+    if (route === 'GET /alerts') return Promise.resolve(this.alerts.rules.all());
+    const test = /^POST \/alerts\/([^/]+)\/test$/.exec(route);
+    if (test) return this.testAlert(decodeURIComponent(test[1]));
     return Promise.reject(new CatalogError('not_found', `no admin route ${route}`));
+  }
+
+  private async testAlert(id: string): Promise<{ key: string; deliveries: number }> {
+    const rule = this.alerts.rules.get(id);
+    if (!rule) throw new CatalogError('not_found', `no alert rule ${id}`);
+    if (!this.alerts.delivering) throw new CatalogError('invalid', 'no alerting processor runs in this service, so nothing would deliver the notification');
+    const project = await this.catalog.project(rule.project_id);
+    return this.alerts.test(rule, { id: rule.project_id, name: project?.name ?? rule.project_id });
   }
 }
 

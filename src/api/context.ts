@@ -1,5 +1,6 @@
 // What the read API needs: the catalog (keys, projects), the merged read side, the public URL
 // that permalinks and DSNs are built on, and the artifact store with the upload's limits.
+import type { Alerts } from '../storage/alerts.js';
 import type { ArtifactStore } from '../storage/artifacts.js';
 import type { Catalog } from '../storage/catalog.js';
 import type { Storage } from '../storage/storage.js';
@@ -9,6 +10,8 @@ export interface ApiContext {
   storage: Storage;
   /** The service's public URL, without a trailing slash. */
   appUrl: string;
+  /** Alert rules and their outbox (control-plane data: served whatever the pipelines). */
+  alerts: Alerts;
   /** Uploaded source maps and symbol files (control-plane data: served whatever the pipelines). */
   artifacts: ArtifactStore;
   /** service.limits: the upload's size cap and how long its body may stall. */

@@ -1,7 +1,8 @@
 // The read API: mounted by the service on its HTTP host for every resource whose data some
 // exporter serves reads of, whatever receivers and pipelines the node runs (a query node runs none),
-// and the control plane's routes (projects, source maps), always.
+// and the control plane's routes (projects, source maps, alert rules), always.
 import type { HttpHost } from '../http/host.js';
+import { alertRoutes } from './alerts.js';
 import type { ApiContext } from './context.js';
 import { eventRoutes } from './events.js';
 import { issueRoutes } from './issues.js';
@@ -10,8 +11,8 @@ import { sourcemapRoutes } from './sourcemaps.js';
 import { traceRoutes } from './traces.js';
 
 export function mountReadApi(http: HttpHost, api: ApiContext): string[] {
-  const mounted: string[] = ['projects', 'sourcemaps'];
-  const routes = [...projectRoutes(api), ...sourcemapRoutes(api)];
+  const mounted: string[] = ['projects', 'sourcemaps', 'alerts'];
+  const routes = [...projectRoutes(api), ...sourcemapRoutes(api), ...alertRoutes(api)];
   if (api.storage.reads('events')) {
     routes.push(...eventRoutes(api), ...issueRoutes(api));
     mounted.push('events', 'issues');

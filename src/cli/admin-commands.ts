@@ -1,4 +1,4 @@
-// `faultline keys …`, `faultline projects …` and `faultline quarantine …`, through the admin socket or the database.
+// `faultline keys …`, `faultline projects …`, `faultline quarantine …` and `faultline alerts …`, through the admin socket or the database.
 import type { Command, Option } from 'commander';
 import { withAdmin } from '../admin/client.js';
 import { fail, loadConfig } from './config.js';
@@ -89,5 +89,48 @@ export function quarantineCommand(quarantine: Command, configOption: () => Optio
         process.stdout.write(
           `${table(items as unknown as Array<Record<string, unknown>>, ['quarantined_at', 'component', 'signal', 'project_id', 'item_key', 'reason'])}\n`,
         );
+    });
+}
+
+export function alertsCommand(alerts: Command, configOption: () => Option): void {
+  alerts
+    .command('list')
+    .description('List alert rules of every project, live and sandbox, with their state')
+    .option('--json', 'one JSON array of the rules (webhook secrets left out)')
+    .addOption(configOption())
+    .action(async (options: { json?: boolean; config?: string }) => {
+      const rules = await withAdmin(dataDir(options), (ops) => ops.listAlerts()).catch(fail);
+      const shown = rules.map((rule) => ({
+        ...rule,
+        actions: rule.actions.map((action) =>
+          action.type === 'webhook' ? { type: action.type, url: action.url, secret_set: action.secret !== undefined } : action,
+        ),
+      }));
+      if (options.json) process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
+      else if (rules.length === 0) process.stdout.write('No alert rules. Create one with POST /v1/alerts.\n');
+      else
+        process.stdout.write(
+          `${table(
+            shown.map((rule) => ({
+              ...rule,
+              enabled: rule.enabled ? 'yes' : 'muted',
+              actions: rule.actions.map((a) => a.type).join(','),
+              last_fired_at: rule.last_fired_at === null ? null : new Date(rule.last_fired_at).toISOString(),
+            })),
+            ['id', 'dataset', 'project_id', 'type', 'name', 'enabled', 'state', 'actions', 'last_fired_at'],
+          )}\n`,
+        );
+    });
+
+  alerts
+    .command('test')
+    .description("Send a test notification through a rule's actions (the service must be running)")
+    .argument('<rule_id>')
+    .addOption(configOption())
+    .action(async (ruleId: string, options: { config?: string }) => {
+      const queued = await withAdmin(dataDir(options), (ops) => ops.testAlert(ruleId)).catch(fail);
+      process.stdout.write(
+        `Queued test notification ${queued.key} through ${queued.deliveries} action${queued.deliveries === 1 ? '' : 's'}; \`GET /v1/alerts/${ruleId}\` shows how it went.\n`,
+      );
     });
 }

@@ -1,7 +1,7 @@
 // `faultline`: start, validate, components, keys, projects, quarantine, sourcemaps.
 import { Command, Option } from 'commander';
 import { VERSION } from '../version.js';
-import { keysCommand, projectsCommand, quarantineCommand } from './admin-commands.js';
+import { alertsCommand, keysCommand, projectsCommand, quarantineCommand } from './admin-commands.js';
 import { componentsCommand } from './components.js';
 import { sourcemapsCommand } from './sourcemaps.js';
 import { startCommand } from './start.js';
@@ -27,6 +27,7 @@ quarantineCommand(
   program.command('quarantine').description('Items acknowledged and then refused by a later stage (works while the service runs)'),
   configOption,
 );
+alertsCommand(program.command('alerts').description('Alert rules: list them, send a test notification (works while the service runs)'), configOption);
 
 sourcemapsCommand(
   program.command('sourcemaps').description('Source maps and symbol files of a release (talks to the running service over HTTP)'),

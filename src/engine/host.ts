@@ -4,12 +4,14 @@ import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { ServiceSettings } from '../config/service-schema.js';
 import type { HttpHost } from '../http/host.js';
+import type { Alerts } from '../storage/alerts.js';
 import type { Catalog } from '../storage/catalog.js';
 import type { ArtifactLookup } from '../records/artifact.js';
 import type { Database } from '../storage/database.js';
 import type { GroupingVersions } from '../storage/grouping-versions.js';
 import type { IssueStates } from '../storage/issue-states.js';
 import type { Quarantine } from '../storage/quarantine.js';
+import type { Storage } from '../storage/storage.js';
 import type { Metrics } from '../telemetry/metrics.js';
 
 export interface Host {
@@ -28,6 +30,13 @@ export interface Host {
   quarantine: Quarantine;
   /** Uploaded source maps, mapping and symbol files, for the symbolication processor. */
   artifacts: ArtifactLookup;
+  /** Alert rules, their firings and the outbox of deliveries (the alerting processor and /v1/alerts). */
+  alerts: Alerts;
+  /**
+   * The read side over what the exporters stored, set once the exporters have started (after the
+   * pipelines are built): components that rebuild state from stored items read through it.
+   */
+  storage?: Storage;
   auth: Authenticator;
   /** The service's HTTP server, on which receivers mount routes. */
   http: HttpHost;

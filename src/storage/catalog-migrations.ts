@@ -1,5 +1,5 @@
 // The catalog's tables: organizations, projects, API keys, issue states, quarantine, uploaded
-// artifacts and grouping versions (the control plane).
+// artifacts, alert rules with their firings and deliveries, and grouping versions (the control plane).
 import type { Migration } from './migrate.js';
 
 export const CATALOG_MIGRATIONS: readonly Migration[] = [
@@ -94,6 +94,32 @@ export const CATALOG_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX artifact_files_by_debug_id ON artifact_files (dataset, project_id, debug_id);
       CREATE INDEX artifact_files_by_name ON artifact_files (dataset, project_id, release, dist, name);
       CREATE INDEX artifact_files_by_sha256 ON artifact_files (sha256);
+    `,
+  },
+  {
+    version: 6,
+    name: 'alert rules, firings and deliveries',
+    // Alert rules (src/storage/alert-rules.ts) with the state the alerting processor keeps of them,
+    // and its outbox (src/storage/alert-outbox.ts): a firing is keyed by what it is about (rule,
+    // issue, transition — or rule, state and evaluation time), so copies of one event, a restart or
+    // a second process record it once; its deliveries are written with it, before any attempt.
+    sql: `
+      CREATE TABLE alert_rules (
+        id VARCHAR PRIMARY KEY, dataset VARCHAR NOT NULL, org_id VARCHAR NOT NULL, project_id VARCHAR NOT NULL,
+        name VARCHAR NOT NULL, type VARCHAR NOT NULL, environment VARCHAR, enabled BOOLEAN NOT NULL, frequency VARCHAR NOT NULL,
+        conditions VARCHAR NOT NULL, actions VARCHAR NOT NULL, created_at TIMESTAMP NOT NULL, updated_at TIMESTAMP NOT NULL,
+        counting_since TIMESTAMP NOT NULL, state VARCHAR NOT NULL, state_changed_at TIMESTAMP, last_fired_at TIMESTAMP
+      );
+      CREATE TABLE alert_firings (
+        key VARCHAR PRIMARY KEY, rule_id VARCHAR NOT NULL, dataset VARCHAR NOT NULL, project_id VARCHAR NOT NULL,
+        state VARCHAR NOT NULL, issue_id VARCHAR, fired_at TIMESTAMP NOT NULL, payload VARCHAR NOT NULL
+      );
+      CREATE INDEX alert_firings_by_rule ON alert_firings (rule_id, fired_at);
+      CREATE TABLE alert_deliveries (
+        id VARCHAR PRIMARY KEY, firing_key VARCHAR NOT NULL, rule_id VARCHAR NOT NULL, action_index INTEGER NOT NULL,
+        action VARCHAR NOT NULL, status VARCHAR NOT NULL, attempts INTEGER NOT NULL, next_attempt_at TIMESTAMP NOT NULL,
+        last_error VARCHAR, last_attempt_at TIMESTAMP, delivered_at TIMESTAMP, created_at TIMESTAMP NOT NULL
+      );
     `,
   },
   {

@@ -15,6 +15,9 @@ export class Storage {
   readonly events: EventStore;
   readonly issues: IssueStore;
   readonly traces: TraceStore;
+  /** The merged rows themselves, for components that aggregate over them (the alerting processor's windows). */
+  readonly eventRows: MergedSource;
+  readonly spanRows: MergedSource;
 
   constructor(
     db: Database,
@@ -23,6 +26,8 @@ export class Storage {
   ) {
     const events = new MergedSource('events', sources.events ?? [], EVENT_ROW_KEY);
     const spans = new MergedSource('traces', sources.traces ?? [], SPAN_ROW_KEY);
+    this.eventRows = events;
+    this.spanRows = spans;
     this.events = new EventStore(db, events);
     this.issues = new IssueStore(db, events, states);
     this.traces = new TraceStore(db, spans, events);

@@ -140,8 +140,8 @@ describe('faultline validate', () => {
     const result = await runCli(['validate'], process.env);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/valid, 2 pipeline/);
-    expect(result.stdout).toMatch(/events: http_api, exceptions -> validation -> symbolication -> grouping -> issues -> duckdb/);
-    expect(result.stdout).toMatch(/traces: http_api, otlp -> validation -> duckdb, exceptions/);
+    expect(result.stdout).toMatch(/events: http_api, exceptions -> validation -> symbolication -> grouping -> issues -> alerting -> duckdb/);
+    expect(result.stdout).toMatch(/traces: http_api, otlp -> validation -> alerting -> duckdb, exceptions/);
     expect(result.stdout).toMatch(/connector exceptions: traces -> events/);
     expect(result.stdout).toMatch(/reads: events from duckdb; traces from duckdb/);
   });
@@ -206,6 +206,7 @@ describe('faultline components', () => {
       'processor:symbolication',
       'processor:grouping',
       'processor:issues',
+      'processor:alerting',
       'exporter:duckdb',
       'exporter:parquet',
       'connector:exceptions',

@@ -17,14 +17,14 @@ describe('configuration', () => {
         id: 'events',
         signal: 'events',
         receivers: ['http_api', 'exceptions'],
-        processors: ['validation', 'symbolication', 'grouping', 'issues'],
+        processors: ['validation', 'symbolication', 'grouping', 'issues', 'alerting'],
         exporters: ['duckdb'],
       }),
       expect.objectContaining({
         id: 'traces',
         signal: 'traces',
         receivers: ['http_api', 'otlp'],
-        processors: ['validation'],
+        processors: ['validation', 'alerting'],
         exporters: ['duckdb', 'exceptions'],
       }),
     ]);

@@ -64,6 +64,9 @@ describe('migrate', () => {
       await c.run('DROP TABLE quarantine');
       await c.run('DROP TABLE artifact_files');
       await c.run('DROP TABLE artifact_bundles');
+      await c.run('DROP TABLE alert_deliveries');
+      await c.run('DROP TABLE alert_firings');
+      await c.run('DROP TABLE alert_rules');
       await c.run('DROP TABLE grouping_versions');
       await c.run('DROP TABLE issue_aliases');
       await c.run("INSERT INTO projects VALUES ('default', 'org', 'default', 'Default', NULL, 'pk', now())");

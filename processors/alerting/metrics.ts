@@ -1,0 +1,32 @@
+// The alerting processor's Prometheus metrics (one set per service, shared by its pipelines).
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+export const ALERTING_METRICS = ['faultline_alert_firings_total', 'faultline_alert_deliveries_total', 'faultline_alert_deliveries_pending'] as const;
+
+export interface AlertingMetrics {
+  firings: Counter<'type' | 'state'>;
+  deliveries: Counter<'action' | 'outcome'>;
+  pending: Gauge;
+}
+
+export function alertingMetrics(registry: Registry): AlertingMetrics {
+  return {
+    firings: new Counter({
+      name: 'faultline_alert_firings_total',
+      help: 'Alert notifications recorded in the outbox, by rule type and state (firing, resolved, test)',
+      labelNames: ['type', 'state'] as const,
+      registers: [registry],
+    }),
+    deliveries: new Counter({
+      name: 'faultline_alert_deliveries_total',
+      help: 'Attempts to deliver alert notifications, by action and outcome (delivered, retried, failed)',
+      labelNames: ['action', 'outcome'] as const,
+      registers: [registry],
+    }),
+    pending: new Gauge({
+      name: 'faultline_alert_deliveries_pending',
+      help: 'Alert deliveries waiting in the outbox for an attempt',
+      registers: [registry],
+    }),
+  };
+}

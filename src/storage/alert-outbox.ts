@@ -1,0 +1,198 @@
+// The alerting outbox: firings (alert_firings) and one delivery per action of each
+// (alert_deliveries), written in one transaction before any attempt is made, so a notification is
+// sent at least once whatever happens to the process after. A firing's key says what it is about
+// (rule, issue and transition, or rule, state and time); the table's primary key makes a second
+// record of the same firing — a copy of the event, a retry, another process — a no-op.
+import { createHash } from 'node:crypto';
+import { LIST, listValue, VARCHAR } from '@duckdb/node-api';
+import type { Dataset } from '../engine/item.js';
+import type { AlertAction } from '../records/alert-rule.js';
+import type { AlertRules, StateChange } from './alert-rules.js';
+import type { Database } from './database.js';
+import { rows } from './rows.js';
+
+export type FiringState = 'firing' | 'resolved' | 'test';
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface NewFiring {
+  key: string;
+  ruleId: string;
+  dataset: Dataset;
+  projectId: string;
+  state: FiringState;
+  issueId?: string;
+  firedAt: number;
+  /** The notification's body (the webhook payload); Slack and log actions are made from it. */
+  payload: Record<string, unknown>;
+  actions: AlertAction[];
+}
+
+export interface Delivery {
+  id: string;
+  firing_key: string;
+  rule_id: string;
+  action_index: number;
+  action: AlertAction;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: number;
+  last_error: string | null;
+  last_attempt_at: number | null;
+  delivered_at: number | null;
+}
+
+export interface DueDelivery extends Delivery {
+  payload: string;
+}
+
+export interface FiringRecord {
+  key: string;
+  state: FiringState;
+  issue_id: string | null;
+  fired_at: number;
+  deliveries: Array<Pick<Delivery, 'id' | 'status' | 'attempts' | 'last_error' | 'next_attempt_at' | 'delivered_at'> & { type: string }>;
+}
+
+/** A firing key from what the firing is about: the same inputs give the same key in any process. */
+export function firingKey(...parts: Array<string | number>): string {
+  return createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 32);
+}
+
+/** The Idempotency-Key of a delivery: the same on every attempt, different per action. */
+export function deliveryId(key: string, actionIndex: number): string {
+  return `${key}-${actionIndex}`;
+}
+
+const micros = (ms: number) => BigInt(Math.round(ms)) * 1000n;
+const DELIVERY_COLUMNS = `d.id, d.firing_key, d.rule_id, d.action_index, d.action, d.status, d.attempts, epoch_ms(d.next_attempt_at) AS next_attempt_at,
+  d.last_error, epoch_ms(d.last_attempt_at) AS last_attempt_at, epoch_ms(d.delivered_at) AS delivered_at`;
+
+export class AlertOutbox {
+  constructor(
+    private readonly db: Database,
+    private readonly rules: AlertRules,
+  ) {}
+
+  /**
+   * Records firings (each once: a key already recorded is skipped) with their deliveries, and the
+   * rules' state changes, in one transaction. Resolves with the keys newly recorded.
+   */
+  async record(firings: NewFiring[], states: StateChange[] = []): Promise<string[]> {
+    const unique = [...new Map(firings.map((f) => [f.key, f])).values()];
+    if (unique.length === 0 && states.length === 0) return [];
+    const now = Date.now();
+    const recorded = await this.db.write(async (c) => {
+      const keys: string[] = [];
+      for (const firing of unique) {
+        const inserted = await c.runAndReadAll(
+          `INSERT INTO alert_firings (key, rule_id, dataset, project_id, state, issue_id, fired_at, payload)
+           VALUES ($key, $rule, $dataset, $project, $state, $issue, make_timestamp($at::BIGINT), $payload) ON CONFLICT DO NOTHING RETURNING key`,
+          {
+            key: firing.key,
+            rule: firing.ruleId,
+            dataset: firing.dataset,
+            project: firing.projectId,
+            state: firing.state,
+            issue: firing.issueId ?? null,
+            at: micros(firing.firedAt),
+            payload: JSON.stringify(firing.payload),
+          },
+        );
+        if (inserted.getRows().length === 0) continue;
+        keys.push(firing.key);
+        for (const [index, action] of firing.actions.entries())
+          await c.run(
+            `INSERT INTO alert_deliveries (id, firing_key, rule_id, action_index, action, status, attempts, next_attempt_at, created_at)
+             VALUES ($id, $key, $rule, $index, $action, 'pending', 0, make_timestamp($now::BIGINT), make_timestamp($now::BIGINT))`,
+            { id: deliveryId(firing.key, index), key: firing.key, rule: firing.ruleId, index, action: JSON.stringify(action), now: micros(now) },
+          );
+      }
+      await this.rules.writeStates(c, states);
+      return keys;
+    });
+    this.rules.applyStates(states);
+    return recorded;
+  }
+
+  /** Pending deliveries whose next attempt is due, oldest first, with their firing's payload. */
+  async due(now: number, limit: number): Promise<DueDelivery[]> {
+    const result = await this.db.reader().runAndReadAll(
+      `SELECT ${DELIVERY_COLUMNS}, f.payload FROM alert_deliveries d JOIN alert_firings f ON f.key = d.firing_key
+         WHERE d.status = 'pending' AND d.next_attempt_at <= make_timestamp($now::BIGINT) ORDER BY d.next_attempt_at LIMIT $limit`,
+      { now: micros(now), limit },
+    );
+    return rows<Record<string, unknown>>(result).map((row) => ({
+      ...(row as unknown as DueDelivery),
+      action: JSON.parse(row.action as string) as AlertAction,
+    }));
+  }
+
+  /** When the earliest pending delivery is due (epoch ms), if any is pending. */
+  async nextDue(): Promise<{ at: number | null; pending: number }> {
+    const result = await this.db.reader().runAndReadAll(`SELECT epoch_ms(min(next_attempt_at)), count(*) FROM alert_deliveries WHERE status = 'pending'`);
+    const [at, pending] = result.getRows()[0];
+    return { at: at === null ? null : Number(at), pending: Number(pending) };
+  }
+
+  async settle(id: string, outcome: { status: DeliveryStatus; attempts: number; at: number; error?: string; nextAttemptAt?: number }): Promise<void> {
+    await this.db.write((c) =>
+      c.run(
+        `UPDATE alert_deliveries SET status = $status, attempts = $attempts, last_error = coalesce($error, last_error), last_attempt_at = make_timestamp($at::BIGINT),
+           next_attempt_at = make_timestamp($next::BIGINT), delivered_at = ${outcome.status === 'delivered' ? 'make_timestamp($at::BIGINT)' : 'NULL'} WHERE id = $id`,
+        {
+          id,
+          status: outcome.status,
+          attempts: outcome.attempts,
+          error: outcome.error ?? null,
+          at: micros(outcome.at),
+          next: micros(outcome.nextAttemptAt ?? outcome.at),
+        },
+      ),
+    );
+  }
+
+  /** When a rule last notified a firing about an issue (epoch ms), if it did. */
+  async lastFiring(ruleId: string, issueId: string): Promise<number | null> {
+    const result = await this.db
+      .reader()
+      .runAndReadAll(`SELECT epoch_ms(max(fired_at)) FROM alert_firings WHERE rule_id = $rule AND issue_id = $issue AND state = 'firing'`, {
+        rule: ruleId,
+        issue: issueId,
+      });
+    const at = result.getRows()[0]?.[0];
+    return at === null || at === undefined ? null : Number(at);
+  }
+
+  /** A rule's most recent firings, newest first, each with its deliveries. */
+  async recent(ruleId: string, limit = 20): Promise<FiringRecord[]> {
+    const reader = this.db.reader();
+    const firings = rows<{ key: string; state: FiringState; issue_id: string | null; fired_at: number }>(
+      await reader.runAndReadAll(
+        `SELECT key, state, issue_id, epoch_ms(fired_at) AS fired_at FROM alert_firings WHERE rule_id = $rule ORDER BY fired_at DESC, key LIMIT $limit`,
+        { rule: ruleId, limit },
+      ),
+    );
+    if (firings.length === 0) return [];
+    const deliveries = rows<Record<string, unknown>>(
+      await reader.runAndReadAll(
+        `SELECT ${DELIVERY_COLUMNS} FROM alert_deliveries d WHERE list_contains($keys, d.firing_key) ORDER BY d.action_index`,
+        { keys: listValue(firings.map((f) => f.key)) },
+        { keys: LIST(VARCHAR) },
+      ),
+    );
+    return firings.map((firing) => ({
+      ...firing,
+      deliveries: deliveries
+        .filter((d) => d.firing_key === firing.key)
+        .map((d) => ({
+          id: d.id as string,
+          type: (JSON.parse(d.action as string) as AlertAction).type,
+          status: d.status as DeliveryStatus,
+          attempts: d.attempts as number,
+          last_error: d.last_error as string | null,
+          next_attempt_at: d.next_attempt_at as number,
+          delivered_at: d.delivered_at as number | null,
+        })),
+    }));
+  }
+}

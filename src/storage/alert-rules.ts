@@ -1,0 +1,234 @@
+// Alert rules in the catalog (alert_rules), held in memory as well: the alerting processor looks
+// up the rules of an item's tenant on every item, which must cost a map lookup, not a query. The
+// API changes rules through this store, so the processor sees a change at once.
+import { randomBytes } from 'node:crypto';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Dataset } from '../engine/item.js';
+import type { AlertAction, AlertRuleInput, AlertState, AlertType } from '../records/alert-rule.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import type { Database } from './database.js';
+import { rows } from './rows.js';
+
+export interface AlertRule extends AlertRuleInput {
+  id: string;
+  dataset: Dataset;
+  org_id: string;
+  /** Epoch ms. */
+  created_at: number;
+  updated_at: number;
+  /**
+   * Epoch ms from which a counting rule (error_spike, latency) counts: its creation, or the last
+   * change of its conditions. Windows rebuilt after a restart start there too, so they hold what
+   * they held before it.
+   */
+  counting_since: number;
+  state: AlertState;
+  state_changed_at: number | null;
+  last_fired_at: number | null;
+  /** Kept in memory only: when the evaluator last looked at the rule, and what it measured. */
+  last_evaluated_at: number | null;
+  last_value: number | null;
+}
+
+/** The enabled rules of one tenant, by type: what the processor consults per item. */
+export interface TenantRules {
+  new_issue: AlertRule[];
+  regression: AlertRule[];
+  error_spike: AlertRule[];
+  latency: AlertRule[];
+}
+
+export interface RuleFilter {
+  dataset: Dataset;
+  projectId: string;
+  type?: AlertType;
+  enabled?: boolean;
+}
+
+export interface StateChange {
+  ruleId: string;
+  state: AlertState;
+  at: number;
+  /** Set when a notification went out with the change. */
+  fired: boolean;
+}
+
+const COLUMNS = `id, dataset, org_id, project_id, name, type, environment, enabled, frequency, conditions, actions,
+  epoch_ms(created_at) AS created_at, epoch_ms(updated_at) AS updated_at, epoch_ms(counting_since) AS counting_since, state,
+  epoch_ms(state_changed_at) AS state_changed_at, epoch_ms(last_fired_at) AS last_fired_at`;
+
+const micros = (ms: number) => BigInt(Math.round(ms)) * 1000n;
+
+export class AlertRules {
+  private readonly byId = new Map<string, AlertRule>();
+  private readonly byTenant = new Map<string, TenantRules>();
+
+  constructor(private readonly db: Database) {}
+
+  /** Reads every rule into memory (at start). */
+  async load(): Promise<void> {
+    const result = await this.db.reader().runAndReadAll(`SELECT ${COLUMNS} FROM alert_rules`);
+    this.byId.clear();
+    for (const row of rows<Record<string, unknown>>(result)) {
+      const rule: AlertRule = {
+        ...(row as unknown as AlertRule),
+        conditions: JSON.parse(row.conditions as string) as AlertRule['conditions'],
+        actions: JSON.parse(row.actions as string) as AlertAction[],
+        last_evaluated_at: null,
+        last_value: null,
+      };
+      this.byId.set(rule.id, rule);
+    }
+    this.reindex();
+  }
+
+  /** The enabled rules of a tenant, or undefined when it has none: the processor's per-item lookup. */
+  active(dataset: Dataset, projectId: string): TenantRules | undefined {
+    return this.byTenant.get(`${dataset}\u0000${projectId}`);
+  }
+
+  /** Every enabled rule of a type, for the evaluator. */
+  *enabled(type: AlertType): Iterable<AlertRule> {
+    for (const rule of this.byId.values()) if (rule.enabled && rule.type === type) yield rule;
+  }
+
+  get(id: string): AlertRule | undefined {
+    return this.byId.get(id);
+  }
+
+  all(): AlertRule[] {
+    return [...this.byId.values()].sort(newestFirst);
+  }
+
+  list(filter: RuleFilter, limit: number, cursor?: string): { rules: AlertRule[]; nextCursor: string | null } {
+    const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    const matching = [...this.byId.values()]
+      .filter(
+        (rule) =>
+          rule.dataset === filter.dataset &&
+          rule.project_id === filter.projectId &&
+          (filter.type === undefined || rule.type === filter.type) &&
+          (filter.enabled === undefined || rule.enabled === filter.enabled),
+      )
+      .sort(newestFirst)
+      .filter((rule) => !after || micros(rule.created_at) < after.micros || (micros(rule.created_at) === after.micros && rule.id < after.id));
+    const page = matching.slice(0, limit);
+    const last = page.at(-1);
+    return { rules: page, nextCursor: matching.length > limit && last ? encodeCursor({ micros: micros(last.created_at), id: last.id }) : null };
+  }
+
+  async create(input: AlertRuleInput, tenant: { dataset: Dataset; orgId: string }, now = Date.now()): Promise<AlertRule> {
+    const rule: AlertRule = {
+      ...input,
+      id: `alr_${randomBytes(12).toString('hex')}`,
+      dataset: tenant.dataset,
+      org_id: tenant.orgId,
+      created_at: now,
+      updated_at: now,
+      counting_since: now,
+      state: 'ok',
+      state_changed_at: null,
+      last_fired_at: null,
+      last_evaluated_at: null,
+      last_value: null,
+    };
+    await this.db.write((c) =>
+      c.run(
+        `INSERT INTO alert_rules (id, dataset, org_id, project_id, name, type, environment, enabled, frequency, conditions, actions,
+           created_at, updated_at, counting_since, state)
+         VALUES ($id, $dataset, $org, $project, $name, $type, $environment, $enabled, $frequency, $conditions, $actions,
+           make_timestamp($now::BIGINT), make_timestamp($now::BIGINT), make_timestamp($now::BIGINT), 'ok')`,
+        { ...this.params(rule), id: rule.id, dataset: rule.dataset, org: rule.org_id, now: micros(now) },
+      ),
+    );
+    this.byId.set(rule.id, rule);
+    this.reindex();
+    return rule;
+  }
+
+  /**
+   * Replaces what a client sets. A change of type, conditions or environment, or unmuting it,
+   * starts the rule's windows afresh and puts it back to `ok`: what it measured no longer applies
+   * (a muted rule counts nothing).
+   */
+  async update(id: string, input: AlertRuleInput, now = Date.now()): Promise<AlertRule | undefined> {
+    const old = this.byId.get(id);
+    if (!old) return undefined;
+    const recount =
+      (!old.enabled && input.enabled) ||
+      old.type !== input.type ||
+      old.project_id !== input.project_id ||
+      old.environment !== input.environment ||
+      JSON.stringify(old.conditions) !== JSON.stringify(input.conditions);
+    const rule: AlertRule = { ...old, ...input, updated_at: now };
+    if (recount) Object.assign(rule, { counting_since: now, state: 'ok', state_changed_at: old.state === 'ok' ? old.state_changed_at : now, last_value: null });
+    await this.db.write((c) =>
+      c.run(
+        `UPDATE alert_rules SET project_id = $project, name = $name, type = $type, environment = $environment, enabled = $enabled,
+           frequency = $frequency, conditions = $conditions, actions = $actions, updated_at = make_timestamp($now::BIGINT),
+           counting_since = make_timestamp($since::BIGINT), state = $state WHERE id = $id`,
+        { ...this.params(rule), id, now: micros(now), since: micros(rule.counting_since), state: rule.state },
+      ),
+    );
+    this.byId.set(id, rule);
+    this.reindex();
+    return rule;
+  }
+
+  async delete(id: string): Promise<boolean> {
+    if (!this.byId.has(id)) return false;
+    await this.db.write((c) => c.run('DELETE FROM alert_rules WHERE id = $id', { id }));
+    this.byId.delete(id);
+    this.reindex();
+    return true;
+  }
+
+  /** Writes state changes inside the caller's transaction (with the firings they go with). */
+  async writeStates(c: DuckDBConnection, changes: StateChange[]): Promise<void> {
+    for (const change of changes)
+      await c.run(
+        `UPDATE alert_rules SET state = $state, state_changed_at = CASE WHEN state = $state THEN state_changed_at ELSE make_timestamp($at::BIGINT) END
+           ${change.fired ? ', last_fired_at = make_timestamp($at::BIGINT)' : ''} WHERE id = $id`,
+        { id: change.ruleId, state: change.state, at: micros(change.at) },
+      );
+  }
+
+  /** Applies committed state changes to the rules in memory. */
+  applyStates(changes: StateChange[]): void {
+    for (const change of changes) {
+      const rule = this.byId.get(change.ruleId);
+      if (!rule) continue;
+      if (rule.state !== change.state) rule.state_changed_at = change.at;
+      rule.state = change.state;
+      if (change.fired) rule.last_fired_at = change.at;
+    }
+  }
+
+  private params(rule: AlertRule) {
+    return {
+      project: rule.project_id,
+      name: rule.name,
+      type: rule.type,
+      environment: rule.environment,
+      enabled: rule.enabled,
+      frequency: rule.frequency,
+      conditions: JSON.stringify(rule.conditions),
+      actions: JSON.stringify(rule.actions),
+    };
+  }
+
+  private reindex(): void {
+    this.byTenant.clear();
+    for (const rule of this.byId.values()) {
+      if (!rule.enabled) continue;
+      const key = `${rule.dataset}\u0000${rule.project_id}`;
+      let tenant = this.byTenant.get(key);
+      if (!tenant) this.byTenant.set(key, (tenant = { new_issue: [], regression: [], error_spike: [], latency: [] }));
+      tenant[rule.type].push(rule);
+    }
+  }
+}
+
+function newestFirst(a: AlertRule, b: AlertRule): number {
+  return b.created_at - a.created_at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}
