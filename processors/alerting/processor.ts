@@ -84,8 +84,9 @@ export class AlertingProcessor implements Processor {
         const key =
           transition === 'new'
             ? firingKey(rule.id, issueId, 'new')
-            : // The regression is the one that ended the resolution recorded now: the same in every process.
-              firingKey(rule.id, issueId, 'regressed', await this.regressedAt(issueId));
+            : // Each regression is the work of one event (a retry or copy of it is that regression again, see
+              // IssueStates): the same key in every process, and a new one for the next regression.
+              firingKey(rule.id, issueId, 'regressed', event.id);
         if (firings.has(key)) continue;
         if (transition === 'regressed' && !(await this.quietEnough(rule, issueId, item.receivedAt))) continue;
         const now = Date.now();
@@ -127,13 +128,6 @@ export class AlertingProcessor implements Processor {
       // Not recorded: nothing is acknowledged and the sender retries, so the alert is not lost.
       throw new ExportError(this.runtime.id, error);
     }
-  }
-
-  private async regressedAt(issueId: string): Promise<number> {
-    const result = await this.runtime.host.database
-      .reader()
-      .runAndReadAll('SELECT epoch_ms(status_changed_at) FROM issue_states WHERE id = $id', { id: issueId });
-    return Number(result.getRows()[0]?.[0] ?? 0);
   }
 
   /** `frequency` for issue rules counts per issue: a regression this soon after the last one notified is not notified. */

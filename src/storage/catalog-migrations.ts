@@ -141,4 +141,12 @@ export const CATALOG_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 8,
+    name: 'the event that reopened an issue',
+    // A retry of the event that reopened a resolved issue is that regression again (as a retry of
+    // the event that opened it is `new`): its alerts are not lost when the first attempt failed
+    // after the status was written.
+    sql: `ALTER TABLE issue_states ADD COLUMN regressed_by VARCHAR;`,
+  },
 ];

@@ -38,6 +38,8 @@ interface State {
   status: IssueStatus;
   /** The event that opened the issue: a retry of that event opens it again (see observe). */
   openedBy: string | null;
+  /** The event that last reopened it: a retry of that event reopens it again, so its alert is not lost. */
+  regressedBy?: string | null;
 }
 
 /** Issues whose state is kept in memory; past it, the older half is forgotten (and read again when needed). */
@@ -166,8 +168,10 @@ export class IssueStates {
         return 'new';
       }
       if (state.openedBy === event.eventId) return 'new';
+      if (state.status === 'regressed' && state.regressedBy === event.eventId) return 'regressed';
       if (state.status === 'resolved') {
         state.status = 'regressed';
+        state.regressedBy = event.eventId;
         writes.push({ ...event, transition: 'regressed' });
         return 'regressed';
       }
@@ -179,9 +183,13 @@ export class IssueStates {
   private async load(ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     const { list, params } = inList(ids);
-    const result = await this.db.reader().runAndReadAll(`SELECT id, status, opened_by FROM issue_states WHERE id IN (${list})`, params);
-    for (const [id, status, openedBy] of result.getRows())
-      this.remember(String(id), { status: String(status) as IssueStatus, openedBy: openedBy === null ? null : String(openedBy) });
+    const result = await this.db.reader().runAndReadAll(`SELECT id, status, opened_by, regressed_by FROM issue_states WHERE id IN (${list})`, params);
+    for (const [id, status, openedBy, regressedBy] of result.getRows())
+      this.remember(String(id), {
+        status: String(status) as IssueStatus,
+        openedBy: openedBy === null ? null : String(openedBy),
+        regressedBy: regressedBy === null ? null : String(regressedBy),
+      });
   }
 
   private async rounds(): Promise<void> {
@@ -218,10 +226,11 @@ export class IssueStates {
             { id: issueId, dataset, project: projectId, event: eventId, now },
           );
         else
-          await c.run(`UPDATE issue_states SET status = 'regressed', status_changed_at = make_timestamp($now::BIGINT) WHERE id = $id AND status = 'resolved'`, {
-            id: issueId,
-            now,
-          });
+          await c.run(
+            `UPDATE issue_states SET status = 'regressed', status_changed_at = make_timestamp($now::BIGINT), regressed_by = $event
+             WHERE id = $id AND status = 'resolved'`,
+            { id: issueId, now, event: eventId },
+          );
       }
     });
   }

@@ -34,6 +34,10 @@ describe('IssueStates', () => {
     const row = (await db.reader().runAndReadAll("SELECT status FROM issue_states WHERE id = 'i2'")).getRows();
     expect(row).toEqual([['regressed']]);
 
+    // A retry of the event that reopened it (its first attempt failed after the status was written) reopens it again, in a fresh process too.
+    expect(await observe('i2', 'e2')).toEqual(['regressed']);
+    expect(await new IssueStates(db).observe([{ dataset: 'live', projectId: 'p', issueId: 'i2', eventId: 'e2' }])).toEqual(['regressed']);
+
     await states.setStatus('live', 'p', 'i2', 'ignored');
     expect(await observe('i2', 'e4')).toEqual([undefined]);
   });

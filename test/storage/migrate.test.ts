@@ -75,6 +75,7 @@ describe('migrate', () => {
       await c.run('ALTER TABLE issue_states DROP COLUMN project_id');
       await c.run('ALTER TABLE issue_states DROP COLUMN opened_by');
       await c.run('ALTER TABLE issue_states DROP COLUMN created_at');
+      await c.run('ALTER TABLE issue_states DROP COLUMN regressed_by');
       await c.run(`INSERT INTO issues VALUES ('iss', 'live', 'default', 'h', 't', 'c', 'TypeError', 'v', 'error', 'resolved',
         now(), now(), 3, 'a@1', 'a@2', now())`);
     });
