@@ -336,6 +336,7 @@ function parsePython(lines: string[]): StackFrame[] {
 // ---------------------------------------------------------------------------------------------
 
 const JAVA_QUALIFIED = /^[^\s()]+$/;
+const JAVA_LOADER_PREFIX = /^[\w.@-]*\/\/?/;
 const JAVA_PLATFORM_PACKAGES = ['java.', 'javax.', 'sun.', 'jdk.', 'com.sun.'];
 
 function parseJavaLine(trimmed: string): StackFrame | undefined {
@@ -355,9 +356,9 @@ function parseJavaLine(trimmed: string): StackFrame | undefined {
   if (open <= 0) return undefined;
   let qualified = rest.slice(0, open);
   if (!JAVA_QUALIFIED.test(qualified)) return undefined;
-  // Class loader and module prefixes: `app//com.x.Y.m`, `java.base@17/java.lang.Thread.run`.
-  const slash = qualified.lastIndexOf('/');
-  if (slash >= 0) qualified = qualified.slice(slash + 1);
+  // Class loader and module prefixes: `app//com.x.Y.m`, `java.base@17/java.lang.Thread.run`; a
+  // lambda class keeps its own slash (`Foo$$Lambda$1581/0x00000008019b981c.apply`).
+  qualified = qualified.replace(JAVA_LOADER_PREFIX, '');
   const dot = qualified.lastIndexOf('.');
   if (dot <= 0 || dot === qualified.length - 1) return undefined;
   const module = qualified.slice(0, dot);

@@ -349,6 +349,14 @@ Caused by: java.io.IOException: disk on fire
 `;
 
 describe('parseStacktrace: Java', () => {
+  it('keeps a lambda class whole (its slash is not a module prefix)', () => {
+    const frames = parseStacktrace(
+      'java.lang.IllegalStateException: x\n\tat com.example.Orders$$Lambda$1581/0x00000008019b981c.apply(Unknown Source)\n',
+      'java',
+    );
+    expect(frames).toEqual([{ module: 'com.example.Orders$$Lambda$1581/0x00000008019b981c', function: 'apply', in_app: true, platform: 'java' }]);
+  });
+
   it('takes the top exception only, oldest first, crash last', () => {
     const frames = parseStacktrace(JAVA, 'java');
     expectValidFrames(frames);
