@@ -23,6 +23,7 @@ import type { ReadSource } from './storage/read-source.js';
 import { Alerts } from './storage/alerts.js';
 import { ArtifactStore } from './storage/artifacts.js';
 import { RetentionJob, type RetentionTarget } from './storage/retention.js';
+import type { ExpiryResult } from './engine/component.js';
 import { Storage } from './storage/storage.js';
 import { createLogger } from './telemetry/logger.js';
 import { Metrics } from './telemetry/metrics.js';
@@ -131,6 +132,14 @@ export class Service {
     targets.push({
       id: 'artifacts',
       expire: (cutoff) => (cutoff.artifacts ? this.artifacts.expire(cutoff.artifacts) : Promise.resolve({ deletedRows: {}, deletedPartitions: [] })),
+    });
+    targets.push({
+      id: 'alerts',
+      expire: async (cutoff): Promise<ExpiryResult> => {
+        if (!cutoff.alerts) return { deletedRows: {}, deletedPartitions: [] };
+        const { firings, deliveries } = await host.alerts.outbox.expire(cutoff.alerts);
+        return { deletedRows: { alert_firings: firings, alert_deliveries: deliveries }, deletedPartitions: [] };
+      },
     });
     this.retention = new RetentionJob(targets, host.settings.retention, host.logger);
     this.retention.start();

@@ -89,6 +89,11 @@ const schema = {
       default: 90,
       env: 'FAULTLINE_RETENTION_ARTIFACTS_DAYS',
     },
+    alerts_days: {
+      doc: 'Days alert firings and their deliveries are kept (a firing with a delivery still pending is kept; 0 = keep)',
+      format: 'nat',
+      default: 90,
+    },
     check_interval_ms: { doc: 'How often expired data is deleted', format: 'nat', default: 3_600_000 },
   },
   shutdown_timeout_ms: { doc: 'How long a graceful shutdown may take', format: 'nat', default: 30_000 },
@@ -125,7 +130,7 @@ export type ServiceSettings = {
     body_timeout_ms: number;
     rate_limit: { requests_per_second: number; burst: number };
   };
-  retention: { events_days: number; traces_days: number; replays_days: number; artifacts_days: number; check_interval_ms: number };
+  retention: { events_days: number; traces_days: number; replays_days: number; artifacts_days: number; alerts_days: number; check_interval_ms: number };
   shutdown_timeout_ms: number;
   pipelines: Record<string, unknown>;
 };

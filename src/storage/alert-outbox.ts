@@ -152,6 +152,20 @@ export class AlertOutbox {
   }
 
   /** When a rule last notified a firing about an issue (epoch ms), if it did. */
+  /**
+   * Deletes the firings dated before `firstKept` (`YYYY-MM-DD`) whose deliveries are all settled,
+   * with their deliveries: a pending delivery keeps its firing however old it is.
+   */
+  async expire(firstKept: string): Promise<{ firings: number; deliveries: number }> {
+    return this.db.write(async (c) => {
+      const old = `SELECT key FROM alert_firings f WHERE f.fired_at < $cutoff::DATE
+        AND NOT EXISTS (SELECT 1 FROM alert_deliveries d WHERE d.firing_key = f.key AND d.status = 'pending')`;
+      const deliveries = await c.run(`DELETE FROM alert_deliveries WHERE firing_key IN (${old})`, { cutoff: firstKept });
+      const firings = await c.run(`DELETE FROM alert_firings WHERE key IN (${old})`, { cutoff: firstKept });
+      return { firings: Number(firings.rowsChanged), deliveries: Number(deliveries.rowsChanged) };
+    });
+  }
+
   async lastFiring(ruleId: string, issueId: string): Promise<number | null> {
     const result = await this.db
       .reader()

@@ -9,9 +9,9 @@ import { SIGNALS, type Signal } from '../engine/item.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
-/** What has a retention: each signal, and uploaded artifacts (source maps and symbol files). */
-export type Retained = Signal | 'artifacts';
-const RETAINED: readonly Retained[] = [...SIGNALS, 'artifacts'];
+/** What has a retention: each signal, uploaded artifacts (source maps and symbol files), and the alerts' history. */
+export type Retained = Signal | 'artifacts' | 'alerts';
+const RETAINED: readonly Retained[] = [...SIGNALS, 'artifacts', 'alerts'];
 
 /** Something the job asks to expire: a storing exporter, the artifact store. */
 export interface RetentionTarget {

@@ -122,3 +122,20 @@ describe('regression rules', () => {
     await hook.waitFor(2, (r) => r.path === path);
   });
 });
+
+describe('alert history', () => {
+  it('is deleted after retention.alerts_days once its deliveries are settled; a pending one stays', async () => {
+    const sent = await createRule(svc, { name: 'Kept a while', type: 'new_issue', actions: [{ type: 'webhook', url: `${hook.url}/history` }] });
+    await postEvent(errorEvent({}, 'HistoryError'));
+    await hook.waitFor(1, (r) => r.path === '/history');
+    await ruleUntil(svc, sent.id, (rule) => rule.firings.some((f) => f.deliveries.every((d) => d.status === 'delivered')));
+    // Nobody listens here: its delivery stays pending (retried later).
+    const pending = await createRule(svc, { name: 'Never delivered', type: 'new_issue', actions: [{ type: 'webhook', url: 'http://127.0.0.1:9/nowhere' }] });
+    await postEvent(errorEvent({}, 'PendingError'));
+    await ruleUntil(svc, pending.id, (rule) => rule.firings.length === 1);
+
+    await svc.service.runRetention({ alerts_days: 1 }, Date.now() + 3 * 86_400_000);
+    expect((await getRule(svc, sent.id)).firings).toEqual([]);
+    expect((await getRule(svc, pending.id)).firings).toHaveLength(1);
+  });
+});
