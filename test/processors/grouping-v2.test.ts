@@ -224,7 +224,7 @@ describe('message parameterization', () => {
   it.each([
     ['request req_Qd1dQBl0yHe1Pm failed', 'request <id> failed'],
     ["Invalid number 'NaN'", "Invalid number '<str>'"],
-    ['cannot parse "1\'000"', 'cannot parse "<str>"'],
+    ['cannot parse "1\'000"', "cannot parse '<str>'"],
     ['query took 1514ms', 'query took <duration>'],
     ['gave up after 11157ms', 'gave up after <duration>'],
     ['heap limit 512MB reached', 'heap limit <size> reached'],

@@ -53,10 +53,10 @@ const NUMBER_WITH_UNIT = /(?<![\w.])\d+(?:\.\d+)?(?=[A-Za-z%]{1,3}\b)/g;
 
 function quoted(match: string, ...groups: Array<string | undefined>): string {
   const content = groups.slice(0, 5).find((g) => g !== undefined) ?? '';
-  if (PLACEHOLDER_ONLY.test(content)) return match;
   // A path keeps its words (its numbers go with the rest); an identifier is kept whole, if it holds no digit.
-  if (PATH.test(content) || (IDENTIFIER.test(content) && !HAS_DIGIT.test(content) && !LITERALS.has(content))) return match;
-  return `${match[0]}<str>${match[match.length - 1]}`;
+  if (!PLACEHOLDER_ONLY.test(content) && (PATH.test(content) || (IDENTIFIER.test(content) && !HAS_DIGIT.test(content) && !LITERALS.has(content)))) return match;
+  // One spelling for quoted input, whatever the quotes: Python's repr picks "…" when the text holds a '.
+  return "'<str>'";
 }
 
 /**

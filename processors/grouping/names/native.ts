@@ -11,6 +11,8 @@ const LAMBDA = /<lambda_[0-9a-f]+>|<lambda_\d+>|<lambda>|\{lambda\([^)]*\)#\d+\}
 const ANONYMOUS_NAMESPACE = /`anonymous namespace'|\(anonymous namespace\)|\{anonymous\}/g;
 /** MSVC's block scopes inside a function: `loadAsync::__l2::<lambda>`. */
 const MSVC_BLOCK_SCOPE = /::__l\d+(?=::)/g;
+/** Versioned inline namespaces: a library's ABI version is not the bug (`json_abi_v3_11_3`, libc++'s `__1`, `__cxx11`). */
+const VERSIONED_NAMESPACE = /(?<=[A-Za-z])_v\d+(?:_\d+)*(?=::)|::__(?:1|cxx11)(?=::)/g;
 /** Rust symbols end in a hash: `myapp::render::h1a2b3c4d5e6f7a8b`. */
 const RUST_HASH = /::h[0-9a-f]{16}$/;
 /** Markers that stand for one name: kept through the removal of `(…)` and `<…>`. */
@@ -43,7 +45,12 @@ function lastTopLevelSpace(text: string): number {
 
 function normalizeNow(name: string): string {
   let fn = name.trim().replace(OFFSET, '').replace(CALLING_CONVENTION, '').replace(TRAILING_QUALIFIERS, '');
-  fn = fn.replace(LAMBDA, LAMBDA_MARK).replace(ANONYMOUS_NAMESPACE, ANONYMOUS_MARK).replace(MSVC_BLOCK_SCOPE, '').replace(RUST_HASH, '');
+  fn = fn
+    .replace(LAMBDA, LAMBDA_MARK)
+    .replace(ANONYMOUS_NAMESPACE, ANONYMOUS_MARK)
+    .replace(MSVC_BLOCK_SCOPE, '')
+    .replace(VERSIONED_NAMESPACE, '')
+    .replace(RUST_HASH, '');
   // Operators keep their spelling (`operator()`, `operator<<`): only what precedes `operator` is reduced.
   const operator = fn.indexOf('operator');
   const head = operator >= 0 ? fn.slice(0, operator) : fn;
