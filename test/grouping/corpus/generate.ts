@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { packageRoot } from '../../../src/paths.js';
 import { chained } from './categories/chained.js';
 import { customFingerprint } from './categories/custom-fingerprint.js';
@@ -19,6 +20,7 @@ import { native } from './categories/native.js';
 import { node } from './categories/node.js';
 import { python } from './categories/python.js';
 import { recursion } from './categories/recursion.js';
+import { setSalt } from './random.js';
 import type { Category, CorpusEntry } from './types.js';
 
 export const CATEGORIES: readonly Category[] = [
@@ -55,9 +57,12 @@ export function corpusText(entries: readonly CorpusEntry[] = generateCorpus()): 
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  // `--salt S --out F`: a fresh sample of the same bugs, to check that grouping was not fitted to the committed one.
+  const { values } = parseArgs({ options: { salt: { type: 'string', default: '' }, out: { type: 'string', default: CORPUS_PATH } } });
+  setSalt(values.salt);
   const entries = generateCorpus();
   const text = corpusText(entries);
-  writeFileSync(CORPUS_PATH, text);
+  writeFileSync(values.out, text);
   const bugs = new Set(entries.map((entry) => entry.bug)).size;
-  process.stdout.write(`wrote ${entries.length} events of ${bugs} bugs (${(text.length / 1024).toFixed(0)} KiB) to ${CORPUS_PATH}\n`);
+  process.stdout.write(`wrote ${entries.length} events of ${bugs} bugs (${(text.length / 1024).toFixed(0)} KiB) to ${values.out}\n`);
 }

@@ -7,8 +7,19 @@ const BASE64URL = BASE62 + '-_';
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 const HEX = '0123456789abcdef';
 
+/**
+ * Mixed into every seed: '' for the committed corpus; another salt draws a fresh sample of the same
+ * bugs (other builds, depths, browsers, ids), a held-out set for `generate.js --salt S --out F`.
+ */
+let salt = '';
+
+export function setSalt(value: string): void {
+  salt = value;
+}
+
 /** FNV-1a over the UTF-16 code units: a stable 32-bit seed from a text. */
 export function seedOf(text: string): number {
+  if (salt !== '') text = `${salt}\0${text}`;
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i);
