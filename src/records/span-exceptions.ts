@@ -20,7 +20,7 @@
 //   http.route, http.request.method and http.response.status_code (falling back to the older
 //   http.method / http.status_code attributes).
 import { createHash } from 'node:crypto';
-import { parseStacktrace } from './stacktrace-text.js';
+import { parseJavaCauses, parseStacktrace } from './stacktrace-text.js';
 import type { AttributeValue, Attributes, Span, SpanEvent } from './span.js';
 
 export const EXCEPTION_EVENT_NAME = 'exception';
@@ -109,6 +109,16 @@ export function exceptionEventsFromSpan(span: Span): Record<string, unknown>[] {
       value: typeof message === 'string' ? message : (attributeText(message) ?? ''),
     };
     if (frames.length > 0) exception.stacktrace = frames;
+    // A Java trace's `Caused by:` sections become the exception's cause chain (grouping tells wrappers of different causes apart).
+    if (typeof stacktraceText === 'string' && frames.some((frame) => frame.platform === 'java')) {
+      let enclosing = exception;
+      for (const { type, value, stacktrace } of parseJavaCauses(stacktraceText)) {
+        const cause: Record<string, unknown> = { type, value };
+        if (stacktrace.length > 0) cause.stacktrace = stacktrace;
+        enclosing.cause = cause;
+        enclosing = cause;
+      }
+    }
 
     const timestamp =
       isoFromNanos(event.time_unix_nano) ?? isoFromNanos(span.end_time_unix_nano) ?? isoFromNanos(span.start_time_unix_nano) ?? span.received_at;

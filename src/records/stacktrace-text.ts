@@ -374,6 +374,39 @@ function parseJavaLine(trimmed: string): StackFrame | undefined {
   return frame;
 }
 
+export interface ParsedCause {
+  type: string;
+  value: string;
+  /** Oldest call first; `... 12 more` (the frames shared with the enclosing trace) left out. */
+  stacktrace: StackFrame[];
+}
+
+/**
+ * Java's `Caused by:` sections (at the start of a line: those of a `Suppressed:` block are
+ * indented and belong to it), outermost first, each with its type, message and frames.
+ */
+export function parseJavaCauses(text: string): ParsedCause[] {
+  const causes: ParsedCause[] = [];
+  let current: ParsedCause | undefined;
+  for (const line of text.split(LINE_BREAK)) {
+    if (line.startsWith('Caused by:')) {
+      const header = line.slice('Caused by:'.length).trim();
+      const colon = header.indexOf(': ');
+      current = { type: colon < 0 ? header : header.slice(0, colon), value: colon < 0 ? '' : header.slice(colon + 2), stacktrace: [] };
+      causes.push(current);
+      continue;
+    }
+    const trimmed = line.trim();
+    if (trimmed.startsWith('Suppressed:')) current = undefined;
+    // A suppressed exception's frames are indented deeper than the trace's (two tabs, or more spaces).
+    if (current === undefined || /^(?:\t\t| {5,})/.test(line)) continue;
+    const frame = parseJavaLine(trimmed);
+    if (frame !== undefined && current.stacktrace.length < MAX_FRAMES) current.stacktrace.push(frame);
+  }
+  for (const cause of causes) cause.stacktrace.reverse();
+  return causes.filter((cause) => cause.type !== '');
+}
+
 function parseJava(lines: string[]): StackFrame[] {
   const frames: StackFrame[] = [];
   for (const line of lines) {

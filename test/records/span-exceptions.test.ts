@@ -242,3 +242,38 @@ describe('deterministicUuid', () => {
     expect(deterministicUuid('a', 'b')).not.toBe(deterministicUuid('b', 'a'));
   });
 });
+
+describe('exceptionEventsFromSpan: Java cause chains', () => {
+  const JAVA_STACK = [
+    'java.util.concurrent.CompletionException: java.util.concurrent.TimeoutException: after 3000 ms',
+    '\tat java.base/java.util.concurrent.CompletableFuture.encodeThrowable(CompletableFuture.java:332)',
+    '\tat com.acme.orders.Checkout.await(Checkout.java:40)',
+    '\tSuppressed: java.lang.IllegalStateException: close failed',
+    '\t\tat com.acme.orders.Res.close(Res.java:3)',
+    '\t\tCaused by: java.io.IOException: not this one',
+    'Caused by: java.util.concurrent.TimeoutException: after 3000 ms',
+    '\tat com.acme.payments.PaymentClient.charge(PaymentClient.java:77)',
+    '\t... 2 more',
+    'Caused by: java.net.SocketTimeoutException',
+    '\tat java.base/java.net.Socket.read(Socket.java:10)',
+  ].join('\n');
+
+  it('turns `Caused by:` sections into exception.cause, outermost first, leaving suppressed ones out', () => {
+    const span = makeSpan({
+      resource_attributes: { 'service.name': 'orders', 'telemetry.sdk.language': 'java' },
+      events: [
+        exceptionEvent(
+          {},
+          { 'exception.type': 'java.util.concurrent.CompletionException', 'exception.message': 'timeout', 'exception.stacktrace': JAVA_STACK },
+        ),
+      ],
+    });
+    const [body] = exceptionEventsFromSpan(span);
+    expectValid([body]);
+    const exception = body.exception as {
+      cause?: { type: string; value: string; stacktrace?: Array<{ function?: string }>; cause?: { type: string; value: string } };
+    };
+    expect(exception.cause).toMatchObject({ type: 'java.util.concurrent.TimeoutException', value: 'after 3000 ms', stacktrace: [{ function: 'charge' }] });
+    expect(exception.cause?.cause).toMatchObject({ type: 'java.net.SocketTimeoutException', value: '' });
+  });
+});
