@@ -43,8 +43,20 @@ export function mapTransaction(payload: JsonObject): MappedSpans {
   return { ok: true, spans };
 }
 
-/** A standalone `span` item (what browser SDKs send for web vitals, for instance). */
+/**
+ * A `span` item: span streaming's `{version: 2, items: [...]}` (what @sentry/node 10+ sends instead
+ * of transactions, with `{value, type}` attributes), or one standalone span (browser web vitals).
+ */
 export function mapStandaloneSpan(payload: JsonObject): MappedSpans {
+  if (Array.isArray(payload.items)) {
+    const spans: SpanInput[] = [];
+    for (const item of payload.items) {
+      if (!isJsonObject(item)) continue;
+      const mapped = mapStreamedSpan(item);
+      spans.push(mapped.ok ? mapped.span : (item as SpanInput));
+    }
+    return spans.length ? { ok: true, spans } : { ok: false, reason: 'the span container has no spans' };
+  }
   if (typeof payload.trace_id !== 'string') return { ok: false, reason: 'the span has no trace_id' };
   const result = mapSpan(payload, payload.trace_id, serviceName(payload, payload), commonAttributes(payload));
   return result.ok ? { ok: true, spans: [result.span] } : result;
@@ -79,6 +91,26 @@ function mapSpan(span: JsonObject, traceId: string, service: string, common: Jso
       attributes,
     },
   };
+}
+
+/** A span of span streaming (v2): `name`, `end_timestamp`, typed attributes. */
+function mapStreamedSpan(span: JsonObject): { ok: true; span: SpanInput } | { ok: false; reason: string } {
+  if (typeof span.trace_id !== 'string') return { ok: false, reason: 'the span has no trace_id' };
+  const attributes: JsonObject = {};
+  if (isJsonObject(span.attributes)) {
+    for (const [key, value] of Object.entries(span.attributes)) attributes[key] = isJsonObject(value) && 'value' in value ? value.value : value;
+  }
+  const str = (key: string) => (typeof attributes[key] === 'string' ? (attributes[key] as string) : undefined);
+  const release = str('sentry.release');
+  const service = str('service.name') ?? (release?.includes('@') ? release.slice(0, release.lastIndexOf('@')) : undefined) ?? 'unknown_service';
+  const op = str('sentry.op');
+  const mapped = mapSpan(
+    { ...span, op, description: typeof span.name === 'string' ? span.name : undefined, timestamp: span.end_timestamp, tags: undefined, data: attributes },
+    span.trace_id,
+    service,
+    {},
+  );
+  return mapped;
 }
 
 function kindOf(op: string | undefined): string {
