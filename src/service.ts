@@ -22,6 +22,7 @@ import { Quarantine } from './storage/quarantine.js';
 import type { ReadSource } from './storage/read-source.js';
 import { Alerts } from './storage/alerts.js';
 import { ArtifactStore } from './storage/artifacts.js';
+import { EventAttachments, ReleaseHealth } from './storage/sentry-ingest.js';
 import { RetentionJob, type RetentionTarget } from './storage/retention.js';
 import type { ExpiryResult } from './engine/component.js';
 import { Storage } from './storage/storage.js';
@@ -124,6 +125,8 @@ export class Service {
       artifacts: this.artifacts,
       alerts: host.alerts,
       limits: host.settings.limits,
+      attachments: new EventAttachments(host.database, host.settings.data_dir),
+      releaseHealth: new ReleaseHealth(host.database),
     });
     // Only what this node writes: a read-only exporter's data (a shared lake) is its writer's to expire.
     const targets: RetentionTarget[] = graph

@@ -26,7 +26,7 @@ export class EventValidationProcessor implements Processor {
         continue;
       }
       const releaseInfo = parseRelease(result.event.release);
-      const notes = result.notes;
+      const notes = item.notes ? [...item.notes, ...result.notes] : result.notes;
       let timestamp = result.event.timestamp;
       const expired = this.retention?.expired(Date.parse(timestamp), item.receivedAt);
       if (expired) {

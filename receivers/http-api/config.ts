@@ -8,6 +8,25 @@ export const httpApiConfigSchema = z
       .positive()
       .optional()
       .describe('Largest event body, on the wire and after gzip/deflate inflation (413 past it); default: service.limits.event_body_bytes (1 MiB)'),
+    sentry: z
+      .object({
+        enabled: z.boolean().default(true).describe('Mount the Sentry-SDK routes POST /api/{ingest_id}/envelope/ and /store/'),
+        max_envelope_bytes: z
+          .number()
+          .int()
+          .positive()
+          .default(10 * 1024 * 1024)
+          .describe('Largest envelope, on the wire and after gzip/deflate/br inflation (413 past it)'),
+        max_attachment_bytes: z
+          .number()
+          .int()
+          .positive()
+          .default(5 * 1024 * 1024)
+          .describe('Largest attachment item of an envelope (413 past it); an event or transaction item is capped by max_event_bytes'),
+      })
+      .strict()
+      .default({ enabled: true, max_envelope_bytes: 10 * 1024 * 1024, max_attachment_bytes: 5 * 1024 * 1024 })
+      .describe('Sentry-SDK ingest (envelopes and the store endpoint, authenticated by DSN keys)'),
   })
   .strict();
 

@@ -4,6 +4,7 @@ import type { Receiver, ReceiverSettings } from '../../src/engine/component.js';
 import type { HttpApiConfig } from './config.js';
 import { eventIngestRoute } from './routes/events.js';
 import { traceIngestRoute } from './routes/traces.js';
+import { sentryRoutes } from './sentry/routes.js';
 
 export class HttpApiReceiver implements Receiver {
   constructor(private readonly settings: ReceiverSettings<HttpApiConfig>) {}
@@ -20,5 +21,16 @@ export class HttpApiReceiver implements Receiver {
         }),
       );
     if (consumers.traces) host.http.route(traceIngestRoute({ host, receiverId: id.text, consumer: consumers.traces }));
+    if (config.sentry.enabled && (consumers.events || consumers.traces)) {
+      const routes = sentryRoutes({
+        host,
+        receiverId: id.text,
+        consumers,
+        maxEnvelopeBytes: config.sentry.max_envelope_bytes,
+        maxEventBytes: config.max_event_bytes ?? host.settings.limits.event_body_bytes,
+        maxAttachmentBytes: config.sentry.max_attachment_bytes,
+      });
+      for (const route of routes) host.http.route(route);
+    }
   }
 }

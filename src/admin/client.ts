@@ -30,6 +30,7 @@ class CatalogOperations implements AdminOperations {
   revokeKey = (id: string) => this.catalog.revokeKey(id);
   createProject = (input: CreateProjectInput) => this.catalog.createProject(input);
   listProjects = () => this.catalog.listProjects();
+  setAllowedOrigins = (id: string, origins: string[] | null) => this.catalog.setAllowedOrigins(id, origins);
   listQuarantine = (query: QuarantineQuery) => this.quarantine.list(query);
   listAlerts = async () => {
     const rules = new AlertRules(this.db);
@@ -47,6 +48,7 @@ class SocketOperations implements AdminOperations {
   revokeKey = (id: string) => call<ApiKey>(this.path, 'POST', `/keys/${encodeURIComponent(id)}/revoke`, {});
   createProject = (input: CreateProjectInput) => call<Project>(this.path, 'POST', '/projects', input);
   listProjects = () => call<Project[]>(this.path, 'GET', '/projects');
+  setAllowedOrigins = (id: string, origins: string[] | null) => call<Project>(this.path, 'POST', `/projects/${encodeURIComponent(id)}/origins`, { origins });
   listQuarantine = (query: QuarantineQuery) => call<QuarantinedItem[]>(this.path, 'POST', '/quarantine/list', query);
   listAlerts = () => call<AlertRule[]>(this.path, 'GET', '/alerts');
   testAlert = (id: string) => call<{ key: string; deliveries: number }>(this.path, 'POST', `/alerts/${encodeURIComponent(id)}/test`, {});

@@ -11,6 +11,8 @@ export interface CreateKeyInput {
   /** Absent: an organization key. */
   projectId?: string;
   name?: string;
+  /** A project's DSN key (Sentry SDKs) instead of an API key. */
+  dsn?: boolean;
 }
 
 export interface CreateProjectInput {
@@ -25,6 +27,8 @@ export interface AdminOperations {
   revokeKey(id: string): Promise<ApiKey>;
   createProject(input: CreateProjectInput): Promise<Project>;
   listProjects(): Promise<Project[]>;
+  /** null: any origin. */
+  setAllowedOrigins(projectId: string, origins: string[] | null): Promise<Project>;
   listQuarantine(options: QuarantineQuery): Promise<QuarantinedItem[]>;
   /** Every alert rule of every project and dataset, newest first. */
   listAlerts(): Promise<AlertRule[]>;

@@ -66,7 +66,18 @@ export class AdminServer {
     const text = (key: string) => (typeof body[key] === 'string' ? (body[key] as string) : undefined);
     if (route === 'GET /keys') return this.catalog.listKeys();
     if (route === 'POST /keys')
-      return this.catalog.createKey({ dataset: body.dataset === 'test' ? 'test' : 'live', projectId: text('projectId'), name: text('name') });
+      return this.catalog.createKey({
+        dataset: body.dataset === 'test' ? 'test' : 'live',
+        projectId: text('projectId'),
+        name: text('name'),
+        dsn: body.dsn === true,
+      });
+    const origins = /^POST \/projects\/([^/]+)\/origins$/.exec(route);
+    if (origins)
+      return this.catalog.setAllowedOrigins(
+        decodeURIComponent(origins[1]),
+        Array.isArray(body.origins) ? body.origins.filter((o): o is string => typeof o === 'string') : null,
+      );
     const revoke = /^POST \/keys\/([^/]+)\/revoke$/.exec(route);
     if (revoke) return this.catalog.revokeKey(decodeURIComponent(revoke[1]));
     if (route === 'GET /projects') return this.catalog.listProjects();

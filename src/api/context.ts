@@ -3,6 +3,7 @@
 import type { Alerts } from '../storage/alerts.js';
 import type { ArtifactStore } from '../storage/artifacts.js';
 import type { Catalog } from '../storage/catalog.js';
+import type { EventAttachments, ReleaseHealth } from '../storage/sentry-ingest.js';
 import type { Storage } from '../storage/storage.js';
 
 export interface ApiContext {
@@ -16,4 +17,8 @@ export interface ApiContext {
   artifacts: ArtifactStore;
   /** service.limits: the upload's size cap and how long its body may stall. */
   limits: { sourcemap_upload_bytes: number; body_timeout_ms: number };
+  /** Attachments sent with events by Sentry SDKs (listed on GET /v1/events/{id}). */
+  attachments: EventAttachments;
+  /** Sessions per release (release health on GET /v1/projects). */
+  releaseHealth: ReleaseHealth;
 }

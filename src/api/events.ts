@@ -8,7 +8,7 @@ import type { ApiContext } from './context.js';
 import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, parseLimit, parseTime } from './params.js';
 import { parseQuery } from './query-syntax.js';
 
-export function eventRoutes({ catalog, storage }: ApiContext): RouteDefinition[] {
+export function eventRoutes({ catalog, storage, attachments }: ApiContext): RouteDefinition[] {
   const routes: RouteDefinition[] = [];
 
   routes.push({
@@ -88,7 +88,10 @@ export function eventRoutes({ catalog, storage }: ApiContext): RouteDefinition[]
         normalizeEventId(ctx.params.id),
       );
       if (!doc) throw errors.notFound(`no event ${ctx.params.id}`);
-      return json(ctx, 200, doc);
+      const { id, project_id: projectId } = JSON.parse(doc) as { id: string; project_id: string };
+      const files = await attachments.list(principal.dataset, projectId, id);
+      // Attachments (sent by Sentry SDKs with the event) are listed when there are any.
+      return json(ctx, 200, files.length ? `${doc.slice(0, -1)},"attachments":${JSON.stringify(files)}}` : doc);
     },
   });
 

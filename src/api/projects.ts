@@ -14,7 +14,7 @@ interface SignalActivity {
   count_24h: number;
 }
 
-export function projectRoutes({ catalog, storage, appUrl }: ApiContext): RouteDefinition[] {
+export function projectRoutes({ catalog, storage, appUrl, releaseHealth }: ApiContext): RouteDefinition[] {
   return [
     {
       method: 'GET',
@@ -31,9 +31,13 @@ export function projectRoutes({ catalog, storage, appUrl }: ApiContext): RouteDe
         const after = cursor === undefined ? undefined : decodeProjectCursor(cursor);
         const projects = (await reachableProjects(catalog, principal)).filter((p) => after === undefined || p.id > after);
         const page = projects.slice(0, limit);
-        const [keys, activity] = await Promise.all([
+        const [keys, activity, health] = await Promise.all([
           catalog.listKeys(),
           storage.events.activity(
+            principal.dataset,
+            page.map((p) => p.id),
+          ),
+          releaseHealth.forProjects(
             principal.dataset,
             page.map((p) => p.id),
           ),
@@ -42,19 +46,23 @@ export function projectRoutes({ catalog, storage, appUrl }: ApiContext): RouteDe
         const data = page.map((project) => {
           const errorsActivity = activity.get(project.id) ?? { last_received_at: null, count_24h: 0 };
           const none: SignalActivity = { last_received_at: null, count_24h: 0 };
+          const projectKeys = keys.filter((k) => k.project_id === project.id);
           return {
             id: project.id,
+            ingest_id: project.ingest_id,
             slug: project.slug,
             name: project.name,
             platform: project.platform,
             created_at: project.created_at,
-            dsn: dsnOf(project, appUrl),
-            keys: keys.filter((k) => k.project_id === project.id).map(presentKey),
+            dsn: primaryDsn(projectKeys, project, appUrl, principal.dataset),
+            allowed_origins: project.allowed_origins ?? ['*'],
+            keys: projectKeys.map((k) => presentKey(k, project, appUrl)),
             telemetry: {
               status: statusOf([errorsActivity, none, none], now),
               errors: errorsActivity,
               traces: none,
               replays: none,
+              sessions: health.get(project.id) ?? [],
             },
           };
         });
@@ -66,17 +74,28 @@ export function projectRoutes({ catalog, storage, appUrl }: ApiContext): RouteDe
   ];
 }
 
-export function dsnOf(project: Project, appUrl: string): string {
+/** `http(s)://<public_key>@<host>/<ingest_id>`, as Sentry SDKs take it. */
+export function dsnOf(publicKey: string, project: Project, appUrl: string): string {
   const url = new URL(appUrl);
-  return `${url.protocol}//${project.public_key}@${url.host}/${project.id}`;
+  const path = url.pathname.replace(/\/+$/, '');
+  return `${url.protocol}//${publicKey}@${url.host}${path}/${project.ingest_id}`;
 }
 
-function presentKey(key: ApiKey) {
+/** The DSN of the project's oldest active DSN key of the reader's dataset (else of any), or null. */
+function primaryDsn(keys: ApiKey[], project: Project, appUrl: string, dataset: string): string | null {
+  const active = keys.filter((k) => k.kind === 'dsn' && k.revoked_at === null && k.public_key !== null);
+  const key = active.find((k) => k.dataset === dataset) ?? active[0];
+  return key ? dsnOf(key.public_key as string, project, appUrl) : null;
+}
+
+function presentKey(key: ApiKey, project: Project, appUrl: string) {
   return {
     id: key.id,
+    type: key.kind,
     name: key.name,
     environment: key.dataset,
     prefix: key.display_prefix,
+    ...(key.kind === 'dsn' && key.public_key !== null && { public_key: key.public_key, dsn: dsnOf(key.public_key, project, appUrl) }),
     created_at: key.created_at,
     revoked_at: key.revoked_at,
   };

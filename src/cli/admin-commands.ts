@@ -16,13 +16,24 @@ export function keysCommand(keys: Command, configOption: () => Option): void {
     .option('--project <id>', 'a project key (reaches one project)')
     .option('--test', 'a sandbox key (fl_test_…) instead of a production one (fl_live_…)')
     .option('--name <label>', 'a label to recognise the key by')
+    .option('--dsn', 'a DSN key for Sentry SDKs (with --project): ingest only, never reads; GET /v1/projects shows its DSN')
     .addOption(configOption())
-    .action(async (options: { org?: boolean; project?: string; test?: boolean; name?: string; config?: string }) => {
+    .action(async (options: { org?: boolean; project?: string; test?: boolean; name?: string; dsn?: boolean; config?: string }) => {
       if (Boolean(options.org) === Boolean(options.project)) fail('say either --org or --project ID');
+      if (options.dsn && !options.project) fail('a DSN key belongs to one project: say --project ID');
       const created = await withAdmin(dataDir(options), (ops) =>
-        ops.createKey({ dataset: options.test ? 'test' : 'live', projectId: options.project, name: options.name }),
+        ops.createKey({ dataset: options.test ? 'test' : 'live', projectId: options.project, name: options.name, dsn: options.dsn }),
       ).catch(fail);
       const scope = created.key.project_id ? `project ${created.key.project_id}` : `organization ${created.key.org_id}`;
+      if (created.key.kind === 'dsn') {
+        const projects = await withAdmin(dataDir(options), (ops) => ops.listProjects()).catch(fail);
+        const project = projects.find((p) => p.id === created.key.project_id);
+        const appUrl = loadConfig(options.config).settings.app_url;
+        const url = new URL(appUrl);
+        const dsn = `${url.protocol}//${created.secret}@${url.host}${url.pathname.replace(/\/+$/, '')}/${project?.ingest_id ?? '?'}`;
+        process.stdout.write(`Created ${created.key.dataset} DSN key ${created.key.id} for ${scope}. Its DSN:\n${dsn}\n`);
+        return;
+      }
       process.stdout.write(`Created ${created.key.dataset} key ${created.key.id} for ${scope}. The secret is shown once:\n${created.secret}\n`);
     });
 
@@ -33,7 +44,7 @@ export function keysCommand(keys: Command, configOption: () => Option): void {
     .action(async (options: { config?: string }) => {
       const list = await withAdmin(dataDir(options), (ops) => ops.listKeys()).catch(fail);
       const rows = list.map((k) => ({ ...k, scope: k.project_id ? `project:${k.project_id}` : `org:${k.org_id}` }));
-      process.stdout.write(`${table(rows, ['id', 'dataset', 'scope', 'name', 'display_prefix', 'created_at', 'revoked_at'])}\n`);
+      process.stdout.write(`${table(rows, ['id', 'kind', 'dataset', 'scope', 'name', 'display_prefix', 'created_at', 'revoked_at'])}\n`);
     });
 
   keys
@@ -68,7 +79,18 @@ export function projectsCommand(projects: Command, configOption: () => Option): 
     .addOption(configOption())
     .action(async (options: { config?: string }) => {
       const list = await withAdmin(dataDir(options), (ops) => ops.listProjects()).catch(fail);
-      process.stdout.write(`${table(list as unknown as Array<Record<string, unknown>>, ['id', 'name', 'platform', 'org_id', 'created_at'])}\n`);
+      process.stdout.write(`${table(list as unknown as Array<Record<string, unknown>>, ['id', 'ingest_id', 'name', 'platform', 'org_id', 'created_at'])}\n`);
+    });
+
+  projects
+    .command('origins')
+    .description('Set the origins browser SDKs may send from (CORS); no origin: any (*)')
+    .argument('<project_id>')
+    .argument('[origins...]', 'e.g. https://shop.example.com')
+    .addOption(configOption())
+    .action(async (projectId: string, origins: string[], options: { config?: string }) => {
+      const project = await withAdmin(dataDir(options), (ops) => ops.setAllowedOrigins(projectId, origins.length ? origins : null)).catch(fail);
+      process.stdout.write(`Project ${project.id} takes Sentry SDK requests from ${project.allowed_origins?.join(', ') ?? 'any origin (*)'}\n`);
     });
 }
 

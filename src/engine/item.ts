@@ -1,6 +1,6 @@
 // What flows through a pipeline: one item per event, span or replay chunk, with the tenant it
 // belongs to and, once a processor has decided, its outcome.
-import type { ErrorEvent } from '../records/event.js';
+import type { ErrorEvent, ProcessingError } from '../records/event.js';
 import type { Span } from '../records/span.js';
 
 export type Signal = 'events' | 'traces' | 'replays';
@@ -29,6 +29,12 @@ export interface Item<T = unknown> {
   receivedAt: number;
   /** Approximate size in bytes, charged against the pipeline's in-flight budget. */
   size: number;
+  /**
+   * Events: what the receiver had to change or leave out while turning the sender's format into
+   * the ingest body (a Sentry payload's field it could not map); the validation processor puts
+   * them first in the event's `processing_errors`.
+   */
+  notes?: ProcessingError[];
   /** Unset while the item is live; set once a processor drops or rejects it. */
   outcome?: Outcome;
 }

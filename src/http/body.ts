@@ -2,13 +2,14 @@
 // with a cap on the inflated size, and parsed as JSON with a clear 4xx for anything wrong. A
 // client that goes away mid-body is told apart from a failure (ClientAbortError).
 import { promisify } from 'node:util';
-import { gunzip, inflate, inflateRaw } from 'node:zlib';
+import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib';
 import type { H3Event } from 'h3';
 import { errors } from './errors.js';
 
 const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);
 const inflateRawAsync = promisify(inflateRaw);
+const brotliAsync = promisify(brotliDecompress);
 
 /** `service.limits.body_timeout_ms`'s default, for bodies read without a configured limit. */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
@@ -20,6 +21,8 @@ export interface BodyOptions {
   timeoutMs: number;
   /** Told the body's size as it grows (on the wire, then inflated); may throw to stop reading. */
   onSize?: (bytes: number) => void;
+  /** Also take `Content-Encoding: br` (Sentry SDKs may send it; the /v1 routes do not take it). */
+  brotli?: boolean;
 }
 
 /** The client closed the connection before its body had arrived: nobody is left to answer. */
@@ -70,8 +73,9 @@ export async function readBody(event: H3Event, limitOrOptions: number | BodyOpti
   const options = typeof limitOrOptions === 'number' ? { limit: limitOrOptions, timeoutMs: DEFAULT_BODY_TIMEOUT_MS } : limitOrOptions;
   const { limit } = options;
   const encoding = (event.req.headers.get('content-encoding') ?? 'identity').trim().toLowerCase();
-  if (!['identity', 'gzip', 'x-gzip', 'deflate', ''].includes(encoding))
-    throw errors.unsupportedMediaType(`content encoding ${encoding} is not supported; use gzip, deflate or none`);
+  const brotli = options.brotli === true;
+  if (!['identity', 'gzip', 'x-gzip', 'deflate', ''].includes(encoding) && !(brotli && encoding === 'br'))
+    throw errors.unsupportedMediaType(`content encoding ${encoding} is not supported; use gzip, deflate${brotli ? ', br' : ''} or none`);
   if (declaredLength(event) > limit) throw errors.tooLarge(limit);
   const raw = await readCapped(event, options);
   if (encoding === 'identity' || encoding === '') return raw;
@@ -83,7 +87,8 @@ export async function readBody(event: H3Event, limitOrOptions: number | BodyOpti
         if (error.code === 'ERR_BUFFER_TOO_LARGE') throw error;
         return inflateRawAsync(raw, { maxOutputLength: limit });
       });
-    } else inflated = await gunzipAsync(raw, { maxOutputLength: limit });
+    } else if (encoding === 'br') inflated = await brotliAsync(raw, { maxOutputLength: limit });
+    else inflated = await gunzipAsync(raw, { maxOutputLength: limit });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) throw errors.tooLarge(limit);
     throw errors.invalidJson(`the body is not valid ${encoding} data`);

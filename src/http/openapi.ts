@@ -12,7 +12,7 @@ export interface RequestBodyDoc {
 }
 
 export interface RouteDoc {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
   /** h3 style: /v1/events/:id */
   path: string;
   summary: string;

@@ -69,6 +69,9 @@ export const exceptionSchema = z.object({
   value: z.string(),
   module: text(),
   stacktrace: z.array(stackFrameSchema).optional().meta({ description: 'Oldest call first, the crashing frame last.' }),
+  mechanism: jsonObject()
+    .optional()
+    .meta({ description: "How the exception was caught (Sentry's `mechanism`: `type`, `handled`, `exception_id`, `parent_id`, …), kept as sent." }),
   // A getter: zod 4's way of declaring a recursive object.
   get cause() {
     return exceptionSchema.optional().meta({

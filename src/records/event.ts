@@ -28,6 +28,8 @@ export interface ExceptionInfo {
   module?: string;
   /** Frames ordered oldest call first, the crashing frame last (Sentry's convention). */
   stacktrace?: StackFrame[];
+  /** How it was caught (Sentry's `mechanism`: `type`, `handled`, …), as sent. */
+  mechanism?: Record<string, unknown>;
   /** The exception this one wraps, recursively: the raised exception outermost, the root cause innermost. */
   cause?: ExceptionInfo;
   /** A cause's frames as received, when symbolication changed them (the raised exception's are the event's `raw_stacktrace`). */

@@ -149,4 +149,37 @@ export const CATALOG_MIGRATIONS: readonly Migration[] = [
     // after the status was written.
     sql: `ALTER TABLE issue_states ADD COLUMN regressed_by VARCHAR;`,
   },
+  {
+    version: 9,
+    name: 'ingest ids, allowed origins, DSN keys, event attachments and release health',
+    // Sentry SDKs accept only a number as the DSN's project part: every project gets a stable
+    // numeric ingest id (in creation order), used in its DSN and the /api/{ingest_id}/ routes,
+    // while /v1 keeps the project's own id. DSN keys are api_keys of kind 'dsn' whose public key
+    // is kept in the clear (it is in every browser bundle); the key each project had is moved over.
+    // Attachments sent with events are listed on the event (their bytes are stored by sha256), and
+    // sessions are counted per release for release health.
+    sql: `
+      ALTER TABLE projects ADD COLUMN ingest_id BIGINT;
+      ALTER TABLE projects ADD COLUMN allowed_origins VARCHAR;
+      UPDATE projects SET ingest_id = numbered.n
+        FROM (SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM projects) AS numbered
+        WHERE projects.id = numbered.id;
+      ALTER TABLE api_keys ADD COLUMN kind VARCHAR DEFAULT 'api';
+      ALTER TABLE api_keys ADD COLUMN public_key VARCHAR;
+      UPDATE api_keys SET kind = 'api';
+      INSERT INTO api_keys (id, org_id, project_id, dataset, name, display_prefix, secret_hash, created_at, revoked_at, kind, public_key)
+        SELECT 'key_dsn_' || id, org_id, id, 'live', 'default DSN key', left(public_key, 12) || '…', 'dsn:' || public_key, created_at, NULL, 'dsn', public_key
+        FROM projects;
+      CREATE TABLE event_attachments (
+        dataset VARCHAR NOT NULL, project_id VARCHAR NOT NULL, event_id VARCHAR NOT NULL, name VARCHAR NOT NULL,
+        content_type VARCHAR, attachment_type VARCHAR, size BIGINT NOT NULL, sha256 VARCHAR NOT NULL, created_at TIMESTAMP NOT NULL,
+        PRIMARY KEY (dataset, project_id, event_id, name)
+      );
+      CREATE TABLE release_sessions (
+        dataset VARCHAR NOT NULL, project_id VARCHAR NOT NULL, release VARCHAR NOT NULL, environment VARCHAR NOT NULL,
+        sessions BIGINT NOT NULL, crashed BIGINT NOT NULL, errored BIGINT NOT NULL, abnormal BIGINT NOT NULL, last_seen_at TIMESTAMP NOT NULL,
+        PRIMARY KEY (dataset, project_id, release, environment)
+      );
+    `,
+  },
 ];

@@ -19,9 +19,16 @@ export interface Project {
   slug: string;
   name: string;
   platform: string | null;
+  /** The public key of the project's first DSN key (kept for older readers; DSN keys are api_keys of kind dsn). */
   public_key: string;
   created_at: string;
+  /** Stable and numeric: the project part of its DSN and of the /api/{ingest_id}/ routes. */
+  ingest_id: number;
+  /** Origins browser SDKs may send from (CORS); null: any (`*`). */
+  allowed_origins: string[] | null;
 }
+
+export type KeyKind = 'api' | 'dsn';
 
 export interface ApiKey {
   id: string;
@@ -33,6 +40,10 @@ export interface ApiKey {
   display_prefix: string;
   created_at: string;
   revoked_at: string | null;
+  /** `api`: a secret for the /v1 API (hashed); `dsn`: a project's public DSN key, for Sentry-SDK ingest only. */
+  kind: KeyKind;
+  /** DSN keys: the public key, in the clear (it is in every browser bundle that reports). */
+  public_key: string | null;
 }
 
 export interface CreatedKey {
@@ -51,11 +62,19 @@ export class CatalogError extends Error {
   }
 }
 
+const KEY_COLUMNS = 'id, org_id, project_id, dataset, name, display_prefix, created_at, revoked_at, kind, public_key';
+
+/** DSN keys are looked up by their public key; the hash column only has to be unique. */
+function dsnHash(publicKey: string): string {
+  return `dsn:${publicKey}`;
+}
+
 export const PROJECT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 export class Catalog {
   private projects?: Map<string, Project>;
   private orgs?: Organization[];
+  private dsnKeys?: Map<string, ApiKey>;
   private readonly keyListeners: Array<() => void> = [];
 
   constructor(private readonly db: Database) {}
@@ -104,6 +123,23 @@ export class Catalog {
     return all.filter((p) => orgId === undefined || p.org_id === orgId).sort((a, b) => a.id.localeCompare(b.id));
   }
 
+  /** The project whose DSN names `ingestId`. */
+  async projectByIngestId(ingestId: number): Promise<Project | undefined> {
+    for (const project of (await this.projectMap()).values()) if (project.ingest_id === ingestId) return project;
+    return undefined;
+  }
+
+  /** Sets the origins browser SDKs may report from (null or empty: any). */
+  async setAllowedOrigins(id: string, origins: string[] | null): Promise<Project> {
+    if (!(await this.project(id))) throw new CatalogError('not_found', `no project ${id}`);
+    const value = origins && origins.length ? JSON.stringify(origins) : null;
+    await this.db.write(async (c) => {
+      await c.run('UPDATE projects SET allowed_origins = ? WHERE id = ?', [value, id]);
+    });
+    this.projects = undefined;
+    return (await this.project(id)) as Project;
+  }
+
   async createProject(input: { id: string; name: string; platform?: string; orgId?: string }): Promise<Project> {
     if (!PROJECT_ID_PATTERN.test(input.id))
       throw new CatalogError('invalid', 'a project id is 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit');
@@ -118,23 +154,40 @@ export class Catalog {
       platform: input.platform ?? null,
       public_key: randomBytes(16).toString('hex'),
       created_at: new Date().toISOString(),
+      ingest_id: 0,
+      allowed_origins: null,
     };
     await this.db.write(async (c) => {
-      await c.run('INSERT INTO projects VALUES (?, ?, ?, ?, ?, ?, ?)', [
-        project.id,
-        project.org_id,
-        project.slug,
-        project.name,
-        project.platform,
-        project.public_key,
-        project.created_at,
-      ]);
+      // Allocated inside the write: writes are serialized, so no two projects get one number.
+      const next = rows<{ n: number }>(await c.runAndReadAll('SELECT coalesce(max(ingest_id), 0) + 1 AS n FROM projects'))[0];
+      project.ingest_id = next.n;
+      await c.run(
+        `INSERT INTO projects (id, org_id, slug, name, platform, public_key, created_at, ingest_id, allowed_origins)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
+        [project.id, project.org_id, project.slug, project.name, project.platform, project.public_key, project.created_at, project.ingest_id],
+      );
+      await c.run(
+        `INSERT INTO api_keys (id, org_id, project_id, dataset, name, display_prefix, secret_hash, created_at, revoked_at, kind, public_key)
+           VALUES (?, ?, ?, 'live', 'default DSN key', ?, ?, ?, NULL, 'dsn', ?)`,
+        [
+          `key_${randomBase62(12)}`,
+          orgId,
+          project.id,
+          `${project.public_key.slice(0, 12)}…`,
+          dsnHash(project.public_key),
+          project.created_at,
+          project.public_key,
+        ],
+      );
     });
     this.projects = undefined;
+    this.keysChanged();
     return project;
   }
 
-  async createKey(input: { dataset: Dataset; projectId?: string; orgId?: string; name?: string }): Promise<CreatedKey> {
+  /** `dsn`: a project's public DSN key (needs projectId); its "secret" is the public key. */
+  async createKey(input: { dataset: Dataset; projectId?: string; orgId?: string; name?: string; dsn?: boolean }): Promise<CreatedKey> {
+    if (input.dsn && !input.projectId) throw new CatalogError('invalid', 'a DSN key belongs to one project: name it');
     let orgId = input.orgId;
     if (input.projectId) {
       const project = await this.project(input.projectId);
@@ -142,7 +195,7 @@ export class Catalog {
       orgId = project.org_id;
     }
     orgId ??= (await this.defaultOrganization()).id;
-    const secret = newSecret(input.dataset);
+    const secret = input.dsn ? randomBytes(16).toString('hex') : newSecret(input.dataset);
     const key: ApiKey = {
       id: `key_${randomBase62(12)}`,
       org_id: orgId,
@@ -152,18 +205,26 @@ export class Catalog {
       display_prefix: displayPrefix(secret),
       created_at: new Date().toISOString(),
       revoked_at: null,
+      kind: input.dsn ? 'dsn' : 'api',
+      public_key: input.dsn ? secret : null,
     };
     await this.db.write(async (c) => {
-      await c.run('INSERT INTO api_keys VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)', [
-        key.id,
-        key.org_id,
-        key.project_id,
-        key.dataset,
-        key.name,
-        key.display_prefix,
-        hashSecret(secret),
-        key.created_at,
-      ]);
+      await c.run(
+        `INSERT INTO api_keys (id, org_id, project_id, dataset, name, display_prefix, secret_hash, created_at, revoked_at, kind, public_key)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)`,
+        [
+          key.id,
+          key.org_id,
+          key.project_id,
+          key.dataset,
+          key.name,
+          key.display_prefix,
+          input.dsn ? dsnHash(secret) : hashSecret(secret),
+          key.created_at,
+          key.kind,
+          key.public_key,
+        ],
+      );
     });
     this.keysChanged();
     return { key, secret };
@@ -171,7 +232,7 @@ export class Catalog {
 
   async listKeys(filter: { projectId?: string } = {}): Promise<ApiKey[]> {
     const result = await this.db.reader().runAndReadAll(
-      `SELECT id, org_id, project_id, dataset, name, display_prefix, created_at, revoked_at FROM api_keys
+      `SELECT ${KEY_COLUMNS} FROM api_keys
          WHERE $project IS NULL OR project_id = $project ORDER BY created_at, id`,
       { project: filter.projectId ?? null },
     );
@@ -182,7 +243,7 @@ export class Catalog {
     const revoked = await this.db.write(async (c) => {
       const result = await c.runAndReadAll(
         `UPDATE api_keys SET revoked_at = now() WHERE id = ? AND revoked_at IS NULL
-         RETURNING id, org_id, project_id, dataset, name, display_prefix, created_at, revoked_at`,
+         RETURNING ${KEY_COLUMNS}`,
         [id],
       );
       return rows<ApiKey>(result)[0];
@@ -199,22 +260,37 @@ export class Catalog {
   async keyForSecret(secret: string): Promise<ApiKey | undefined> {
     if (!datasetOf(secret)) return undefined;
     const result = await this.db.reader().runAndReadAll(
-      `SELECT id, org_id, project_id, dataset, name, display_prefix, created_at, revoked_at FROM api_keys
-         WHERE secret_hash = ? AND revoked_at IS NULL`,
+      `SELECT ${KEY_COLUMNS} FROM api_keys
+         WHERE secret_hash = ? AND revoked_at IS NULL AND kind = 'api'`,
       [hashSecret(secret)],
     );
     return rows<ApiKey>(result)[0];
   }
 
+  /** The live DSN key with this public key, if it exists and is not revoked (cached until keys change). */
+  async dsnKey(publicKey: string): Promise<ApiKey | undefined> {
+    if (!this.dsnKeys) {
+      const result = await this.db.reader().runAndReadAll(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE kind = 'dsn' AND revoked_at IS NULL`);
+      this.dsnKeys = new Map(rows<ApiKey>(result).map((k) => [k.public_key as string, k]));
+    }
+    return this.dsnKeys.get(publicKey);
+  }
+
   private async projectMap(): Promise<Map<string, Project>> {
     if (!this.projects) {
       const result = await this.db.reader().runAndReadAll('SELECT * FROM projects');
-      this.projects = new Map(rows<Project>(result).map((p) => [p.id, p]));
+      this.projects = new Map(
+        rows<Omit<Project, 'allowed_origins'> & { allowed_origins: string | null }>(result).map((p) => [
+          p.id,
+          { ...p, allowed_origins: p.allowed_origins === null ? null : (JSON.parse(p.allowed_origins) as string[]) },
+        ]),
+      );
     }
     return this.projects;
   }
 
   private keysChanged(): void {
+    this.dsnKeys = undefined;
     for (const listener of this.keyListeners) listener();
   }
 }

@@ -82,6 +82,27 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly sentryItems = new Counter({
+    name: 'faultline_sentry_envelope_items_total',
+    help: 'Items of Sentry envelopes (and store bodies), by item type and outcome (accepted, skipped, dropped, ignored)',
+    labelNames: ['type', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly sentrySessions = new Counter({
+    name: 'faultline_sentry_sessions_total',
+    help: 'Release-health sessions from Sentry SDKs, by what happened (started, crashed, errored, abnormal)',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly sentryClientDiscarded = new Counter({
+    name: 'faultline_sentry_client_discarded_events_total',
+    help: 'What Sentry SDKs report (client_report items) they discarded before sending, by reason and category',
+    labelNames: ['reason', 'category'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'faultline_' });
   }

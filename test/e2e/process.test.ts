@@ -100,7 +100,8 @@ describe('faultline keys and projects', () => {
     expect(event.project_id).toBe('shop');
 
     const listed = await runCli(['keys', 'list'], env);
-    const row = listed.stdout.split('\n').find((line) => line.includes('project:shop'));
+    // The project's API key (it also has the DSN key every project gets).
+    const row = listed.stdout.split('\n').find((line) => line.includes('project:shop') && /\sapi\s/.test(line));
     expect(row).toBeDefined();
     expect(listed.stdout).not.toContain(secret);
     const keyId = (row as string).split(/\s+/)[0];
@@ -109,7 +110,7 @@ describe('faultline keys and projects', () => {
     expect((await runCli(['keys', 'revoke', keyId], env)).code).toBe(1);
 
     const projects = await runCli(['projects', 'list'], env);
-    expect(projects.stdout).toMatch(/^shop\s+Shop\s+node/m);
+    expect(projects.stdout).toMatch(/^shop\s+2\s+Shop\s+node/m);
     proc.child.kill('SIGTERM');
     expect(await proc.exited).toBe(0);
   });

@@ -19,6 +19,7 @@ interface ProjectRecord {
   name: string;
   platform: string | null;
   created_at: string;
+  ingest_id: number;
   dsn: string;
   keys: Array<Record<string, unknown>>;
   telemetry: { status: string; errors: Activity; traces: Activity; replays: Activity };
@@ -99,7 +100,9 @@ describe('GET /v1/projects', () => {
       expect(Object.keys(p)).toEqual(expect.arrayContaining(['id', 'slug', 'name', 'platform', 'created_at', 'dsn', 'keys', 'telemetry']));
       expect(p.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
       expect(Math.abs(Date.parse(p.created_at) - Date.now())).toBeLessThan(5 * 60_000);
-      const dsn = new RegExp(`^http://([0-9a-f]{32})@faultline\\.test/${p.id}$`).exec(p.dsn);
+      // The DSN names the project's numeric ingest id (Sentry SDKs accept only a number there).
+      expect(p.ingest_id).toEqual(expect.any(Number));
+      const dsn = new RegExp(`^http://([0-9a-f]{32})@faultline\\.test/${p.ingest_id}$`).exec(p.dsn);
       expect(dsn, p.dsn).not.toBeNull();
       publicKeys.add(dsn![1]);
       expect(Array.isArray(p.keys)).toBe(true);
@@ -111,8 +114,10 @@ describe('GET /v1/projects', () => {
   it("lists a project's keys without their secrets", async () => {
     const { text } = await projects();
     const shop = await project('shop');
-    const keyIds = shop.keys.map((k) => k.id);
+    const keyIds = shop.keys.filter((k) => k.type === 'api').map((k) => k.id);
     expect(keyIds.sort()).toEqual([shopKey.id, shopTestKey.id].sort());
+    // Besides them, the DSN key each project gets, whose public key is in its DSN.
+    expect(shop.keys.filter((k) => k.type === 'dsn').map((k) => k.dsn)).toEqual([shop.dsn]);
     const live = shop.keys.find((k) => k.id === shopKey.id)!;
     expect(live.name).toBe('shop live');
     expect(JSON.stringify(live)).not.toContain(shopKey.secret);
@@ -121,7 +126,7 @@ describe('GET /v1/projects', () => {
         if (typeof value === 'string') for (const secret of secrets) expect(secret).not.toContain(value.length >= 16 ? value : '\u0000');
       }
     }
-    expect((await project('blog')).keys).toEqual([]);
+    expect((await project('blog')).keys.filter((k) => k.type === 'api')).toEqual([]);
     expectNoSecret(text);
   });
 

@@ -81,7 +81,7 @@ service:
       { HOST_NAME: 'errors.example.com' },
     );
     expect(errors).toEqual([]);
-    expect(config?.components.receiver.get('http_api')?.config).toEqual({ max_event_bytes: 2048 });
+    expect(config?.components.receiver.get('http_api')?.config).toMatchObject({ max_event_bytes: 2048 });
     expect(config?.settings.app_url).toBe('https://errors.example.com/x');
   });
 

@@ -461,7 +461,7 @@ describe('validateEvent: normalization', () => {
     const { event, notes } = accepted(body);
 
     expect(event).not.toHaveProperty('server_name');
-    expect(event.exception).not.toHaveProperty('mechanism');
+    expect(event.exception.mechanism).toEqual({ handled: false }); // Sentry's mechanism is kept as sent
     expect(event.exception.stacktrace![0]).toEqual({ filename: 'app.js' });
     expect(event.user).toEqual({ id: 'u1' });
     expect(event.request).toEqual({ url: '/x' });
@@ -472,7 +472,6 @@ describe('validateEvent: normalization', () => {
     expect(notes).toEqual([
       unknown('server_name'),
       unknown('["odd key"]'),
-      unknown('exception.mechanism'),
       unknown('exception.stacktrace[0].vars'),
       unknown('user.segment'),
       unknown('breadcrumbs[0].event_id'),

@@ -69,7 +69,16 @@ describe('migrate', () => {
       await c.run('DROP TABLE alert_rules');
       await c.run('DROP TABLE grouping_versions');
       await c.run('DROP TABLE issue_aliases');
-      await c.run("INSERT INTO projects VALUES ('default', 'org', 'default', 'Default', NULL, 'pk', now())");
+      await c.run('DROP TABLE event_attachments');
+      await c.run('DROP TABLE release_sessions');
+      await c.run("DELETE FROM api_keys WHERE kind = 'dsn'");
+      await c.run('ALTER TABLE api_keys DROP COLUMN kind');
+      await c.run('ALTER TABLE api_keys DROP COLUMN public_key');
+      await c.run('ALTER TABLE projects DROP COLUMN ingest_id');
+      await c.run('ALTER TABLE projects DROP COLUMN allowed_origins');
+      await c.run(
+        "INSERT INTO projects (id, org_id, slug, name, platform, public_key, created_at) VALUES ('default', 'org', 'default', 'Default', NULL, 'pk', now())",
+      );
       await c.run('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)');
       await c.run("INSERT INTO schema_migrations SELECT i, 'old', now() FROM range(1, 8) AS r(i)");
       await c.run('ALTER TABLE issue_states DROP COLUMN project_id');

@@ -1,0 +1,50 @@
+// Release health from `session` items (one session's updates) and `sessions` items (aggregates
+// that server SDKs send): how many sessions each release started, and how they ended.
+import type { SessionCounts } from '../../../src/storage/sentry-ingest.js';
+import { isJsonObject, type JsonObject } from './envelope.js';
+
+const count = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : 0);
+
+function scope(attrs: unknown, fallback: JsonObject): { release: string; environment: string } | undefined {
+  const source = isJsonObject(attrs) ? attrs : {};
+  const release = source.release ?? fallback.release;
+  if (typeof release !== 'string' || release === '') return undefined;
+  const environment = source.environment ?? fallback.environment;
+  return { release, environment: typeof environment === 'string' && environment !== '' ? environment : 'production' };
+}
+
+/**
+ * A session update: the first one (`init: true`) starts a session; the one that ends it says how
+ * (`crashed`, `abnormal`, or `exited`/`errored` with errors).
+ */
+export function sessionCounts(payload: JsonObject): SessionCounts | undefined {
+  const where = scope(payload.attrs, payload);
+  if (!where) return undefined;
+  const status = typeof payload.status === 'string' ? payload.status : 'ok';
+  const ended = status !== 'ok';
+  return {
+    ...where,
+    sessions: payload.init === true ? 1 : 0,
+    crashed: status === 'crashed' ? 1 : 0,
+    abnormal: status === 'abnormal' ? 1 : 0,
+    errored: ended && (status === 'errored' || (status === 'exited' && count(payload.errors) > 0)) ? 1 : 0,
+  };
+}
+
+/** Session aggregates: `{aggregates: [{started, exited, errored, abnormal, crashed}], attrs}`. */
+export function aggregateCounts(payload: JsonObject): SessionCounts | undefined {
+  const where = scope(payload.attrs, payload);
+  if (!where || !Array.isArray(payload.aggregates)) return undefined;
+  const out: SessionCounts = { ...where, sessions: 0, crashed: 0, errored: 0, abnormal: 0 };
+  for (const bucket of payload.aggregates) {
+    if (!isJsonObject(bucket)) continue;
+    const crashed = count(bucket.crashed);
+    const errored = count(bucket.errored);
+    const abnormal = count(bucket.abnormal);
+    out.sessions += count(bucket.exited) + errored + abnormal + crashed;
+    out.crashed += crashed;
+    out.errored += errored;
+    out.abnormal += abnormal;
+  }
+  return out;
+}

@@ -1,0 +1,307 @@
+// Sentry-SDK ingest over HTTP (issue #16): DSNs with numeric ingest ids, DSN-key auth, envelopes
+// and the store endpoint, CORS, encodings, caps, rate limits; every result read back through /v1.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectError } from '../support/http.js';
+import { startService, type TestService } from '../support/service.js';
+
+let svc: TestService;
+let dsn: string;
+let publicKey: string;
+let ingestId: number;
+
+interface ProjectBody {
+  id: string;
+  ingest_id: number;
+  dsn: string;
+  keys: Array<{ id: string; type: string; dsn?: string }>;
+  telemetry: { sessions: Array<{ release: string; sessions: number; crashed: number; crash_free_rate: number }> };
+}
+
+async function projects(): Promise<ProjectBody[]> {
+  return ((await (await svc.api('/v1/projects')).json()) as { data: ProjectBody[] }).data;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- documents read back are checked field by field
+type Json = Record<string, any>;
+
+const hex = (n: number) => n.toString(16).padStart(32, '0');
+const now = () => Date.now() / 1000;
+
+function envelope(header: Record<string, unknown>, items: Array<[Record<string, unknown>, string | Buffer]>, withLength = true): Buffer {
+  const parts: Buffer[] = [Buffer.from(`${JSON.stringify(header)}\n`)];
+  for (const [itemHeader, payload] of items) {
+    const bytes = Buffer.isBuffer(payload) ? payload : Buffer.from(payload);
+    parts.push(Buffer.from(`${JSON.stringify(withLength ? { ...itemHeader, length: bytes.length } : itemHeader)}\n`), bytes, Buffer.from('\n'));
+  }
+  return Buffer.concat(parts);
+}
+
+function post(kind: 'envelope' | 'store', body: Buffer | string, headers: Record<string, string> = {}, id: number | string = ingestId): Promise<Response> {
+  return fetch(`${svc.baseUrl}/api/${id}/${kind}/`, {
+    method: 'POST',
+    body,
+    headers: { 'x-sentry-auth': `Sentry sentry_key=${publicKey}, sentry_version=7, sentry_client=test/1.0`, ...headers },
+  });
+}
+
+function sentryEvent(n: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    event_id: hex(n),
+    timestamp: now(),
+    platform: 'node',
+    level: 'error',
+    release: 'shop@2.0.0',
+    exception: {
+      values: [
+        {
+          type: 'Error',
+          value: 'root cause',
+          mechanism: { type: 'chained', handled: true },
+          stacktrace: { frames: [{ filename: 'db.js', function: 'query', lineno: 3 }] },
+        },
+        {
+          type: 'TypeError',
+          value: `outer ${n}`,
+          mechanism: { type: 'onuncaughtexception', handled: false },
+          stacktrace: {
+            frames: [
+              { filename: 'app.js', function: 'main', lineno: 1, colno: 2, in_app: true },
+              { filename: 'cart.js', function: 'total', lineno: 9 },
+            ],
+          },
+        },
+      ],
+    },
+    tags: [['route', '/cart']],
+    user: { id: 42, email: 'ada@example.com', geo: { city: 'x' } },
+    breadcrumbs: { values: [{ timestamp: now() - 1, category: 'http', message: 'GET /', level: 'info' }] },
+    extra: { basket: 3 },
+    ...extra,
+  };
+}
+
+async function getEvent(id: string): Promise<Json> {
+  const res = await svc.api(`/v1/events/${id}`);
+  expect(res.status, await res.clone().text()).toBe(200);
+  return (await res.json()) as Json;
+}
+
+beforeAll(async () => {
+  svc = await startService();
+  const [project] = await projects();
+  ({ dsn, ingest_id: ingestId } = project);
+  publicKey = new URL(dsn).username;
+});
+afterAll(() => svc?.stop());
+
+describe('DSN and projects', () => {
+  it('gives the project a numeric ingest id and a DSN Sentry SDKs accept', async () => {
+    const [project] = await projects();
+    expect(project.id).toBe('default');
+    expect(project.ingest_id).toBe(1);
+    expect(project.dsn).toMatch(/^http:\/\/[0-9a-f]{32}@faultline\.test\/1$/);
+    expect(project.keys.some((k) => k.type === 'dsn' && k.dsn === project.dsn)).toBe(true);
+  });
+});
+
+describe('envelopes', () => {
+  it('maps an event: chained exceptions with mechanism, tags, user, breadcrumbs, extra; 200 {id}', async () => {
+    const res = await post(
+      'envelope',
+      envelope({ event_id: hex(1), sent_at: new Date().toISOString() }, [[{ type: 'event' }, JSON.stringify(sentryEvent(1))]]),
+    );
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.json()).toEqual({ id: hex(1) });
+    const event = await getEvent(hex(1));
+    expect(event.environment).toBe('production');
+    expect(event.exception.type).toBe('TypeError');
+    expect(event.exception.mechanism).toEqual({ type: 'onuncaughtexception', handled: false });
+    expect(event.exception.stacktrace.map((f: { function: string }) => f.function)).toEqual(['main', 'total']);
+    expect(event.exception.cause).toMatchObject({ type: 'Error', value: 'root cause', mechanism: { type: 'chained' } });
+    expect(event.tags).toEqual({ route: '/cart' });
+    expect(event.user).toEqual({ id: '42', email: 'ada@example.com' });
+    expect(event.breadcrumbs[0]).toMatchObject({ category: 'http', message: 'GET /', level: 'info' });
+    expect(event.contexts.extra).toEqual({ basket: 3 });
+    expect(event.issue_id).toMatch(/^[0-9a-f]+$/);
+  });
+
+  it('takes items without length, gzip, deflate and br bodies, and the key as sentry_key or in the envelope dsn', async () => {
+    const body = (n: number) => envelope({ event_id: hex(n) }, [[{ type: 'event' }, JSON.stringify(sentryEvent(n))]], false);
+    const cases: Array<[number, Buffer, Record<string, string>]> = [
+      [2, gzipSync(body(2)), { 'content-encoding': 'gzip' }],
+      [3, deflateSync(body(3)), { 'content-encoding': 'deflate' }],
+      [4, brotliCompressSync(body(4)), { 'content-encoding': 'br' }],
+    ];
+    for (const [, bytes, headers] of cases) expect((await post('envelope', bytes, headers)).status).toBe(200);
+    const viaQuery = await fetch(`${svc.baseUrl}/api/${ingestId}/envelope/?sentry_key=${publicKey}&sentry_version=7`, { method: 'POST', body: body(5) });
+    expect(viaQuery.status).toBe(200);
+    const viaDsn = await fetch(`${svc.baseUrl}/api/${ingestId}/envelope/`, {
+      method: 'POST',
+      body: envelope({ event_id: hex(6), dsn }, [[{ type: 'event' }, JSON.stringify(sentryEvent(6))]]),
+    });
+    expect(viaDsn.status).toBe(200);
+    for (const n of [2, 3, 4, 5, 6]) expect((await getEvent(hex(n))).exception.value).toBe(`outer ${n}`);
+  });
+
+  it('skips malformed items with a reason and keeps the rest; never a 5xx', async () => {
+    const good = JSON.stringify(sentryEvent(7));
+    const body = Buffer.concat([
+      Buffer.from(`${JSON.stringify({ event_id: hex(7) })}\n`),
+      Buffer.from(`${JSON.stringify({ type: 'event', length: 5 })}\n{bad}\n`),
+      Buffer.from(`{not json\n`),
+      Buffer.from(`${JSON.stringify({ type: 'event' })}\n${good}\n`),
+      Buffer.from(`${JSON.stringify({ type: 'attachment', length: 4000 })}\nshort`),
+    ]);
+    const res = await post('envelope', body);
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as { id: string; skipped: Array<{ index: number; reason: string }> };
+    expect(answer.id).toBe(hex(7));
+    expect(answer.skipped.map((s) => s.index)).toEqual([0, 1, 3]);
+    expect(answer.skipped[2].reason).toMatch(/truncated/);
+    await getEvent(hex(7));
+    for (const bad of ['', 'not json\n', `${JSON.stringify({})}\n${JSON.stringify({ type: 'event', length: 3 })}\nabcdef`]) {
+      const r = await post('envelope', bad);
+      expect(r.status).toBeLessThan(500);
+    }
+    await expectError(await post('envelope', 'not json\n'), 400, 'invalid_json');
+  });
+
+  it('refuses a bad key with 401 and the key of another project with 403; an oversize item with 413', async () => {
+    const body = envelope({}, [[{ type: 'event' }, JSON.stringify(sentryEvent(8))]]);
+    await expectError(await post('envelope', body, { 'x-sentry-auth': 'Sentry sentry_key=0123456789abcdef0123456789abcdef' }), 401, 'unauthorized');
+    await expectError(await post('envelope', body, { 'x-sentry-auth': '' }), 401, 'unauthorized');
+    const other = await svc.service.host.catalog.createProject({ id: 'other', name: 'Other' });
+    expect(other.ingest_id).toBe(2);
+    await expectError(await post('envelope', body, {}, other.ingest_id), 403, 'forbidden');
+    await expectError(await post('envelope', body, {}, 999), 403, 'forbidden');
+    const huge = envelope({ event_id: hex(9) }, [[{ type: 'attachment', filename: 'big.bin' }, Buffer.alloc(5 * 1024 * 1024 + 1)]]);
+    await expectError(await post('envelope', huge), 413, 'payload_too_large');
+  });
+
+  it('stores attachments with their event, lists them on GET /v1/events/{id}', async () => {
+    const body = envelope({ event_id: hex(10) }, [
+      [{ type: 'event' }, JSON.stringify(sentryEvent(10))],
+      [{ type: 'attachment', filename: 'log.txt', content_type: 'text/plain' }, 'hello log'],
+    ]);
+    expect((await post('envelope', body)).status).toBe(200);
+    const event = await getEvent(hex(10));
+    expect(event.attachments).toEqual([expect.objectContaining({ name: 'log.txt', content_type: 'text/plain', size: 9 })]);
+  });
+
+  it('counts sessions per release (crash-free rate on GET /v1/projects), client reports in /metrics; ignores unknown items', async () => {
+    const started = new Date().toISOString();
+    const body = envelope({}, [
+      [{ type: 'session' }, JSON.stringify({ sid: hex(1), init: true, started, status: 'ok', attrs: { release: 'shop@3.0.0' } })],
+      [{ type: 'session' }, JSON.stringify({ sid: hex(1), init: false, started, status: 'crashed', attrs: { release: 'shop@3.0.0' } })],
+      [{ type: 'sessions' }, JSON.stringify({ aggregates: [{ started, exited: 3 }], attrs: { release: 'shop@3.0.0', environment: 'production' } })],
+      [{ type: 'client_report' }, JSON.stringify({ timestamp: now(), discarded_events: [{ reason: 'queue_overflow', category: 'error', quantity: 2 }] })],
+      [{ type: 'statsd' }, 'x:1|c'],
+    ]);
+    const res = await post('envelope', body);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ id: null });
+    const [project] = await projects();
+    expect(project.telemetry.sessions).toEqual([expect.objectContaining({ release: 'shop@3.0.0', sessions: 4, crashed: 1, crash_free_rate: 0.75 })]);
+    const metrics = await (await fetch(`${svc.baseUrl}/metrics`)).text();
+    expect(metrics).toMatch(/faultline_sentry_client_discarded_events_total\{reason="queue_overflow",category="error"\} 2/);
+    expect(metrics).toMatch(/faultline_sentry_envelope_items_total\{type="statsd",outcome="ignored"\} 1/);
+  });
+
+  it('turns a transaction into a trace: ids, op, description, status, exact times, tags and data', async () => {
+    const traceId = 'a'.repeat(32);
+    const transaction = {
+      type: 'transaction',
+      event_id: hex(11),
+      transaction: 'GET /cart',
+      start_timestamp: 1767225600.123456,
+      timestamp: 1767225600.5,
+      release: 'shop@2.0.0',
+      contexts: { trace: { trace_id: traceId, span_id: '1'.repeat(16), op: 'http.server', status: 'ok', data: { 'http.method': 'GET' } } },
+      tags: { region: 'eu' },
+      spans: [
+        {
+          span_id: '2'.repeat(16),
+          parent_span_id: '1'.repeat(16),
+          trace_id: traceId,
+          op: 'db',
+          description: 'SELECT 1',
+          start_timestamp: 1767225600.2,
+          timestamp: 1767225600.25,
+          status: 'internal_error',
+          data: { 'db.system': 'sqlite' },
+        },
+      ],
+    };
+    const res = await post('envelope', envelope({ event_id: hex(11) }, [[{ type: 'transaction' }, JSON.stringify(transaction)]]));
+    expect(res.status, await res.clone().text()).toBe(200);
+    const trace = (await (await svc.api(`/v1/traces/${traceId}`)).json()) as { spans: Array<Json>; root_span_id: string };
+    expect(trace.root_span_id).toBe('1'.repeat(16));
+    const [root, child] = trace.spans;
+    expect(root).toMatchObject({ name: 'GET /cart', service_name: 'shop', status: 'ok', kind: 'server', start_time_unix_nano: '1767225600123456000' });
+    expect(root.attributes).toMatchObject({ 'sentry.op': 'http.server', region: 'eu', 'http.method': 'GET' });
+    expect(child).toMatchObject({ name: 'SELECT 1', parent_span_id: '1'.repeat(16), status: 'error', start_time_unix_nano: '1767225600200000000' });
+    expect(child.attributes).toMatchObject({ 'sentry.op': 'db', 'db.system': 'sqlite' });
+  });
+
+  it('drops replay items with a reason while no replays pipeline takes Sentry ingest', async () => {
+    const body = envelope({ event_id: hex(12) }, [
+      [{ type: 'replay_event' }, JSON.stringify({ type: 'replay_event', replay_id: hex(12), segment_id: 0, timestamp: now() })],
+      [{ type: 'replay_recording' }, `{"segment_id":0}\n[]`],
+    ]);
+    const answer = (await (await post('envelope', body)).json()) as { skipped: Array<{ reason: string }> };
+    expect(answer.skipped[0].reason).toMatch(/no replays pipeline/);
+  });
+});
+
+describe('store endpoint', () => {
+  it('takes one event; a body that is not JSON is 400; an unusable event is 400', async () => {
+    const res = await post('store', JSON.stringify({ ...sentryEvent(13), exception: undefined, logentry: { message: 'low %s', params: ['stock'] } }));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ id: hex(13) });
+    const event = await getEvent(hex(13));
+    expect(event.message).toBe('low stock');
+    expect(event.exception).toMatchObject({ type: 'Message', value: 'low stock' });
+    await expectError(await post('store', '{oops'), 400, 'invalid_json');
+    await expectError(await post('store', '{}'), 400, 'validation_failed');
+  });
+});
+
+describe('CORS and rate limits', () => {
+  it('answers the preflight and puts Access-Control-Allow-Origin on answers; a project can restrict origins', async () => {
+    const pre = await fetch(`${svc.baseUrl}/api/${ingestId}/envelope/`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-origin')).toBe('https://shop.example.com');
+    expect(pre.headers.get('access-control-allow-methods')).toMatch(/POST/);
+    const res = await post('envelope', envelope({}, [[{ type: 'event' }, JSON.stringify(sentryEvent(14))]]), { origin: 'https://shop.example.com' });
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://shop.example.com');
+    await svc.service.host.catalog.setAllowedOrigins('other', ['https://other.example.com']);
+    const denied = await fetch(`${svc.baseUrl}/api/2/envelope/`, { method: 'OPTIONS', headers: { origin: 'https://evil.example.com' } });
+    expect(denied.status).toBe(403);
+  });
+
+  it('answers 429 with Retry-After and X-Sentry-Rate-Limits past the key rate limit', async () => {
+    const config = parse(readFileSync(join(import.meta.dirname, '../../config/default.yaml'), 'utf8')) as { service: Record<string, unknown> };
+    config.service.limits = { rate_limit: { requests_per_second: 1, burst: 1 } };
+    const limited = await startService({ yaml: stringify(config) });
+    try {
+      const [project] = ((await (await limited.api('/v1/projects')).json()) as { data: ProjectBody[] }).data;
+      const url = `${limited.baseUrl}/api/${project.ingest_id}/envelope/?sentry_key=${new URL(project.dsn).username}`;
+      const body = envelope({}, [[{ type: 'client_report' }, JSON.stringify({ discarded_events: [] })]]);
+      const statuses: Response[] = [];
+      for (let i = 0; i < 3; i++) statuses.push(await fetch(url, { method: 'POST', body }));
+      const refused = statuses.find((r) => r.status === 429);
+      expect(refused).toBeDefined();
+      expect(refused?.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(refused?.headers.get('x-sentry-rate-limits')).toMatch(/^\d+::key$/);
+    } finally {
+      await limited.stop();
+    }
+  });
+});

@@ -1,0 +1,95 @@
+// The pieces of Sentry-SDK ingest that need no server: envelope reading, times, replay segments.
+import { gzipSync, deflateSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { parseEnvelope } from '../../receivers/http-api/sentry/envelope.js';
+import { mapReplay } from '../../receivers/http-api/sentry/replay.js';
+import { mapSentryEvent } from '../../receivers/http-api/sentry/event.js';
+import { sentryTime } from '../../receivers/http-api/sentry/time.js';
+
+const replayEvent = {
+  type: 'replay_event',
+  replay_id: 'C0FFEE00C0FFEE00C0FFEE00C0FFEE00',
+  segment_id: 0,
+  timestamp: 1767225601.5,
+  replay_start_timestamp: 1767225600,
+  environment: 'production',
+  release: 'web@1.0.0',
+  urls: ['https://shop.example.com/'],
+  error_ids: ['9ec79c33ec9942ab8353589fcb2e04dc'],
+  trace_ids: ['a'.repeat(32)],
+};
+
+describe('mapReplay', () => {
+  it('maps a compressed recording to the segment POST /v1/replays takes', () => {
+    const events = [{ type: 4, timestamp: 1767225600000, data: { href: 'https://shop.example.com/' } }];
+    for (const compress of [gzipSync, deflateSync]) {
+      const recording = Buffer.concat([Buffer.from('{"segment_id":0}\n'), compress(Buffer.from(JSON.stringify(events)))]);
+      const mapped = mapReplay(replayEvent, recording, Date.now());
+      expect(mapped).toEqual({
+        ok: true,
+        segment: {
+          replay_id: 'rpl_c0ffee00c0ffee00c0ffee00c0ffee00',
+          segment_id: 0,
+          timestamp: '2026-01-01T00:00:01.500Z',
+          data: recording.subarray(17).toString('base64'),
+          environment: 'production',
+          release: 'web@1.0.0',
+          urls: ['https://shop.example.com/'],
+          error_ids: ['9ec79c33-ec99-42ab-8353-589fcb2e04dc'],
+          trace_ids: ['a'.repeat(32)],
+          started_at: '2026-01-01T00:00:00.000Z',
+        },
+      });
+    }
+  });
+
+  it('passes an uncompressed recording as events, and says why it cannot map one', () => {
+    const mapped = mapReplay(replayEvent, Buffer.from('{"segment_id":3}\n[{"type":2}]'), Date.now());
+    expect(mapped).toMatchObject({ ok: true, segment: { segment_id: 3, events: [{ type: 2 }] } });
+    expect(mapReplay(undefined, Buffer.from('{"segment_id":0}\n[]'), 0)).toMatchObject({ ok: false, reason: expect.stringMatching(/replay_event/) });
+    expect(mapReplay(replayEvent, Buffer.from('no header'), 0)).toMatchObject({ ok: false });
+    expect(mapReplay(replayEvent, Buffer.from('{"segment_id":0}\n{oops'), 0)).toMatchObject({ ok: false });
+  });
+});
+
+describe('sentryTime', () => {
+  it('converts float seconds exactly from their digits, and RFC 3339 strings', () => {
+    expect(sentryTime(1767225600.123456)?.nanos).toBe(1767225600123456000n);
+    expect(sentryTime(1767225600.1)?.nanos).toBe(1767225600100000000n);
+    expect(sentryTime(1767225600)?.iso).toBe('2026-01-01T00:00:00.000Z');
+    expect(sentryTime('2026-01-01T00:00:00.123456Z')?.nanos).toBe(1767225600123456000n);
+    expect(sentryTime('yesterday')).toBeUndefined();
+    expect(sentryTime(-1)).toBeUndefined();
+  });
+});
+
+describe('parseEnvelope', () => {
+  it('reads items with and without length, skipping what it cannot read', () => {
+    const body = Buffer.from(
+      '{"event_id":"x"}\n{"type":"a","length":3}\nabc\n{"type":"b"}\n{"x":1}\n{bad header\n{"type":"c","length":2}\nabcdef\n{"type":"d","length":99}\nxy',
+    );
+    const envelope = parseEnvelope(body);
+    expect(envelope.header).toEqual({ event_id: 'x' });
+    expect(envelope.items.map((i) => [i.index, i.type, i.payload.toString()])).toEqual([
+      [0, 'a', 'abc'],
+      [1, 'b', '{"x":1}'],
+    ]);
+    expect(envelope.skipped.map((s) => [s.index, s.type])).toEqual([
+      [2, null],
+      [3, 'c'],
+      [4, 'd'],
+    ]);
+  });
+});
+
+describe('mapSentryEvent', () => {
+  it('keeps the event when a field does not fit, with a note', () => {
+    const mapped = mapSentryEvent(
+      { event_id: 'f'.repeat(32), level: 'loud', exception: { values: [{ type: 'E', value: 'v', stacktrace: { frames: [{ lineno: 'x', function: 'f' }] } }] } },
+      Date.UTC(2026, 0, 1),
+    );
+    expect(mapped.ok && mapped.body.exception).toEqual({ type: 'E', value: 'v', stacktrace: [{ function: 'f' }] });
+    expect(mapped.ok && mapped.notes.map((n) => n.path)).toEqual(['level', 'exception.values[0].stacktrace.frames[0].lineno']);
+    expect(mapSentryEvent({ level: 'error' }, 0)).toMatchObject({ ok: false });
+  });
+});
