@@ -1,5 +1,6 @@
 // What the read API needs: the catalog (keys, projects), the merged read side, the public URL
 // that permalinks and DSNs are built on, and the artifact store with the upload's limits.
+import type { PageHandler } from '../http/host.js';
 import type { Alerts } from '../storage/alerts.js';
 import type { ArtifactStore } from '../storage/artifacts.js';
 import type { Catalog } from '../storage/catalog.js';
@@ -16,4 +17,6 @@ export interface ApiContext {
   artifacts: ArtifactStore;
   /** service.limits: the upload's size cap and how long its body may stall. */
   limits: { sourcemap_upload_bytes: number; body_timeout_ms: number };
+  /** The web app's issue page: what a browser without a key gets at the permalink. */
+  issuePage?: PageHandler;
 }

@@ -69,6 +69,8 @@ describe('migrate', () => {
       await c.run('DROP TABLE alert_rules');
       await c.run('DROP TABLE grouping_versions');
       await c.run('DROP TABLE issue_aliases');
+      await c.run('DROP TABLE web_sessions');
+      await c.run('DROP TABLE web_users');
       await c.run("INSERT INTO projects VALUES ('default', 'org', 'default', 'Default', NULL, 'pk', now())");
       await c.run('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)');
       await c.run("INSERT INTO schema_migrations SELECT i, 'old', now() FROM range(1, 8) AS r(i)");
