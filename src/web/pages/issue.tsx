@@ -98,7 +98,7 @@ function chainOf(event: ErrorEvent, raw: boolean): Array<{ exception: ExceptionI
   let current: ExceptionInfo | undefined = event.exception;
   let depth = 0;
   while (current && depth < 32) {
-    const rawFrames = depth === 0 ? event.raw_stacktrace : current.raw_stacktrace;
+    const rawFrames = current.raw_stacktrace ?? (depth === 0 ? event.raw_stacktrace : undefined);
     out.push({ exception: current, frames: (raw && rawFrames) || current.stacktrace || [] });
     current = current.cause;
     depth++;
