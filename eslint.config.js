@@ -7,9 +7,14 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
-      parserOptions: { project: ['./tsconfig.test.json', './bench/tsconfig.json'], tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        project: ['./tsconfig.test.json', './bench/tsconfig.json'],
+        tsconfigRootDir: import.meta.dirname,
+        jsxPragma: 'h',
+        jsxFragmentName: 'Fragment',
+      },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',

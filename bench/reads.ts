@@ -31,6 +31,8 @@ interface ReadCase {
   path: (n: number) => string;
   /** The n-th equivalent SQL run. */
   sql: (reader: () => DuckDBConnection, n: number) => Promise<number>;
+  /** Request headers instead of the bearer key (the web app's pages take a session cookie). */
+  headers?: Record<string, string>;
 }
 
 const EVENT_PAGE_SQL = (where: string) =>
@@ -64,6 +66,8 @@ export interface ReadsOptions {
   /** Longest time spent walking the cursor, seconds. */
   walkSeconds: number;
   filter: { environment: string; release: string; query: string };
+  /** A web app session cookie (`fl_session=…`): adds the issue page to the cases. */
+  webCookie?: string;
   log?: (line: string) => void;
 }
 
@@ -71,9 +75,9 @@ export async function measureReads(options: ReadsOptions): Promise<ReadTiming[]>
   const { svc, requests } = options;
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const url = new URL(svc.baseUrl);
-  const get = (path: string) =>
+  const get = (path: string, headers: Record<string, string> = { authorization: `Bearer ${svc.liveKey}` }) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest({ host: url.hostname, port: url.port, path, agent, headers: { authorization: `Bearer ${svc.liveKey}` } }, (res) => {
+      const req = httpRequest({ host: url.hostname, port: url.port, path, agent, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
@@ -86,6 +90,7 @@ export async function measureReads(options: ReadsOptions): Promise<ReadTiming[]>
   const sample = async (sql: string) => (await reader().runAndReadAll(sql)).getRows().map((r) => String(r[0]));
   const eventIds = await sample(`SELECT id FROM events USING SAMPLE ${Math.max(requests, 50)} ROWS`);
   const traceIds = await sample(`SELECT trace_id FROM spans USING SAMPLE ${Math.max(requests, 50)} ROWS`);
+  const issueIds = await sample(`SELECT issue_id FROM events USING SAMPLE ${Math.max(requests, 50)} ROWS`);
 
   // Walk the cursor; the deep case cycles over the cursors of the last 10 pages walked.
   const cursors: string[] = [];
@@ -163,18 +168,35 @@ export async function measureReads(options: ReadsOptions): Promise<ReadTiming[]>
       },
     },
   ];
+  if (options.webCookie) {
+    cases.push({
+      name: 'web: the issue page',
+      request: 'GET /issues/{id} (the permalink in a browser: issue, latest event, 24 h chart, tags, older/newer)',
+      path: (n) => `/issues/${issueIds[n % issueIds.length]}`,
+      headers: { cookie: options.webCookie, accept: 'text/html' },
+      sql: (r, n) =>
+        rowsOf(
+          r(),
+          'SELECT doc FROM events WHERE dataset = $dataset AND project_id = $project AND issue_id = $issue ORDER BY timestamp DESC, id DESC LIMIT 1',
+          {
+            ...base,
+            issue: issueIds[n % issueIds.length],
+          },
+        ),
+    });
+  }
 
   const out: ReadTiming[] = [];
   for (const c of cases) {
     const warm = Math.min(3, requests);
-    for (let i = 0; i < warm; i++) await get(c.path(i));
+    for (let i = 0; i < warm; i++) await get(c.path(i), c.headers);
     const api = new Samples();
     let bytes = 0;
     const minSamples = Math.min(requests, 10);
     let started = performance.now();
     for (let i = 0; i < requests && (i < minSamples || performance.now() - started < options.maxSeconds * 1000); i++) {
       const t0 = performance.now();
-      const res = await get(c.path(i));
+      const res = await get(c.path(i), c.headers);
       api.add(performance.now() - t0);
       if (res.status !== 200) throw new Error(`${c.request}: ${res.status} ${res.body.slice(0, 300)}`);
       bytes += res.body.length;

@@ -22,6 +22,7 @@ import { measureOverload } from './overload.js';
 import { eventBodies, SpanPayloads } from './payloads.js';
 import { formatProfile, newestProfile, summarizeProfile } from './profile.js';
 import { measureReads } from './reads.js';
+import { hashPassword, Users } from '../src/storage/users.js';
 import { evaluateGoals, formatReport, machineInfo, type Results } from './report.js';
 import { startChild, startInProcess, tempDir, type ChildService } from './service.js';
 import { measureDecode, measureFaultlineSpans } from './spans.js';
@@ -338,7 +339,9 @@ async function main(): Promise<void> {
     log(`  loaded in ${loaded.seconds.toFixed(1)} s, ${(databaseBytes / 2 ** 30).toFixed(2)} GiB; starting the service in-process…`);
     const svc = await startInProcess(dataDir, readsConfig());
     cleanup.push(() => svc.stop());
+    const webCookie = await benchSession(svc.service.host.database);
     const cases = await measureReads({
+      webCookie,
       svc,
       requests: settings.readRequests,
       deepPages: settings.deepPages,
@@ -371,6 +374,13 @@ async function main(): Promise<void> {
     log(`Alerting processor: in process, ${settings.symbolicationSeconds} s per case…`);
     results.alerting = await measureAlerting({ seconds: settings.symbolicationSeconds });
   }
+}
+
+/** A web app user and session, so the reads can time the issue page as a signed-in browser gets it. */
+async function benchSession(database: Database): Promise<string> {
+  const users = new Users(database);
+  const user = await users.create({ email: 'bench@example.com', role: 'member', passwordHash: await hashPassword('bench-password'), orgId: 'default' });
+  return `fl_session=${(await users.startSession(user.id)).token}`;
 }
 
 /** The embedded default config with retention long enough to keep the loaded 30 days. */

@@ -28,6 +28,8 @@ import type { ExpiryResult } from './engine/component.js';
 import { Storage } from './storage/storage.js';
 import { createLogger } from './telemetry/logger.js';
 import { Metrics } from './telemetry/metrics.js';
+import { Users } from './storage/users.js';
+import { createWebApp } from './web/app.js';
 
 export interface BootstrapResult {
   organizationId: string;
@@ -50,6 +52,8 @@ export class Service {
   storage?: Storage;
   private retention?: RetentionJob;
   private admin?: AdminServer;
+  /** The web app's users and sessions. */
+  private users?: Users;
   private starting?: Promise<StartedService>;
   private stopping?: Promise<void>;
 
@@ -118,7 +122,19 @@ export class Service {
     const graph = (this.graph = PipelineGraph.build(this.config, host));
     await graph.start();
     this.storage = host.storage = new Storage(host.database, host.issueStates, this.readSources(graph));
+    this.users = new Users(host.database);
+    const web = createWebApp({
+      catalog: host.catalog,
+      users: this.users,
+      database: host.database,
+      alerts: host.alerts,
+      artifacts: this.artifacts,
+      appUrl: host.settings.app_url,
+      logger: host.logger,
+    });
+    web.mount(host.http, this.storage);
     mountReadApi(host.http, {
+      issuePage: web.issuePage,
       catalog: host.catalog,
       storage: this.storage,
       appUrl: host.settings.app_url,
@@ -147,7 +163,7 @@ export class Service {
     this.retention = new RetentionJob(targets, host.settings.retention, host.logger);
     this.retention.start();
     const httpPort = await host.http.listen();
-    this.admin = new AdminServer(host.catalog, host.quarantine, host.alerts, host.logger);
+    this.admin = new AdminServer(host.catalog, host.quarantine, host.alerts, host.logger, this.users);
     await this.admin.listen(host.settings.data_dir);
     // Only once every listener is up: keys printed by a start that then failed (a port in use)
     // would never be seen, and the next start would not print them again.

@@ -6,7 +6,8 @@ import { Catalog, CatalogError, type ApiKey, type CreatedKey, type Project } fro
 import { AlertRules, type AlertRule } from '../storage/alert-rules.js';
 import { Database } from '../storage/database.js';
 import { Quarantine, type QuarantinedItem } from '../storage/quarantine.js';
-import { socketPath, type AdminOperations, type CreateKeyInput, type CreateProjectInput, type QuarantineQuery } from './operations.js';
+import { Users, type User } from '../storage/users.js';
+import { socketPath, type AdminOperations, type CreateKeyInput, type CreateProjectInput, type CreateUserInput, type QuarantineQuery } from './operations.js';
 
 export async function withAdmin<T>(dataDir: string, work: (ops: AdminOperations) => Promise<T>): Promise<T> {
   const path = socketPath(dataDir);
@@ -39,6 +40,7 @@ class CatalogOperations implements AdminOperations {
   };
   testAlert = () =>
     Promise.reject(new CatalogError('invalid', 'the service is not running: start it to send a test notification (its alerting processor delivers it)'));
+  createUser = async (input: CreateUserInput) => new Users(this.db).create({ ...input, orgId: (await this.catalog.defaultOrganization()).id });
 }
 
 class SocketOperations implements AdminOperations {
@@ -52,6 +54,7 @@ class SocketOperations implements AdminOperations {
   listQuarantine = (query: QuarantineQuery) => call<QuarantinedItem[]>(this.path, 'POST', '/quarantine/list', query);
   listAlerts = () => call<AlertRule[]>(this.path, 'GET', '/alerts');
   testAlert = (id: string) => call<{ key: string; deliveries: number }>(this.path, 'POST', `/alerts/${encodeURIComponent(id)}/test`, {});
+  createUser = (input: CreateUserInput) => call<User>(this.path, 'POST', '/users', input);
 }
 
 function call<T>(socketPath: string, method: string, path: string, body?: unknown): Promise<T> {

@@ -5,6 +5,7 @@ import type { Dataset } from '../engine/item.js';
 import type { ApiKey, CreatedKey, Project } from '../storage/catalog.js';
 import type { QuarantinedItem } from '../storage/quarantine.js';
 import type { AlertRule } from '../storage/alert-rules.js';
+import type { Role, User } from '../storage/users.js';
 
 export interface CreateKeyInput {
   dataset: Dataset;
@@ -34,6 +35,14 @@ export interface AdminOperations {
   listAlerts(): Promise<AlertRule[]>;
   /** Queues a test notification through the rule's actions (needs the running service's delivery loop). */
   testAlert(id: string): Promise<{ key: string; deliveries: number }>;
+  /** A web app user of the default organization; the password arrives hashed (the CLI hashes it). */
+  createUser(input: CreateUserInput): Promise<User>;
+}
+
+export interface CreateUserInput {
+  email: string;
+  role: Role;
+  passwordHash: string;
 }
 
 export interface QuarantineQuery {

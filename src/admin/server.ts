@@ -7,6 +7,7 @@ import { CatalogError, type Catalog } from '../storage/catalog.js';
 import type { Quarantine } from '../storage/quarantine.js';
 import type { Alerts } from '../storage/alerts.js';
 import { socketPath } from './operations.js';
+import type { Role, Users } from '../storage/users.js';
 
 const MAX_SOCKET_PATH = 107;
 
@@ -19,6 +20,7 @@ export class AdminServer {
     private readonly quarantine: Quarantine,
     private readonly alerts: Alerts,
     private readonly logger: Logger,
+    private readonly users?: Users,
   ) {}
 
   async listen(dataDir: string): Promise<void> {
@@ -87,6 +89,14 @@ export class AdminServer {
     if (route === 'GET /alerts') return Promise.resolve(this.alerts.rules.all());
     const test = /^POST \/alerts\/([^/]+)\/test$/.exec(route);
     if (test) return this.testAlert(decodeURIComponent(test[1]));
+    if (route === 'POST /users' && this.users) {
+      const users = this.users;
+      return this.catalog
+        .defaultOrganization()
+        .then((org) =>
+          users.create({ email: text('email') ?? '', role: (text('role') ?? 'member') as Role, passwordHash: text('passwordHash') ?? '', orgId: org.id }),
+        );
+    }
     return Promise.reject(new CatalogError('not_found', `no admin route ${route}`));
   }
 

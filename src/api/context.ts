@@ -1,5 +1,6 @@
 // What the read API needs: the catalog (keys, projects), the merged read side, the public URL
 // that permalinks and DSNs are built on, and the artifact store with the upload's limits.
+import type { PageHandler } from '../http/host.js';
 import type { Alerts } from '../storage/alerts.js';
 import type { ArtifactStore } from '../storage/artifacts.js';
 import type { Catalog } from '../storage/catalog.js';
@@ -21,4 +22,6 @@ export interface ApiContext {
   attachments: EventAttachments;
   /** Sessions per release (release health on GET /v1/projects). */
   releaseHealth: ReleaseHealth;
+  /** The web app's issue page: what a browser without a key gets at the permalink. */
+  issuePage?: PageHandler;
 }

@@ -11,7 +11,7 @@ import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, pa
 
 const ALL_STATUSES: readonly IssueStatus[] = ['unresolved', 'resolved', 'ignored', 'regressed'];
 
-export function issueRoutes({ catalog, storage, appUrl }: ApiContext): RouteDefinition[] {
+export function issueRoutes({ catalog, storage, appUrl, issuePage }: ApiContext): RouteDefinition[] {
   const present = (issue: Issue) => ({ ...issue, permalink: `${appUrl}/issues/${issue.id}` });
 
   /** The issue, if it exists in the key's dataset and a project the key reaches; else 404. */
@@ -60,6 +60,7 @@ export function issueRoutes({ catalog, storage, appUrl }: ApiContext): RouteDefi
       auth: true,
       responses: issueResponses,
       handler: getIssue,
+      browserPage: issuePage,
     },
     {
       method: 'PATCH',

@@ -82,7 +82,7 @@ export function dsnOf(publicKey: string, project: Project, appUrl: string): stri
 }
 
 /** The DSN of the project's oldest active DSN key of the reader's dataset (else of any), or null. */
-function primaryDsn(keys: ApiKey[], project: Project, appUrl: string, dataset: string): string | null {
+export function primaryDsn(keys: ApiKey[], project: Project, appUrl: string, dataset: string): string | null {
   const active = keys.filter((k) => k.kind === 'dsn' && k.revoked_at === null && k.public_key !== null);
   const key = active.find((k) => k.dataset === dataset) ?? active[0];
   return key ? dsnOf(key.public_key as string, project, appUrl) : null;

@@ -5,6 +5,7 @@ import { alertsCommand, keysCommand, projectsCommand, quarantineCommand } from '
 import { componentsCommand } from './components.js';
 import { sourcemapsCommand } from './sourcemaps.js';
 import { startCommand } from './start.js';
+import { usersCommand } from './users.js';
 import { validateCommand } from './validate.js';
 
 const program = new Command('faultline').description('Self-hosted error monitoring: receivers -> processors -> exporters').version(VERSION);
@@ -28,6 +29,8 @@ quarantineCommand(
   configOption,
 );
 alertsCommand(program.command('alerts').description('Alert rules: list them, send a test notification (works while the service runs)'), configOption);
+
+usersCommand(program.command('users').description('Web app users (works while the service runs)'), configOption);
 
 sourcemapsCommand(
   program.command('sourcemaps').description('Source maps and symbol files of a release (talks to the running service over HTTP)'),

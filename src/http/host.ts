@@ -27,7 +27,15 @@ export interface RequestContext {
 
 export interface RouteDefinition extends RouteDoc {
   handler: (ctx: RequestContext) => Promise<Response> | Response;
+  /**
+   * On an `auth: true` route: what a browser gets instead of the 401 when it sends no
+   * `Authorization` and asks for HTML (the permalink opens the web app's issue page).
+   */
+  browserPage?: (event: H3Event) => Promise<Response> | Response;
 }
+
+/** A route of the web app: not part of the API, so neither in the OpenAPI description nor authenticated by key. */
+export type PageHandler = (event: H3Event) => Promise<Response> | Response;
 
 export interface HttpHostOptions {
   host: string;
@@ -85,8 +93,13 @@ export class HttpHost {
     return this.boundPort;
   }
 
+  /** A web app route (GET or POST); the handler answers every outcome itself. */
+  page(method: 'GET' | 'POST', path: string, handler: PageHandler): void {
+    this.app.on(method, path, handler);
+  }
+
   route(definition: RouteDefinition): void {
-    const { handler, ...doc } = definition;
+    const { handler, browserPage, ...doc } = definition;
     this.docs.push(doc);
     const methods = this.methodsByPath.get(doc.path);
     if (methods) methods.push(doc.method);
@@ -106,6 +119,8 @@ export class HttpHost {
           params: decodeParams(event.context.params),
           query: event.url.searchParams,
         };
+        if (doc.auth && browserPage && !event.req.headers.has('authorization') && /\btext\/html\b/.test(event.req.headers.get('accept') ?? ''))
+          return await browserPage(event);
         if (doc.auth) {
           ctx.principal = await this.options.auth.authenticate(event.req.headers.get('authorization'));
           if (!ctx.principal) throw errors.unauthorized();

@@ -182,4 +182,21 @@ export const CATALOG_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 10,
+    name: 'web app users and sessions',
+    // People who sign in to the web app (src/storage/users.ts): a password hashed with scrypt, a
+    // role (admin or member). Sessions are kept here, not in the cookie, so signing out or
+    // revoking ends them at once; the cookie carries a random token whose SHA-256 is the key.
+    sql: `
+      CREATE TABLE web_users (
+        id VARCHAR PRIMARY KEY, org_id VARCHAR NOT NULL, email VARCHAR NOT NULL UNIQUE, role VARCHAR NOT NULL,
+        password_hash VARCHAR NOT NULL, created_at TIMESTAMP NOT NULL, disabled_at TIMESTAMP
+      );
+      CREATE TABLE web_sessions (
+        token_hash VARCHAR PRIMARY KEY, user_id VARCHAR NOT NULL, csrf VARCHAR NOT NULL, dataset VARCHAR NOT NULL,
+        created_at TIMESTAMP NOT NULL, expires_at TIMESTAMP NOT NULL, revoked_at TIMESTAMP
+      );
+    `,
+  },
 ];

@@ -46,7 +46,7 @@ export class IssueStore {
   ) {}
 
   /** Issues of these projects as a relation with the columns of an issue. */
-  private relation(projectIds: string[]): string {
+  relation(projectIds: string[]): string {
     const kept = this.events.single?.issues?.(projectIds);
     const aggregates =
       kept ??

@@ -69,6 +69,8 @@ describe('migrate', () => {
       await c.run('DROP TABLE alert_rules');
       await c.run('DROP TABLE grouping_versions');
       await c.run('DROP TABLE issue_aliases');
+      await c.run('DROP TABLE web_sessions');
+      await c.run('DROP TABLE web_users');
       await c.run('DROP TABLE event_attachments');
       await c.run('DROP TABLE release_sessions');
       await c.run("DELETE FROM api_keys WHERE kind = 'dsn'");

@@ -1,0 +1,518 @@
+// The web app, served by the service's HTTP host on its port, outside /v1: sign-in and sign-out,
+// the issues list, the issue page behind every permalink, the trace waterfall, the replay player,
+// projects, alert rules and source maps. Pages are Preact components rendered on the server (every
+// value escaped); the session lives in the catalog, the cookie holds only its random token; every
+// POST carries the session's CSRF token and must come from this origin. /v1 never looks at the
+// session: it keeps its bearer keys.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { getRequestIP, type H3Event } from 'h3';
+import type { Logger } from 'pino';
+import { primaryDsn } from '../api/projects.js';
+import { parseQuery } from '../api/query-syntax.js';
+import type { Principal } from '../auth/authenticator.js';
+import { packageRoot } from '../paths.js';
+import { reachableProjects } from '../auth/scope.js';
+import type { Dataset } from '../engine/item.js';
+import type { HttpHost, PageHandler } from '../http/host.js';
+import type { ErrorEvent } from '../records/event.js';
+import type { Alerts } from '../storage/alerts.js';
+import type { ArtifactStore } from '../storage/artifacts.js';
+import type { Catalog, Project } from '../storage/catalog.js';
+import type { Database } from '../storage/database.js';
+import { SETTABLE_STATUSES, type IssueStatus } from '../storage/issues.js';
+import type { Storage } from '../storage/storage.js';
+import { verifyPassword, type Session, type Users } from '../storage/users.js';
+import { ISSUE_SORTS, InvalidWebCursorError, WebData, type IssueSort } from './data.js';
+import { AlertsPage, ProjectsPage, SourcemapsPage } from './pages/admin.js';
+import { IssuePage } from './pages/issue.js';
+import { IssuesPage } from './pages/issues.js';
+import { ErrorPage, SignInPage, type Viewer } from './pages/layout.js';
+import { ReplayPage } from './pages/replay.js';
+import { TracePage, type TraceRecord } from './pages/trace.js';
+import type { ReplaySource } from './replays.js';
+import { renderToString, type Child } from './jsx.js';
+import {
+  cookie,
+  CSP,
+  newToken,
+  parseCookies,
+  REPLAY_CSP,
+  sameOrigin,
+  sameToken,
+  securityHeaders,
+  SESSION_COOKIE,
+  SIGNIN_CSRF_COOKIE,
+  SignInLimiter,
+} from './security.js';
+
+export interface WebAppOptions {
+  catalog: Catalog;
+  users: Users;
+  database: Database;
+  alerts: Alerts;
+  artifacts: ArtifactStore;
+  appUrl: string;
+  logger: Logger;
+  /** The replays store's reads; absent until that store is part of the build. */
+  replays?: ReplaySource;
+}
+
+export interface WebApp {
+  /** The issue page, for the permalink route (a browser without a key). */
+  issuePage: PageHandler;
+  /** Mounts the pages; the read side exists once the pipelines started. */
+  mount(http: HttpHost, storage: Storage): void;
+}
+
+interface Signed {
+  session: Session;
+  token: string;
+  viewer: Viewer;
+  principal: Principal;
+}
+
+class PageError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const ASSETS: Record<string, string> = { 'app.css': 'text/css', 'replay.js': 'text/javascript', 'rrweb-player.css': 'text/css' };
+
+/** Built by scripts/build-web.mjs at install time. */
+const ASSETS_DIR = join(packageRoot, 'dist', 'web', 'assets');
+
+function html(vnode: Child, status = 200, headers: Record<string, string> = {}, csp = CSP): Response {
+  return new Response(`<!doctype html>${renderToString(vnode)}`, {
+    status,
+    headers: { 'content-type': 'text/html; charset=utf-8', ...securityHeaders(csp), ...headers },
+  });
+}
+
+function redirect(location: string, headers: Record<string, string> | Array<[string, string]> = {}): Response {
+  const h = new Headers(headers as Record<string, string>);
+  h.set('location', location);
+  h.set('cache-control', 'no-store');
+  return new Response(null, { status: 303, headers: h });
+}
+
+/** Only paths of this server: never an absolute URL, `//host` or a scheme (no open redirect). */
+function safeNext(next: string | null | undefined): string {
+  return next && /^\/(?!\/|\\)/.test(next) && !/[\r\n]/.test(next) ? next : '/issues';
+}
+
+export function createWebApp(options: WebAppOptions): WebApp {
+  const { catalog, users, appUrl } = options;
+  const secure = appUrl.startsWith('https:');
+  const limiter = new SignInLimiter();
+  let storage: Storage | undefined;
+  let data: WebData | undefined;
+
+  const ownOrigins = (event: H3Event) => {
+    const origins = [new URL(appUrl).origin];
+    const host = event.req.headers.get('host');
+    if (host) origins.push(`${event.url.protocol}//${host}`);
+    return origins;
+  };
+
+  const signedIn = async (event: H3Event): Promise<Signed | undefined> => {
+    const token = parseCookies(event.req.headers.get('cookie'))[SESSION_COOKIE];
+    if (!token) return undefined;
+    const session = await users.session(token);
+    if (!session) return undefined;
+    const here = event.url.pathname + event.url.search;
+    return {
+      session,
+      token,
+      viewer: { user: session.user, dataset: session.dataset, csrf: session.csrf, here },
+      principal: { keyId: `user:${session.user.id}`, orgId: session.user.org_id, projectId: null, dataset: session.dataset },
+    };
+  };
+
+  const toSignIn = (event: H3Event) => redirect(`/signin?next=${encodeURIComponent(event.url.pathname + event.url.search)}`);
+
+  const failure = (error: unknown, viewer?: Viewer): Response => {
+    if (error instanceof PageError) return html(ErrorPage({ status: error.status, message: error.message, viewer }), error.status);
+    options.logger.error({ err: error }, 'a web page failed');
+    return html(ErrorPage({ status: 500, message: 'The page could not be built; the service log says why.', viewer }), 500);
+  };
+
+  /** A GET page for a signed-in user. */
+  const view =
+    (build: (event: H3Event, s: Signed) => Promise<Response>): PageHandler =>
+    async (event) => {
+      const s = await signedIn(event).catch(() => undefined);
+      if (!s) return toSignIn(event);
+      try {
+        return await build(event, s);
+      } catch (error) {
+        return failure(error, s.viewer);
+      }
+    };
+
+  /** A state-changing POST: a session, this origin, and the session's CSRF token in the form. */
+  const action =
+    (act: (event: H3Event, s: Signed, form: FormData) => Promise<Response>, role?: 'admin'): PageHandler =>
+    async (event) => {
+      const s = await signedIn(event).catch(() => undefined);
+      if (!s) return html(ErrorPage({ status: 403, message: 'Sign in first: this form needs a session.' }), 403);
+      if (!sameOrigin(event.req.headers, ownOrigins(event))) return failure(new PageError(403, 'This form was posted from another site.'), s.viewer);
+      const form = await event.req.formData().catch(() => new FormData());
+      if (!sameToken(String(form.get('_csrf') ?? ''), s.session.csrf))
+        return failure(new PageError(403, 'The form was stale or not from this site (its CSRF token did not match). Reload the page and try again.'), s.viewer);
+      if (role === 'admin' && s.session.user.role !== 'admin') return failure(new PageError(403, 'Only admins can do this.'), s.viewer);
+      try {
+        return await act(event, s, form);
+      } catch (error) {
+        return failure(error, s.viewer);
+      }
+    };
+
+  const need = () => {
+    if (!storage || !data) throw new PageError(503, 'The service is still starting.');
+    return { storage, data };
+  };
+
+  const projectsOf = async (s: Signed) => reachableProjects(catalog, s.principal);
+  const pickProject = async (s: Signed, requested: string | null): Promise<{ project: Project; projects: Project[] }> => {
+    const projects = await projectsOf(s);
+    const org = (await catalog.organizations()).find((o) => o.id === s.principal.orgId);
+    const project = projects.find((p) => p.id === requested) ?? projects.find((p) => p.id === org?.default_project_id) ?? projects[0];
+    if (!project) throw new PageError(404, 'There is no project yet.');
+    return { project, projects };
+  };
+
+  const issuePage = view(async (event, s) => {
+    const { storage, data } = need();
+    const id = decodeURIComponent(event.context.params?.id ?? '');
+    const projectIds = (await projectsOf(s)).map((p) => p.id);
+    const issue = await storage.issues.get(s.session.dataset, projectIds, id);
+    if (!issue) {
+      const other: Dataset = s.session.dataset === 'live' ? 'test' : 'live';
+      const elsewhere = await storage.issues.get(other, projectIds, id);
+      throw new PageError(
+        404,
+        elsewhere ? `This issue is in the ${other === 'test' ? 'sandbox' : 'live'} data: switch in the header to see it.` : `No issue ${id}.`,
+      );
+    }
+    const q = event.url.searchParams;
+    const range = q.get('range') === '30d' ? '30d' : '24h';
+    const wanted = q.get('event');
+    let doc: string | undefined;
+    if (wanted) doc = await storage.events.get(s.session.dataset, [issue.project_id], wanted);
+    else doc = (await storage.events.list({ dataset: s.session.dataset, projectId: issue.project_id, issueId: [issue.id] }, 1)).docs[0];
+    const event_ = doc ? (JSON.parse(doc) as ErrorEvent) : undefined;
+    if (event_ && event_.issue_id !== issue.id) throw new PageError(404, `Event ${wanted} is not an event of this issue.`);
+    const unit = range === '24h' ? 'hour' : 'day';
+    const buckets = range === '24h' ? 24 : 30;
+    const now = Date.now();
+    const [counts, tags, neighbours] = await Promise.all([
+      data.counts(s.session.dataset, issue.project_id, [issue.id], unit, buckets, now),
+      data.tagDistribution(s.session.dataset, issue.project_id, issue.id),
+      event_ ? data.neighbours(s.session.dataset, issue.project_id, issue.id, event_) : Promise.resolve({}),
+    ]);
+    const size = unit === 'hour' ? 3600_000 : 86_400_000;
+    const end = Math.floor(now / size) * size + size;
+    const labels = Array.from({ length: buckets }, (_, i) => {
+      const t = new Date(end - (buckets - i) * size).toISOString();
+      return unit === 'hour' ? `${t.slice(11, 16)} UTC` : t.slice(0, 10);
+    });
+    const notice = q.get('changed') ? `Status set to ${issue.status}.` : undefined;
+    return html(
+      IssuePage({
+        viewer: s.viewer,
+        issue,
+        event: event_,
+        neighbours,
+        range,
+        counts: counts.get(issue.id) ?? [],
+        labels,
+        tags,
+        raw: q.get('view') === 'raw',
+        notice,
+      }),
+    );
+  });
+
+  const mount = (http: HttpHost, readSide: Storage) => {
+    storage = readSide;
+    data = new WebData(options.database, readSide);
+
+    http.page('GET', '/', async (event) => ((await signedIn(event).catch(() => undefined)) ? redirect('/issues') : redirect('/signin')));
+
+    http.page('GET', '/assets/:name', (event) => {
+      const name = event.context.params?.name ?? '';
+      const type = ASSETS[name];
+      if (!type) return new Response('not found', { status: 404, headers: { 'content-type': 'text/plain' } });
+      try {
+        return new Response(readFileSync(join(ASSETS_DIR, name)), {
+          headers: { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' },
+        });
+      } catch {
+        return new Response('asset not built: run npm run prepare', { status: 404, headers: { 'content-type': 'text/plain' } });
+      }
+    });
+
+    http.page('GET', '/signin', async (event) => {
+      const next = safeNext(event.url.searchParams.get('next'));
+      if (await signedIn(event).catch(() => undefined)) return redirect(next);
+      const csrf = newToken();
+      return html(SignInPage({ csrf, next }), 200, { 'set-cookie': cookie(SIGNIN_CSRF_COOKIE, csrf, { secure, maxAge: 3600 }) });
+    });
+
+    http.page('POST', '/signin', async (event) => {
+      const form = await event.req.formData().catch(() => new FormData());
+      const next = safeNext(String(form.get('next') ?? ''));
+      const email = String(form.get('email') ?? '')
+        .trim()
+        .toLowerCase();
+      const again = (status: number, error: string, headers: Record<string, string> = {}) => {
+        const csrf = newToken();
+        return html(SignInPage({ csrf, next, error, email }), status, { ...headers, 'set-cookie': cookie(SIGNIN_CSRF_COOKIE, csrf, { secure, maxAge: 3600 }) });
+      };
+      const cookieToken = parseCookies(event.req.headers.get('cookie'))[SIGNIN_CSRF_COOKIE];
+      if (!sameOrigin(event.req.headers, ownOrigins(event)) || !sameToken(String(form.get('_csrf') ?? ''), cookieToken))
+        return again(403, 'The sign-in form was stale or not from this site. Try again.');
+      const address = getRequestIP(event) ?? 'unknown';
+      const wait = limiter.retryAfter(email, address);
+      if (wait > 0) return again(429, `Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minutes.`, { 'retry-after': String(wait) });
+      const user = email ? await users.byEmail(email) : undefined;
+      const ok = user ? await verifyPassword(String(form.get('password') ?? ''), user.password_hash) : false;
+      if (!user || !ok) {
+        limiter.fail(email, address);
+        return again(401, 'The email or the password is wrong.');
+      }
+      limiter.succeed(email);
+      const { token, expires } = await users.startSession(user.id);
+      return redirect(next, [
+        ['set-cookie', cookie(SESSION_COOKIE, token, { secure, expires })],
+        ['set-cookie', cookie(SIGNIN_CSRF_COOKIE, '', { secure, maxAge: 0 })],
+      ]);
+    });
+
+    http.page(
+      'POST',
+      '/signout',
+      action(async (_event, s) => {
+        await users.endSession(s.token);
+        return redirect('/signin', { 'set-cookie': cookie(SESSION_COOKIE, '', { secure, maxAge: 0 }) });
+      }),
+    );
+
+    http.page(
+      'POST',
+      '/dataset',
+      action(async (_event, s, form) => {
+        const dataset: Dataset = form.get('dataset') === 'test' ? 'test' : 'live';
+        await users.setDataset(s.token, dataset);
+        const next = safeNext(String(form.get('next') ?? ''));
+        return redirect(next.startsWith('/issues/') ? '/issues' : next); // an issue id belongs to one dataset
+      }),
+    );
+
+    http.page(
+      'GET',
+      '/issues',
+      view(async (event, s) => {
+        const { data } = need();
+        const q = event.url.searchParams;
+        const { project, projects } = await pickProject(s, q.get('project'));
+        const statusParam = q.get('status');
+        const status = statusParam === null ? 'unresolved' : statusParam;
+        const validStatus = ['', 'unresolved', 'resolved', 'ignored', 'regressed'].includes(status) ? status : 'unresolved';
+        const sortParam = q.get('sort') ?? 'last_seen';
+        const sort: IssueSort = (ISSUE_SORTS as readonly string[]).includes(sortParam) ? (sortParam as IssueSort) : 'last_seen';
+        const filters = {
+          status: validStatus,
+          environment: q.get('environment') ?? '',
+          release: q.get('release') ?? '',
+          level: q.get('level') ?? '',
+          query: q.get('query') ?? '',
+          sort,
+        };
+        let error: string | undefined;
+        let page: { issues: Awaited<ReturnType<WebData['listIssues']>>['issues']; nextCursor: string | null } = { issues: [], nextCursor: null };
+        try {
+          page = await data.listIssues({
+            dataset: s.session.dataset,
+            projectId: project.id,
+            status: (filters.status || undefined) as IssueStatus | undefined,
+            environment: filters.environment || undefined,
+            release: filters.release || undefined,
+            level: filters.level || undefined,
+            search: parseQuery(filters.query),
+            sort,
+            cursor: q.get('cursor') || undefined,
+            limit: 25,
+          });
+        } catch (e) {
+          if (!(e instanceof InvalidWebCursorError)) throw e;
+          error = e.message;
+        }
+        const [sparklines, facets] = await Promise.all([
+          data.counts(
+            s.session.dataset,
+            project.id,
+            page.issues.map((i) => i.id),
+            'hour',
+            24,
+          ),
+          data.facets(s.session.dataset, project.id),
+        ]);
+        return html(
+          IssuesPage({ viewer: s.viewer, projects, project, filters, facets, issues: page.issues, sparklines, nextCursor: page.nextCursor, appUrl, error }),
+        );
+      }),
+    );
+
+    // The permalink's GET is the API's route (it answers JSON to a key); a browser gets issuePage.
+    http.page(
+      'POST',
+      '/issues/:id/status',
+      action(async (event, s, form) => {
+        const { storage } = need();
+        const status = String(form.get('status') ?? '');
+        if (!(SETTABLE_STATUSES as readonly string[]).includes(status)) throw new PageError(400, `A status is one of ${SETTABLE_STATUSES.join(', ')}.`);
+        const id = decodeURIComponent(event.context.params?.id ?? '');
+        const projectIds = (await projectsOf(s)).map((p) => p.id);
+        const updated = await storage.issues.setStatus(s.session.dataset, projectIds, id, status as (typeof SETTABLE_STATUSES)[number]);
+        if (!updated) throw new PageError(404, `No issue ${id}.`);
+        return redirect(`/issues/${encodeURIComponent(id)}?changed=1`);
+      }),
+    );
+
+    http.page(
+      'GET',
+      '/events/:id',
+      view(async (event, s) => {
+        const { storage } = need();
+        const projectIds = (await projectsOf(s)).map((p) => p.id);
+        const id = decodeURIComponent(event.context.params?.id ?? '').toLowerCase();
+        const doc = await storage.events.get(s.session.dataset, projectIds, id);
+        if (!doc) throw new PageError(404, `No event ${id}.`);
+        const found = JSON.parse(doc) as ErrorEvent;
+        return redirect(`/issues/${encodeURIComponent(found.issue_id ?? '')}?event=${encodeURIComponent(found.id)}`);
+      }),
+    );
+
+    http.page(
+      'GET',
+      '/traces/:id',
+      view(async (event, s) => {
+        const { storage } = need();
+        if (!storage.reads('traces')) throw new PageError(404, 'No exporter of this service stores traces.');
+        const projectIds = (await projectsOf(s)).map((p) => p.id);
+        const raw = decodeURIComponent(event.context.params?.id ?? '');
+        const id = /^[0-9a-fA-F]+$/.test(raw) ? raw.toLowerCase() : raw;
+        const doc = await storage.traces.get(s.session.dataset, projectIds, id, { offset: 0, limit: 2000 });
+        if (!doc) throw new PageError(404, `No trace ${id}.`);
+        const trace = JSON.parse(doc) as TraceRecord;
+        const eventIssues = new Map<string, string>();
+        for (const eventId of trace.error_event_ids.slice(0, 50)) {
+          const found = await storage.events.get(s.session.dataset, projectIds, eventId);
+          const issueId = found ? (JSON.parse(found) as ErrorEvent).issue_id : undefined;
+          if (issueId) eventIssues.set(eventId, issueId);
+        }
+        return html(TracePage({ viewer: s.viewer, trace, eventIssues }));
+      }),
+    );
+
+    http.page(
+      'GET',
+      '/replays/:id',
+      view(async (event, s) => {
+        const id = decodeURIComponent(event.context.params?.id ?? '');
+        if (!options.replays) return html(ReplayPage({ viewer: s.viewer, replayId: id, reason: 'this service has no replay store.' }));
+        const projectIds = (await projectsOf(s)).map((p) => p.id);
+        const replay = await options.replays.get(s.session.dataset, projectIds, id);
+        if (!replay) return html(ReplayPage({ viewer: s.viewer, replayId: id, reason: 'no replay with this id was stored.' }), 404);
+        return html(ReplayPage({ viewer: s.viewer, replayId: id, replay }), 200, {}, REPLAY_CSP);
+      }),
+    );
+
+    http.page('GET', '/replays/:id/segments/:n', async (event) => {
+      const s = await signedIn(event).catch(() => undefined);
+      const headers = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+      if (!s) return new Response('{"error":"sign in"}', { status: 401, headers });
+      const n = Number(event.context.params?.n);
+      if (!options.replays || !Number.isInteger(n) || n < 0) return new Response('[]', { status: 404, headers });
+      const projectIds = (await projectsOf(s)).map((p) => p.id);
+      const events = await options.replays.segment(s.session.dataset, projectIds, decodeURIComponent(event.context.params?.id ?? ''), n);
+      return new Response(JSON.stringify(events ?? []), { status: events ? 200 : 404, headers });
+    });
+
+    const projectsPage = async (s: Signed, created?: { id: string; secret: string }) => {
+      const projects = await projectsOf(s);
+      const keys = await catalog.listKeys();
+      return html(
+        ProjectsPage({
+          viewer: s.viewer,
+          appUrl,
+          created,
+          projects: projects.map((project) => {
+            const own = keys.filter((k) => k.project_id === project.id);
+            return { project, dsn: primaryDsn(own, project, appUrl, s.session.dataset), keys: own.filter((k) => k.kind !== 'dsn') };
+          }),
+        }),
+      );
+    };
+
+    http.page(
+      'GET',
+      '/projects',
+      view((_event, s) => projectsPage(s)),
+    );
+
+    http.page(
+      'POST',
+      '/projects/keys',
+      action(async (_event, s, form) => {
+        const projectId = String(form.get('project') ?? '');
+        if (!(await projectsOf(s)).some((p) => p.id === projectId)) throw new PageError(404, `No project ${projectId}.`);
+        const name = String(form.get('name') ?? '').trim();
+        const created = await catalog.createKey({ dataset: form.get('dataset') === 'test' ? 'test' : 'live', projectId, name: name || undefined });
+        return projectsPage(s, { id: created.key.id, secret: created.secret });
+      }, 'admin'),
+    );
+
+    http.page(
+      'POST',
+      '/projects/keys/:id/revoke',
+      action(async (event, s) => {
+        const id = decodeURIComponent(event.context.params?.id ?? '');
+        const projectIds = new Set((await projectsOf(s)).map((p) => p.id));
+        const key = (await catalog.listKeys()).find((k) => k.id === id);
+        if (!key || (key.project_id !== null && !projectIds.has(key.project_id)) || key.org_id !== s.principal.orgId) throw new PageError(404, `No key ${id}.`);
+        await catalog.revokeKey(id);
+        return redirect('/projects');
+      }, 'admin'),
+    );
+
+    http.page(
+      'GET',
+      '/alerts',
+      view(async (_event, s) => {
+        const projectIds = new Set((await projectsOf(s)).map((p) => p.id));
+        const rules = options.alerts.rules.all().filter((r) => r.dataset === s.session.dataset && projectIds.has(r.project_id));
+        const firings = new Map(await Promise.all(rules.map(async (r) => [r.id, await options.alerts.outbox.recent(r.id, 10)] as const)));
+        return html(AlertsPage({ viewer: s.viewer, rules, firings }));
+      }),
+    );
+
+    http.page(
+      'GET',
+      '/sourcemaps',
+      view(async (event, s) => {
+        const { project } = await pickProject(s, event.url.searchParams.get('project'));
+        const page = await options.artifacts.list({ dataset: s.session.dataset, projectId: project.id }, 200);
+        return html(SourcemapsPage({ viewer: s.viewer, projectId: project.id, bundles: page.data }));
+      }),
+    );
+  };
+
+  return { issuePage, mount };
+}

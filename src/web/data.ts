@@ -1,0 +1,225 @@
+// What the pages read beyond the API's stores: issue lists with the web app's filters and sorts,
+// per-issue event counts over time, tag distributions and an event's older/newer neighbours. Every
+// query runs over the same merged read sources as the /v1 reads (storage.eventRows and the issue
+// relation), so a page and the API never disagree.
+import type { DuckDBValue } from '@duckdb/node-api';
+import type { ParsedQuery } from '../api/query-syntax.js';
+import type { Dataset } from '../engine/item.js';
+import { isoMicros } from '../records/event-row.js';
+import type { Database } from '../storage/database.js';
+import type { Issue, IssueStatus } from '../storage/issues.js';
+import { rows } from '../storage/rows.js';
+import type { Storage } from '../storage/storage.js';
+
+export type IssueSort = 'last_seen' | 'first_seen' | 'count';
+export const ISSUE_SORTS: readonly IssueSort[] = ['last_seen', 'first_seen', 'count'];
+
+export interface IssueQuery {
+  dataset: Dataset;
+  projectId: string;
+  status?: IssueStatus;
+  environment?: string;
+  release?: string;
+  level?: string;
+  search: ParsedQuery;
+  sort: IssueSort;
+  cursor?: string;
+  limit: number;
+}
+
+const SORT_KEY: Record<IssueSort, string> = { last_seen: 'epoch_us(last_seen)', first_seen: 'epoch_us(first_seen)', count: 'count' };
+const HOUR_MS = 3600 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+
+export class InvalidWebCursorError extends Error {}
+
+function encode(cursor: { k: string; id: string }): string {
+  return Buffer.from(JSON.stringify(cursor)).toString('base64url');
+}
+
+function decode(text: string): { k: string; id: string } {
+  try {
+    const parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as { k?: unknown; id?: unknown };
+    if (typeof parsed.k === 'string' && /^-?\d+$/.test(parsed.k) && typeof parsed.id === 'string') return { k: parsed.k, id: parsed.id };
+  } catch {
+    // fall through
+  }
+  throw new InvalidWebCursorError('the cursor is not one this page gave');
+}
+
+export class WebData {
+  constructor(
+    private readonly db: Database,
+    private readonly storage: Storage,
+  ) {}
+
+  private async read(sql: string, params: Record<string, DuckDBValue>) {
+    await this.storage.eventRows.settled();
+    return this.storage.eventRows.consistent(() => this.db.reader().runAndReadAll(sql, params));
+  }
+
+  /** Conditions on events (the filters that are about events, not issues), as SQL over the events relation. */
+  private eventConditions(q: IssueQuery, params: Record<string, DuckDBValue>): string[] {
+    const where: string[] = [];
+    const eq = (column: string, values: Array<string | undefined>) =>
+      values.forEach((value) => {
+        if (value === undefined) return;
+        const name = `e${Object.keys(params).length}`;
+        params[name] = value;
+        where.push(`${column} = $${name}`);
+      });
+    const s = q.search;
+    eq('environment', [q.environment, s.environment]);
+    eq('release', [q.release, s.release]);
+    eq('level', [q.level, s.level]);
+    eq('user_id', [s.userId]);
+    eq('user_email', [s.userEmail]);
+    eq('trace_id', [s.traceId]);
+    for (const [key, value] of s.tags) {
+      const n = Object.keys(params).length;
+      params[`tp${n}`] = `$."${key.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+      params[`tv${n}`] = value;
+      where.push(`json_extract_string(tags, $tp${n}) = $tv${n}`);
+    }
+    for (const term of s.text) {
+      const name = `t${Object.keys(params).length}`;
+      params[name] = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      where.push(`(exception_type ILIKE $${name} ESCAPE '\\' OR exception_value ILIKE $${name} ESCAPE '\\' OR message ILIKE $${name} ESCAPE '\\')`);
+    }
+    return where;
+  }
+
+  async listIssues(q: IssueQuery): Promise<{ issues: Issue[]; nextCursor: string | null }> {
+    const params: Record<string, DuckDBValue> = { dataset: q.dataset, project: q.projectId, limit: q.limit + 1 };
+    const where = ['dataset = $dataset', 'project_id = $project'];
+    if (q.status) {
+      where.push('status = $status');
+      params.status = q.status;
+    }
+    const events = this.eventConditions(q, params);
+    if (events.length)
+      where.push(
+        `id IN (SELECT issue_id FROM ${this.storage.eventRows.relation([q.projectId])} WHERE dataset = $dataset AND project_id = $project AND ${events.join(' AND ')})`,
+      );
+    const key = SORT_KEY[q.sort];
+    if (q.cursor) {
+      const after = decode(q.cursor);
+      where.push(`(${key} < $ck::BIGINT OR (${key} = $ck::BIGINT AND id < $cid))`);
+      params.ck = after.k;
+      params.cid = after.id;
+    }
+    const result = await this.read(
+      `SELECT id, project_id, title, culprit, type, value, level, status, first_seen, last_seen, count, first_release, last_release, status_changed_at,
+              (${key})::VARCHAR AS sort_key
+         FROM ${this.storage.issues.relation([q.projectId])} WHERE ${where.join(' AND ')}
+        ORDER BY ${key} DESC, id DESC LIMIT $limit`,
+      params,
+    );
+    const found = rows<Issue & { sort_key: string }>(result);
+    const page = found.slice(0, q.limit);
+    const last = page[page.length - 1];
+    return {
+      issues: page.map(({ sort_key: _key, ...issue }) => issue),
+      nextCursor: found.length > q.limit && last ? encode({ k: last.sort_key, id: last.id }) : null,
+    };
+  }
+
+  /**
+   * Events per bucket for each issue: `buckets` buckets of `unit` ending with the current one.
+   * One query for a whole list of issues (the list's sparklines).
+   */
+  async counts(
+    dataset: Dataset,
+    projectId: string,
+    issueIds: string[],
+    unit: 'hour' | 'day',
+    buckets: number,
+    now = Date.now(),
+  ): Promise<Map<string, number[]>> {
+    const out = new Map(issueIds.map((id) => [id, new Array<number>(buckets).fill(0)]));
+    if (issueIds.length === 0) return out;
+    const size = unit === 'hour' ? HOUR_MS : DAY_MS;
+    const end = Math.floor(now / size) * size + size;
+    const start = end - buckets * size;
+    const params: Record<string, DuckDBValue> = { dataset, project: projectId, start: BigInt(start) * 1000n, size: BigInt(size) * 1000n };
+    const ids = issueIds.map((id, i) => ((params[`i${i}`] = id), `$i${i}`)).join(', ');
+    const result = await this.read(
+      `SELECT issue_id, ((epoch_us(timestamp) - $start::BIGINT) // $size::BIGINT)::INTEGER AS bucket, count(*)::INTEGER AS n
+         FROM ${this.storage.eventRows.relation([projectId])}
+        WHERE dataset = $dataset AND project_id = $project AND issue_id IN (${ids}) AND timestamp >= make_timestamp($start::BIGINT)
+        GROUP BY ALL`,
+      params,
+    );
+    for (const [issue, bucket, n] of result.getRows()) {
+      const series = out.get(String(issue));
+      const i = Number(bucket);
+      if (series && i >= 0 && i < buckets) series[i] = Number(n);
+    }
+    return out;
+  }
+
+  /** The most frequent values of each tag on the issue's events (with the environment and release). */
+  async tagDistribution(
+    dataset: Dataset,
+    projectId: string,
+    issueId: string,
+    top = 5,
+  ): Promise<Array<{ key: string; total: number; values: Array<{ value: string; count: number }> }>> {
+    const result = await this.read(
+      `WITH e AS (SELECT environment, release, tags FROM ${this.storage.eventRows.relation([projectId])}
+                   WHERE dataset = $dataset AND project_id = $project AND issue_id = $issue),
+            kv AS (
+              SELECT 'environment' AS key, environment AS value FROM e
+              UNION ALL SELECT 'release', release FROM e
+              UNION ALL SELECT k, json_extract_string(tags, '$."' || replace(replace(k, '\\', '\\\\'), '"', '\\"') || '"')
+                FROM (SELECT tags, unnest(json_keys(tags)) AS k FROM e WHERE tags IS NOT NULL)),
+            c AS (SELECT key, value, count(*)::INTEGER AS n FROM kv WHERE value IS NOT NULL GROUP BY ALL),
+            r AS (SELECT *, row_number() OVER (PARTITION BY key ORDER BY n DESC, value) AS rank, sum(n) OVER (PARTITION BY key)::INTEGER AS total FROM c)
+       SELECT key, value, n, total FROM r WHERE rank <= $top ORDER BY key = 'environment' DESC, key = 'release' DESC, key, rank`,
+      { dataset, project: projectId, issue: issueId, top },
+    );
+    const out: Array<{ key: string; total: number; values: Array<{ value: string; count: number }> }> = [];
+    for (const [key, value, n, total] of result.getRows()) {
+      let entry = out[out.length - 1];
+      if (!entry || entry.key !== String(key)) out.push((entry = { key: String(key), total: Number(total), values: [] }));
+      entry.values.push({ value: String(value), count: Number(n) });
+    }
+    return out;
+  }
+
+  /** The ids of the events of the issue just older and just newer than this one (timestamp, then id). */
+  async neighbours(
+    dataset: Dataset,
+    projectId: string,
+    issueId: string,
+    event: { id: string; timestamp: string },
+  ): Promise<{ older?: string; newer?: string }> {
+    const params = { dataset, project: projectId, issue: issueId, ts: isoMicros(event.timestamp), id: event.id };
+    const relation = this.storage.eventRows.relation([projectId]);
+    const base = `FROM ${relation} WHERE dataset = $dataset AND project_id = $project AND issue_id = $issue`;
+    const result = await this.read(
+      `SELECT (SELECT id ${base} AND (timestamp < make_timestamp($ts::BIGINT) OR (timestamp = make_timestamp($ts::BIGINT) AND id < $id))
+                ORDER BY timestamp DESC, id DESC LIMIT 1) AS older,
+              (SELECT id ${base} AND (timestamp > make_timestamp($ts::BIGINT) OR (timestamp = make_timestamp($ts::BIGINT) AND id > $id))
+                ORDER BY timestamp, id LIMIT 1) AS newer`,
+      params,
+    );
+    const [older, newer] = result.getRows()[0] ?? [];
+    return { older: older == null ? undefined : String(older), newer: newer == null ? undefined : String(newer) };
+  }
+
+  /** Environments and releases seen in the project (the list's filter choices). */
+  async facets(dataset: Dataset, projectId: string): Promise<{ environments: string[]; releases: string[] }> {
+    const result = await this.read(
+      `SELECT 'environment' AS kind, environment AS value FROM (SELECT DISTINCT environment FROM ${this.storage.eventRows.relation([projectId])}
+         WHERE dataset = $dataset AND project_id = $project) UNION ALL
+       SELECT 'release', release FROM (SELECT release, max(timestamp) AS seen FROM ${this.storage.eventRows.relation([projectId])}
+         WHERE dataset = $dataset AND project_id = $project GROUP BY release ORDER BY seen DESC LIMIT 50)`,
+      { dataset, project: projectId },
+    );
+    const out = { environments: [] as string[], releases: [] as string[] };
+    for (const [kind, value] of result.getRows()) (kind === 'environment' ? out.environments : out.releases).push(String(value));
+    out.environments.sort();
+    return out;
+  }
+}

@@ -1,0 +1,207 @@
+// Projects (DSN, keys, setup snippets), alert rules (state, recent firings and deliveries) and
+// source-map bundles per release. Members read them; only admins get the forms that change them.
+import { h } from '../jsx.js';
+import type { AlertRule } from '../../storage/alert-rules.js';
+import type { FiringRecord } from '../../storage/alert-outbox.js';
+import type { BundleSummary } from '../../storage/artifacts.js';
+import type { ApiKey, Project } from '../../storage/catalog.js';
+import { Csrf, Page, type Viewer, TableHead } from './layout.js';
+
+export interface ProjectsView {
+  viewer: Viewer;
+  appUrl: string;
+  /** `dsn`: the project's first active DSN key's, or null when it has none (`faultline keys create --project P --dsn`). */
+  projects: Array<{ project: Project; dsn: string | null; keys: ApiKey[] }>;
+  /** A key just created: its secret, shown once. */
+  created?: { id: string; secret: string };
+}
+
+function Snippet({ title, code }: { title: string; code: string }) {
+  return (
+    <details class="snippet">
+      <summary>{title}</summary>
+      <pre>
+        <code>{code}</code>
+      </pre>
+    </details>
+  );
+}
+
+export function ProjectsPage(v: ProjectsView) {
+  const admin = v.viewer.user.role === 'admin';
+  return (
+    <Page viewer={v.viewer} title="Projects" section="/projects">
+      <h1>Projects</h1>
+      {v.created && (
+        <p class="notice" role="status">
+          Created key <code>{v.created.id}</code>. Its secret is shown once: <code class="secret">{v.created.secret}</code>
+        </p>
+      )}
+      {v.projects.map(({ project, dsn, keys }) => (
+        <section aria-labelledby={`p-${project.id}`} class="project">
+          <h2 id={`p-${project.id}`}>
+            {project.name} <code>{project.id}</code>
+          </h2>
+          <dl class="pairs">
+            <dt>Platform</dt>
+            <dd>{project.platform ?? '—'}</dd>
+            <dt>DSN (Sentry SDKs)</dt>
+            <dd>{dsn === null ? 'none: create one with faultline keys create --project ' + project.id + ' --dsn' : <code>{dsn}</code>}</dd>
+          </dl>
+          <h3>API keys</h3>
+          <table class="keys">
+            <thead>
+              <tr>
+                <th scope="col">Key</th>
+                <th scope="col">Data</th>
+                <th scope="col">Name</th>
+                <th scope="col">Created</th>
+                <th scope="col">Revoked</th>
+                {admin && <th scope="col">Actions</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {keys.map((key) => (
+                <tr>
+                  <td>
+                    <code>{key.display_prefix}…</code>
+                  </td>
+                  <td>{key.dataset === 'live' ? 'live' : 'sandbox'}</td>
+                  <td>{key.name}</td>
+                  <td>{key.created_at}</td>
+                  <td>{key.revoked_at ?? '—'}</td>
+                  {admin && (
+                    <td>
+                      {!key.revoked_at && (
+                        <form method="post" action={`/projects/keys/${encodeURIComponent(key.id)}/revoke`}>
+                          <Csrf token={v.viewer.csrf} />
+                          <button type="submit">Revoke</button>
+                        </form>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {admin && (
+            <form method="post" action="/projects/keys" class="inline">
+              <Csrf token={v.viewer.csrf} />
+              <input type="hidden" name="project" value={project.id} />
+              <label for={`name-${project.id}`}>New key name</label> <input id={`name-${project.id}`} name="name" />{' '}
+              <label for={`ds-${project.id}`}>Data</label>{' '}
+              <select id={`ds-${project.id}`} name="dataset">
+                <option value="live">live</option>
+                <option value="test">sandbox</option>
+              </select>{' '}
+              <button type="submit">Create key</button>
+            </form>
+          )}
+          <h3>Send data</h3>
+          <Snippet
+            title="The /v1 API (curl)"
+            code={`curl -X POST ${v.appUrl}/v1/events?project_id=${project.id} \\\n  -H "Authorization: Bearer $FAULTLINE_KEY" -H "Content-Type: application/json" \\\n  -d '{"timestamp":"2026-01-01T00:00:00Z","environment":"production","release":"web@1.0.0","exception":{"type":"Error","value":"boom"}}'`}
+          />
+          <Snippet
+            title="OpenTelemetry (OTLP/HTTP)"
+            code={`OTEL_EXPORTER_OTLP_ENDPOINT=http://<faultline-host>:4318\nOTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer $FAULTLINE_KEY,x-faultline-project=${project.id}"\nOTEL_SERVICE_NAME=my-service`}
+          />
+          <Snippet
+            title="Sentry SDK (JavaScript)"
+            code={`import * as Sentry from '@sentry/browser';\nSentry.init({ dsn: '${dsn ?? '<dsn>'}', release: 'web@1.0.0' });`}
+          />
+          <Snippet title="Sentry SDK (Python)" code={`import sentry_sdk\nsentry_sdk.init(dsn="${dsn ?? '<dsn>'}", release="api@1.0.0")`} />
+        </section>
+      ))}
+    </Page>
+  );
+}
+
+export function AlertsPage({ viewer, rules, firings }: { viewer: Viewer; rules: AlertRule[]; firings: Map<string, FiringRecord[]> }) {
+  const time = (ms: number | null) => (ms === null ? '—' : new Date(ms).toISOString());
+  return (
+    <Page viewer={viewer} title="Alerts" section="/alerts">
+      <h1>Alert rules</h1>
+      {rules.length === 0 ? (
+        <p class="empty">
+          No alert rules in this dataset. Create one with <code>POST /v1/alerts</code> (see the API reference).
+        </p>
+      ) : (
+        rules.map((rule) => (
+          <section class="rule" aria-labelledby={`r-${rule.id}`}>
+            <h2 id={`r-${rule.id}`}>{rule.name}</h2>
+            <dl class="pairs">
+              <dt>Project</dt>
+              <dd>{rule.project_id}</dd>
+              <dt>Type</dt>
+              <dd>{rule.type}</dd>
+              <dt>Enabled</dt>
+              <dd>{rule.enabled ? 'yes' : 'muted'}</dd>
+              <dt>State</dt>
+              <dd>{rule.state}</dd>
+              <dt>Last fired</dt>
+              <dd>{time(rule.last_fired_at)}</dd>
+              <dt>Actions</dt>
+              <dd>{rule.actions.map((a) => a.type).join(', ')}</dd>
+            </dl>
+            <h3>Recent firings</h3>
+            {(firings.get(rule.id) ?? []).length === 0 ? (
+              <p class="muted">None yet.</p>
+            ) : (
+              <table>
+                <TableHead cols={['Fired', 'State', 'Issue', 'Deliveries']} />
+                <tbody>
+                  {(firings.get(rule.id) ?? []).map((f) => (
+                    <tr>
+                      <td>{time(f.fired_at)}</td>
+                      <td>{f.state}</td>
+                      <td>{f.issue_id && <a href={`/issues/${encodeURIComponent(f.issue_id)}`}>{f.issue_id}</a>}</td>
+                      <td>{f.deliveries.map((d) => `${d.type}: ${d.status} (${d.attempts})${d.last_error ? ` ${d.last_error}` : ''}`).join('; ')}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </section>
+        ))
+      )}
+    </Page>
+  );
+}
+
+export function SourcemapsPage({ viewer, projectId, bundles }: { viewer: Viewer; projectId: string; bundles: BundleSummary[] }) {
+  const releases = new Map<string, BundleSummary[]>();
+  for (const b of bundles) releases.set(b.release, [...(releases.get(b.release) ?? []), b]);
+  return (
+    <Page viewer={viewer} title="Source maps" section="/sourcemaps">
+      <h1>Source maps of {projectId}</h1>
+      {bundles.length === 0 ? (
+        <p class="empty">
+          No bundles uploaded. Upload with <code>faultline sourcemaps upload</code> or <code>POST /v1/sourcemaps</code>.
+        </p>
+      ) : (
+        [...releases].map(([release, list]) => (
+          <section aria-label={`Release ${release}`}>
+            <h2>{release}</h2>
+            <table>
+              <TableHead cols={['Bundle', 'Dist', 'Files', 'Bytes', 'Uploaded']} />
+              <tbody>
+                {list.map((b) => (
+                  <tr>
+                    <td>
+                      <code>{b.id}</code>
+                    </td>
+                    <td>{b.dist ?? '—'}</td>
+                    <td>{b.file_count}</td>
+                    <td>{b.size}</td>
+                    <td>{b.created_at}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+        ))
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,134 @@
+// The web app over HTTP (no browser): users from the CLI while the service runs, sessions,
+// the permalink's content negotiation, CSRF and origin checks, roles, the sign-in rate limit, and
+// the security headers. The real-browser walk is webapp-browser.test.ts.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fullEvent, startService, type TestService } from '../support/service.js';
+import { createUser, WebClient } from '../support/web.js';
+
+let svc: TestService;
+let adminPassword: string;
+let memberPassword: string;
+let issueId: string;
+
+beforeAll(async () => {
+  svc = await startService();
+  [adminPassword, memberPassword] = await Promise.all([createUser(svc, 'admin@example.com', 'admin'), createUser(svc, 'member@example.com', 'member')]);
+  const res = await svc.api('/v1/events', { method: 'POST', body: JSON.stringify(fullEvent({ id: randomUUID(), timestamp: new Date().toISOString() })) });
+  expect(res.status).toBe(202);
+  issueId = ((await res.json()) as { permalink: string }).permalink.split('/').at(-1) as string;
+});
+
+afterAll(async () => {
+  await svc?.stop();
+});
+
+describe('the web app', () => {
+  it('sends a browser without a session from the permalink to sign-in and back, and keeps JSON for keys', async () => {
+    const browser = new WebClient(svc.baseUrl);
+    const res = await browser.fetch(`/issues/${issueId}`);
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(`/signin?next=${encodeURIComponent(`/issues/${issueId}`)}`);
+    // A key still gets the JSON issue; no key and no HTML: the 401 as before.
+    expect(((await (await svc.api(`/issues/${issueId}`)).json()) as { id: string }).id).toBe(issueId);
+    expect((await svc.api(`/issues/${issueId}`, { key: null })).status).toBe(401);
+
+    const signedIn = await browser.signIn('member@example.com', memberPassword, `/issues/${issueId}`);
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get('location')).toBe(`/issues/${issueId}`);
+    const cookie = signedIn.headers.getSetCookie().find((c) => c.startsWith('fl_session='));
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).not.toMatch(/Secure/); // app_url is http here
+    const page = await browser.fetch(`/issues/${issueId}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.headers.get('content-security-policy')).not.toContain('unsafe-inline');
+    const html = await page.text();
+    expect(html).toContain('TypeError');
+    expect(html).toContain('submitOrder');
+  });
+
+  it('refuses a status change without the CSRF token or from another origin, and applies it with both', async () => {
+    const browser = new WebClient(svc.baseUrl);
+    await browser.signIn('member@example.com', memberPassword);
+    const csrf = WebClient.csrfOf(await (await browser.fetch(`/issues/${issueId}`)).text());
+    expect((await browser.post(`/issues/${issueId}/status`, { status: 'resolved' })).status).toBe(403);
+    expect((await browser.post(`/issues/${issueId}/status`, { status: 'resolved', _csrf: 'forged' })).status).toBe(403);
+    expect((await browser.post(`/issues/${issueId}/status`, { status: 'resolved', _csrf: csrf }, { origin: 'https://evil.example' })).status).toBe(403);
+    expect(((await (await svc.api(`/v1/issues/${issueId}`)).json()) as { status: string }).status).toBe('unresolved');
+    const ok = await browser.post(`/issues/${issueId}/status`, { status: 'ignored', _csrf: csrf });
+    expect(ok.status).toBe(303);
+    expect(((await (await svc.api(`/v1/issues/${issueId}`)).json()) as { status: string }).status).toBe('ignored');
+    await browser.post(`/issues/${issueId}/status`, { status: 'unresolved', _csrf: csrf });
+  });
+
+  it('lets an admin create a key and refuses a member', async () => {
+    const member = new WebClient(svc.baseUrl);
+    await member.signIn('member@example.com', memberPassword);
+    const memberPage = await (await member.fetch('/projects')).text();
+    expect(memberPage).not.toContain('Create key');
+    const refused = await member.post('/projects/keys', { _csrf: WebClient.csrfOf(memberPage), project: 'default', name: 'sneaky' });
+    expect(refused.status).toBe(403);
+
+    const admin = new WebClient(svc.baseUrl);
+    await admin.signIn('admin@example.com', adminPassword);
+    const adminPage = await (await admin.fetch('/projects')).text();
+    const created = await admin.post('/projects/keys', { _csrf: WebClient.csrfOf(adminPage), project: 'default', name: 'from the web', dataset: 'live' });
+    expect(created.status).toBe(200);
+    const secret = /class="secret">(fl_live_[^<]+)</.exec(await created.text())?.[1];
+    expect(secret).toBeDefined();
+    expect((await svc.api('/v1/issues?project_id=default', { key: secret })).status).toBe(200);
+    const keys = (await (await svc.api('/v1/projects')).json()) as { data: Array<{ keys: Array<{ name: string }> }> };
+    expect(keys.data[0].keys.some((k) => k.name === 'from the web')).toBe(true);
+  });
+
+  it('never authenticates /v1 with a session', async () => {
+    const browser = new WebClient(svc.baseUrl);
+    await browser.signIn('admin@example.com', adminPassword);
+    expect((await browser.fetch('/v1/issues?project_id=default', { headers: { accept: 'application/json' } })).status).toBe(401);
+    const post = await browser.fetch('/v1/events', {
+      method: 'POST',
+      body: JSON.stringify(fullEvent()),
+      headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+    });
+    expect(post.status).toBe(401);
+  });
+
+  it('signs out: the session ends on the server', async () => {
+    const browser = new WebClient(svc.baseUrl);
+    await browser.signIn('member@example.com', memberPassword);
+    const token = browser.cookies.get('fl_session') as string;
+    const csrf = WebClient.csrfOf(await (await browser.fetch('/issues')).text());
+    expect((await browser.post('/signout', { _csrf: csrf })).headers.get('location')).toBe('/signin');
+    // The old cookie replayed: no longer a session.
+    const replay = await fetch(`${svc.baseUrl}/issues`, { headers: { cookie: `fl_session=${token}` }, redirect: 'manual' });
+    expect(replay.status).toBe(303);
+    expect(replay.headers.get('location')).toMatch(/^\/signin/);
+  });
+
+  it('rate-limits failed sign-ins per account', async () => {
+    const browser = new WebClient(svc.baseUrl);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await browser.signIn('limited@example.com', 'wrong-password')).status);
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(statuses[5]).toBe(429);
+  });
+
+  it('does not redirect off-site after sign-in', async () => {
+    const browser = new WebClient(svc.baseUrl);
+    const res = await browser.signIn('member@example.com', memberPassword, '//evil.example/x');
+    expect(res.headers.get('location')).toBe('/issues');
+  });
+
+  it('shows the empty state with how to send a first event', async () => {
+    const browser = new WebClient(svc.baseUrl);
+    await browser.signIn('admin@example.com', adminPassword);
+    const csrf = WebClient.csrfOf(await (await browser.fetch('/issues')).text());
+    await browser.post('/dataset', { _csrf: csrf, dataset: 'test', next: '/issues' });
+    const html = await (await browser.fetch('/issues')).text();
+    expect(html).toContain('Sandbox');
+    expect(html).toContain('No issues yet');
+    expect(html).toContain('/v1/events');
+  });
+});
