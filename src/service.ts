@@ -115,7 +115,7 @@ export class Service {
     if (swept > 0) host.logger.info({ files: swept, path: this.artifacts.dir }, 'removed artifact files no bundle refers to (left by a crash)');
     const graph = (this.graph = PipelineGraph.build(this.config, host));
     await graph.start();
-    this.storage = host.storage = new Storage(host.database, host.issueStates, this.readSources(graph));
+    this.storage = host.storage = new Storage(host.database, host.issueStates, this.readSources(graph), host.settings.app_url);
     mountReadApi(host.http, {
       catalog: host.catalog,
       storage: this.storage,
