@@ -31,9 +31,13 @@ export function projectRoutes({ catalog, storage, appUrl }: ApiContext): RouteDe
         const after = cursor === undefined ? undefined : decodeProjectCursor(cursor);
         const projects = (await reachableProjects(catalog, principal)).filter((p) => after === undefined || p.id > after);
         const page = projects.slice(0, limit);
-        const [keys, activity] = await Promise.all([
+        const [keys, activity, replayActivity] = await Promise.all([
           catalog.listKeys(),
           storage.events.activity(
+            principal.dataset,
+            page.map((p) => p.id),
+          ),
+          storage.replays.activity(
             principal.dataset,
             page.map((p) => p.id),
           ),
@@ -42,6 +46,7 @@ export function projectRoutes({ catalog, storage, appUrl }: ApiContext): RouteDe
         const data = page.map((project) => {
           const errorsActivity = activity.get(project.id) ?? { last_received_at: null, count_24h: 0 };
           const none: SignalActivity = { last_received_at: null, count_24h: 0 };
+          const replays = replayActivity.get(project.id) ?? none;
           return {
             id: project.id,
             slug: project.slug,
@@ -51,10 +56,10 @@ export function projectRoutes({ catalog, storage, appUrl }: ApiContext): RouteDe
             dsn: dsnOf(project, appUrl),
             keys: keys.filter((k) => k.project_id === project.id).map(presentKey),
             telemetry: {
-              status: statusOf([errorsActivity, none, none], now),
+              status: statusOf([errorsActivity, none, replays], now),
               errors: errorsActivity,
               traces: none,
-              replays: none,
+              replays,
             },
           };
         });

@@ -193,6 +193,25 @@ export class ReplayStore {
     return { data, nextCursor: ids.length > limit && last ? encodeCursor({ micros: last.started, id: last.id }) : null };
   }
 
+  /** Per project: when its last segment arrived, and how many replays got a segment in the 24 hours before `now`. */
+  async activity(dataset: Dataset, projectIds: string[], now = Date.now()): Promise<Map<string, { last_received_at: string; count_24h: number }>> {
+    const out = new Map<string, { last_received_at: string; count_24h: number }>();
+    if (this.segments.empty || projectIds.length === 0) return out;
+    await this.segments.settled();
+    const params: Record<string, DuckDBValue> = { dataset, since: BigInt(now - 24 * 3600 * 1000) * 1000n };
+    const projects = projectIds.map((id, i) => ((params[`p${i}`] = id), `$p${i}`)).join(', ');
+    const result = await this.segments.consistent(() =>
+      this.db.reader().runAndReadAll(
+        `SELECT project_id, max(received_at) AS last, count(DISTINCT replay_id) FILTER (WHERE received_at >= make_timestamp($since::BIGINT)) AS recent
+         FROM ${this.segments.relation(projectIds)} WHERE dataset = $dataset AND project_id IN (${projects}) GROUP BY project_id`,
+        params,
+      ),
+    );
+    for (const row of result.getRowObjectsJS())
+      out.set(String(row.project_id), { last_received_at: (row.last as Date).toISOString(), count_24h: Number(row.recent) });
+    return out;
+  }
+
   private async segmentRows(dataset: Dataset, projectIds: string[], replayIds: string[], segmentId?: number): Promise<SegmentRow[]> {
     const params: Record<string, DuckDBValue> = { dataset };
     const projects = projectIds.map((id, i) => ((params[`p${i}`] = id), `$p${i}`)).join(', ');

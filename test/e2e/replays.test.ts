@@ -2,13 +2,14 @@
 // re-posts, the replay's merged metadata and error bookmarks, segments read back (gzip or not),
 // the list with its filters and cursor, isolation between projects and datasets, and retention.
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckdbExporter } from '../../exporters/duckdb/exporter.js';
 import { SegmentBlobs } from '../../src/storage/segment-blobs.js';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fullEvent, startService, type TestService } from '../support/service.js';
+import { startProcess } from '../support/process.js';
+import { fullEvent, startService, tempDir, type TestService } from '../support/service.js';
 import { postChunk, rrwebEvents } from '../support/replays.js';
 
 let svc: TestService;
@@ -244,6 +245,55 @@ describe('reads', () => {
     expect(own).toMatchObject({ event_count: 2, project_id: 'default' });
     expect((await svc.api('/v1/replays/rpl_unknown')).status).toBe(404);
     expect((await svc.api(`/v1/replays/${id}/segments/7`, { key: shopKey })).status).toBe(404);
+  });
+});
+
+describe('GET /v1/projects telemetry', () => {
+  it('counts the replays a project received in the last 24 hours', async () => {
+    const before = (await (await svc.api('/v1/projects')).json()) as { data: Array<{ id: string; telemetry: { replays: { count_24h: number } } }> };
+    const count = before.data.find((p) => p.id === 'shop')?.telemetry.replays.count_24h ?? 0;
+    const id = newId();
+    expect((await postChunk(svc, 'events', { replay_id: id, segment_id: 0 }, rrwebEvents(T0), shopKey)).status).toBe(202);
+    expect((await postChunk(svc, 'events', { replay_id: id, segment_id: 1 }, rrwebEvents(T0 + 1000, 2, { fullSnapshot: false }), shopKey)).status).toBe(202);
+    const after = (await (await svc.api('/v1/projects')).json()) as {
+      data: Array<{ id: string; telemetry: { status: string; replays: { count_24h: number; last_received_at: string | null } } }>;
+    };
+    const shop = after.data.find((p) => p.id === 'shop');
+    expect(shop?.telemetry.replays.count_24h).toBe(count + 1);
+    expect(shop?.telemetry.status).toBe('receiving');
+    expect(shop?.telemetry.replays.last_received_at).not.toBeNull();
+  });
+});
+
+describe('crash safety', () => {
+  it('keeps every acknowledged segment through kill -9 and a restart', async () => {
+    const dir = tempDir('faultline-replays-kill-');
+    const proc = await startProcess(dir);
+    const key = proc.liveKey as string;
+    const id = newId();
+    const post = (segment: number) =>
+      fetch(`${proc.baseUrl}/v1/replays`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ replay_id: id, segment_id: segment, events: rrwebEvents(T0 + segment * 1000, 4, { fullSnapshot: segment === 0 }) }),
+      });
+    const statuses = await Promise.all(Array.from({ length: 20 }, (_, i) => post(i).then((r) => r.status)));
+    expect(statuses.every((s) => s === 202)).toBe(true);
+    proc.child.kill('SIGKILL');
+    expect(await proc.exited).toBe('SIGKILL');
+    const again = await startProcess(dir);
+    try {
+      const replay = (await (await fetch(`${again.baseUrl}/v1/replays/${id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+        segment_count: number;
+      };
+      expect(replay.segment_count).toBe(20);
+      const last = await fetch(`${again.baseUrl}/v1/replays/${id}/segments/19`, { headers: { authorization: `Bearer ${key}` } });
+      expect(((await last.json()) as unknown[]).length).toBe(4);
+    } finally {
+      again.child.kill('SIGKILL');
+      await again.exited;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
