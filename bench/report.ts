@@ -9,6 +9,7 @@ import type { DecodeResult, SpansResult } from './spans.js';
 import type { SymbolicationResult } from './symbolication.js';
 import type { GroupingResult } from './grouping.js';
 import type { IssuesResult } from './issues.js';
+import type { ReplaysResult } from './replays.js';
 import type { AlertingResult } from './alerting.js';
 
 export interface Machine {
@@ -92,6 +93,7 @@ export interface Results {
   memory?: { steadyMB: number; steadyAnonMB: number; peakMB: number; note: string };
   symbolication?: SymbolicationResult;
   issues?: IssuesResult;
+  replays?: ReplaysResult;
   grouping?: GroupingResult;
   alerting?: AlertingResult;
   goals: Goal[];
@@ -283,6 +285,20 @@ export function formatReport(r: Results): string {
           ['200 known issues (cached: no catalog round trip)', n0(i.cached.eventsPerSecond), n1(i.cached.cpuMicrosPerEvent)],
           ['every event opens an issue (a catalog write each)', n0(i.newIssues.eventsPerSecond), n1(i.newIssues.cpuMicrosPerEvent)],
         ],
+      ),
+    );
+    out.push('');
+  }
+
+  if (r.replays) {
+    const p = r.replays;
+    out.push(
+      `REPLAYS  ${n1(p.chunkBytes / 1e6)} MB rrweb chunks, in process (CPU is the whole process's: server and client); stored ${p.storedPerRawByte.toFixed(3)} bytes per raw byte (gzip)`,
+    );
+    out.push(
+      table(
+        ['', 'chunks/s', 'raw MB/s', 'CPU ms/chunk'],
+        p.cases.map((c) => [c.label, n1(c.chunksPerSecond), n1(c.rawMBPerSecond), n1(c.cpuMillisPerChunk)]),
       ),
     );
     out.push('');

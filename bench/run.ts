@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--events N] [--spans N] [--only events,spans,reads,symbolication,issues,grouping,alerting] [--profile]`
+// `npm run bench [-- --quick] [--events N] [--spans N] [--only events,spans,reads,symbolication,issues,grouping,alerting,replays] [--profile]`
 // Starts the real service, measures events, spans, reads, memory and storage, and overload, with
 // baselines measured in the same run, and the symbolication processor in process; prints a table and writes bench/results/latest.json.
 // Progress goes to stderr, the table to stdout.
@@ -30,6 +30,7 @@ import { measureSymbolication } from './symbolication.js';
 import { measureGrouping } from './grouping.js';
 import { measureIssues } from './issues.js';
 import { measureAlerting } from './alerting.js';
+import { measureReplays } from './replays.js';
 import { sleep } from './stats.js';
 
 const { values: args } = parseArgs({
@@ -46,7 +47,7 @@ const { values: args } = parseArgs({
 const quick = args.quick;
 const N_EVENTS = Number(args.events ?? (quick ? 50_000 : 1_000_000));
 const N_SPANS = Number(args.spans ?? (quick ? 50_000 : 1_000_000));
-const phases = new Set((args.only ?? 'events,spans,reads,symbolication,issues,grouping,alerting').split(',').map((s) => s.trim()));
+const phases = new Set((args.only ?? 'events,spans,reads,symbolication,issues,grouping,alerting,replays').split(',').map((s) => s.trim()));
 const settings = {
   quick,
   connections: 64,
@@ -363,6 +364,11 @@ async function main(): Promise<void> {
   if (phases.has('issues')) {
     log(`Issues processor: in process, ${settings.symbolicationSeconds} s…`);
     results.issues = await measureIssues({ seconds: settings.symbolicationSeconds });
+  }
+
+  if (phases.has('replays')) {
+    log(`Replays: 1 MB chunks through the service in process, ${settings.symbolicationSeconds} s per case…`);
+    results.replays = await measureReplays({ seconds: settings.symbolicationSeconds });
   }
 
   if (phases.has('grouping')) {

@@ -30,6 +30,7 @@ import { createLogger } from './telemetry/logger.js';
 import { Metrics } from './telemetry/metrics.js';
 import { Users } from './storage/users.js';
 import { createWebApp } from './web/app.js';
+import { replaySourceOf } from './web/replays.js';
 
 export interface BootstrapResult {
   organizationId: string;
@@ -121,9 +122,10 @@ export class Service {
     if (swept > 0) host.logger.info({ files: swept, path: this.artifacts.dir }, 'removed artifact files no bundle refers to (left by a crash)');
     const graph = (this.graph = PipelineGraph.build(this.config, host));
     await graph.start();
-    this.storage = host.storage = new Storage(host.database, host.issueStates, this.readSources(graph));
+    this.storage = host.storage = new Storage(host.database, host.issueStates, this.readSources(graph), host.settings.app_url);
     this.users = new Users(host.database);
     const web = createWebApp({
+      replays: replaySourceOf(this.storage.replays),
       catalog: host.catalog,
       users: this.users,
       database: host.database,

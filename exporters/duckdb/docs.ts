@@ -1,6 +1,7 @@
 // The document store: the JSON document of each stored event and span, in an LMDB environment
 // beside the DuckDB file (<data_dir>/docs). Events are keyed (dataset, project, event id); spans
-// (dataset, project, start, trace id, span id): see spanKey. DuckDB keeps the columns that queries filter and sort
+// (dataset, project, start, trace id, span id): see spanKey; replay segments' metadata (dataset,
+// project, replay id, segment id), their events being blobs on disk (src/storage/segment-blobs.ts). DuckDB keeps the columns that queries filter and sort
 // on; the documents live here because DuckDB is slow at both ends for them: committing them (its
 // WAL and checkpoints write every byte again) and fetching them by key (a page of events paid it
 // once per event). LMDB commits a batch of them and reads one from its memory map for a small
@@ -17,8 +18,8 @@ import { makePrivateDir, makePrivateFiles } from '../../src/storage/private-file
 import { checkDocStore } from './docs-check.js';
 
 /** Documents are kept per signal; the LMDB databases keep the names they were created with. */
-export type DocKind = 'events' | 'traces';
-const LMDB_NAMES: Record<DocKind, string> = { events: 'events', traces: 'spans' };
+export type DocKind = 'events' | 'traces' | 'replays';
+const LMDB_NAMES: Record<DocKind, string> = { events: 'events', traces: 'spans', replays: 'replay_segments' };
 const DOC_KINDS = Object.keys(LMDB_NAMES) as DocKind[];
 export type DocKey = Array<string | number>;
 
@@ -82,8 +83,12 @@ export class DocStore {
     const root = open({ path: dir, compression: false, overlappingSync: false });
     const db = (name: string) => root.openDB<string, DocKey>({ name, encoding: 'string' });
     const pending = (name: string) => root.openDB<string, string>({ name, encoding: 'string' });
-    const docs = { events: db(LMDB_NAMES.events), traces: db(LMDB_NAMES.traces) };
-    return new DocStore(root, docs, { events: pending(`pending_${LMDB_NAMES.events}`), traces: pending(`pending_${LMDB_NAMES.traces}`) });
+    const docs = { events: db(LMDB_NAMES.events), traces: db(LMDB_NAMES.traces), replays: db(LMDB_NAMES.replays) };
+    return new DocStore(root, docs, {
+      events: pending(`pending_${LMDB_NAMES.events}`),
+      traces: pending(`pending_${LMDB_NAMES.traces}`),
+      replays: pending(`pending_${LMDB_NAMES.replays}`),
+    });
   }
 
   /**

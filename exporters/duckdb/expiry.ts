@@ -3,10 +3,13 @@
 import type { ExpiryResult } from '../../src/engine/component.js';
 import type { Signal } from '../../src/engine/item.js';
 import type { Database } from '../../src/storage/database.js';
+import { listValue, LIST, VARCHAR } from '@duckdb/node-api';
+import type { SegmentBlobs } from '../../src/storage/segment-blobs.js';
 import { spanKey, type DocKey, type DocKind, type DocStore } from './docs.js';
 
-export async function expire(db: Database, docs: DocStore, firstKept: Partial<Record<Signal, string>>): Promise<ExpiryResult> {
-  const expired: Record<DocKind, DocKey[]> = { events: [], traces: [] };
+export async function expire(db: Database, docs: DocStore, blobs: SegmentBlobs, firstKept: Partial<Record<Signal, string>>): Promise<ExpiryResult> {
+  const expired: Record<DocKind, DocKey[]> = { events: [], traces: [], replays: [] };
+  let unreferenced: string[] = [];
   const deletedRows = await db.write(async (c) => {
     const counts: Record<string, number> = {};
     if (firstKept.events) {
@@ -22,10 +25,36 @@ export async function expire(db: Database, docs: DocStore, firstKept: Partial<Re
       expired.traces = spans.getRows().map(([d, p, start, t, s]) => spanKey(String(d), String(p), BigInt(start as bigint), String(t), String(s)));
       counts.spans = expired.traces.length;
     }
+    if (firstKept.replays) {
+      // Whole replays go, once their last segment is before the cut: a replay is never cut in two.
+      const before = BigInt(Date.parse(firstKept.replays)) * 1000n;
+      const segments = await c.runAndReadAll(
+        `DELETE FROM replay_segments WHERE (dataset, project_id, replay_id) IN (
+           SELECT (dataset, project_id, replay_id) FROM replay_segments GROUP BY ALL HAVING max(finished_at) < make_timestamp(?::BIGINT))
+         RETURNING dataset, project_id, replay_id, segment_id, blob`,
+        [before],
+      );
+      const rows = segments.getRows();
+      expired.replays = rows.map(([d, p, r, s]) => [String(d), String(p), String(r), Number(s)]);
+      counts.replay_segments = rows.length;
+      const shas = [...new Set(rows.map((row) => String(row[4])))];
+      if (shas.length) {
+        // A blob is shared by every segment with the same events: only unreferenced ones go.
+        const kept = await c.runAndReadAll(
+          'SELECT DISTINCT blob FROM replay_segments WHERE list_contains($shas, blob)',
+          { shas: listValue(shas) },
+          { shas: LIST(VARCHAR) },
+        );
+        const still = new Set(kept.getRows().map(([sha]) => String(sha)));
+        unreferenced = shas.filter((sha) => !still.has(sha));
+      }
+    }
     return counts;
   });
   // After the commit: a crash in between leaves documents without rows, never the reverse.
   await docs.remove('events', expired.events);
   await docs.remove('traces', expired.traces);
+  await docs.remove('replays', expired.replays);
+  await blobs.remove(unreferenced);
   return { deletedRows, deletedPartitions: [] };
 }

@@ -4,6 +4,7 @@
 import type { ComponentSettings, Exporter, ExpiryResult } from '../../src/engine/component.js';
 import { signalBatch, type Item, type Signal } from '../../src/engine/item.js';
 import type { ErrorEvent } from '../../src/records/event.js';
+import type { ReplaySegment } from '../../src/records/replay.js';
 import type { Span } from '../../src/records/span.js';
 import type { Database } from '../../src/storage/database.js';
 import { migrate } from '../../src/storage/migrate.js';
@@ -16,19 +17,26 @@ import { Intake, type Accepted, type IntakeKind } from './intake.js';
 import { closeAppenders } from './kept-appenders.js';
 import { DUCKDB_MIGRATIONS } from './migrations.js';
 import { DuckdbReadSource } from './read-source.js';
+import { replayIntake, replayKey } from './replays-intake.js';
 import { spanIntake } from './spans-intake.js';
+import { join } from 'node:path';
+import { SegmentBlobs } from '../../src/storage/segment-blobs.js';
 
 export class DuckdbExporter implements Exporter {
   private readonly db: Database;
-  private store?: { docs: DocStore; events: Intake<ErrorEvent>; spans: Intake<Span> };
+  private store?: { docs: DocStore; events: Intake<ErrorEvent>; spans: Intake<Span>; replays: Intake<ReplaySegment> };
   private readonly source: DuckdbReadSource;
+  /** Replay segments' events, compressed, under <data_dir>/replays. */
+  private readonly blobs: SegmentBlobs;
 
   constructor(private readonly settings: ComponentSettings<DuckdbConfig>) {
     this.db = settings.host.database;
+    this.blobs = new SegmentBlobs(join(this.db.dataDir, 'replays'));
     this.source = new DuckdbReadSource(
       settings.id.text,
       () => this.opened().docs,
       () => this.settled(),
+      this.blobs,
     );
   }
 
@@ -50,9 +58,13 @@ export class DuckdbExporter implements Exporter {
       spans: new Intake(spanIntake, this.db, docs, max, 4 * max, this.settings.config.max_backlog_bytes, logger, (items, reason) =>
         this.quarantine('traces', spanIntake, items, reason),
       ),
+      replays: new Intake(replayIntake, this.db, docs, max, 4 * max, this.settings.config.max_backlog_bytes, logger, (items, reason) =>
+        this.quarantine('replays', replayIntake, items, reason),
+      ),
     };
     await this.store.events.recover();
     await this.store.spans.recover();
+    await this.store.replays.recover();
   }
 
   export(signal: Signal, items: Item[]): Promise<void> {
@@ -60,7 +72,31 @@ export class DuckdbExporter implements Exporter {
     const batch = signalBatch(signal, items);
     if (batch.signal === 'events') return events.accept(batch.items);
     if (batch.signal === 'traces') return spans.accept(batch.items);
-    return Promise.reject(new Error(`the duckdb exporter does not store ${signal}`));
+    return this.exportReplays(batch.items);
+  }
+
+  /**
+   * Each segment's events go to disk first (compressed, synced), then its metadata through the
+   * intake (DocStore, then DuckDB): a crash in between leaves an unreferenced blob, never a row
+   * without its events. A segment already stored writes nothing.
+   */
+  private async exportReplays(items: Item<ReplaySegment>[]): Promise<void> {
+    const { docs, replays } = this.opened();
+    await Promise.all(
+      items.map(async ({ tenant, data }) => {
+        if (docs.has('replays', replayKey(tenant, data.replay_id, data.segment_id))) return;
+        const blob = await this.blobs.put(data.events_json);
+        data.blob = blob.sha;
+        data.stored_bytes = blob.bytes;
+      }),
+    );
+    // Copies (already stored) carry no blob of their own: the intake finds them stored.
+    for (const { tenant, data } of items) {
+      if (data.blob !== undefined) continue;
+      const stored = docs.get('replays', replayKey(tenant, data.replay_id, data.segment_id));
+      if (stored) Object.assign(data, { blob: (JSON.parse(stored) as ReplaySegment).blob });
+    }
+    return replays.accept(items);
   }
 
   /** The DocStore (operations and tests). */
@@ -74,13 +110,13 @@ export class DuckdbExporter implements Exporter {
 
   async expire(firstKept: Partial<Record<Signal, string>>): Promise<ExpiryResult> {
     await this.settled(); // acknowledged items still on their way to DuckDB expire too
-    return expire(this.db, this.opened().docs, firstKept);
+    return expire(this.db, this.opened().docs, this.blobs, firstKept);
   }
 
   async shutdown(): Promise<void> {
     const store = this.store;
     if (!store) return;
-    await Promise.all([store.events.shutdown(), store.spans.shutdown()]);
+    await Promise.all([store.events.shutdown(), store.spans.shutdown(), store.replays.shutdown()]);
     await this.db.write(async (connection) => closeAppenders(connection));
     await store.docs.close();
     this.store = undefined;
@@ -112,6 +148,6 @@ export class DuckdbExporter implements Exporter {
   }
 
   private async settled(): Promise<void> {
-    if (this.store) await Promise.all([this.store.events.settled(), this.store.spans.settled()]);
+    if (this.store) await Promise.all([this.store.events.settled(), this.store.spans.settled(), this.store.replays.settled()]);
   }
 }

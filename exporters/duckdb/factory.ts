@@ -5,14 +5,15 @@ import { DuckdbExporter } from './exporter.js';
 export const duckdbFactory: ExporterFactory<DuckdbConfig> = {
   kind: 'exporter',
   type: 'duckdb',
-  signals: ['events', 'traces'],
-  stability: { events: 'beta', traces: 'beta' },
-  requires: { events: ['validated', 'issue_id'], traces: ['validated'] },
+  signals: ['events', 'traces', 'replays'],
+  stability: { events: 'beta', traces: 'beta', replays: 'alpha' },
+  requires: { events: ['validated', 'issue_id'], traces: ['validated'], replays: ['validated'] },
   // It owns the tables of the one database file (and the DocStore next to it).
   singleton: true,
-  reads: ['events', 'traces'],
+  reads: ['events', 'traces', 'replays'],
   metrics: ['faultline_exporter_sent_items_total', 'faultline_exporter_failed_items_total'],
-  description: 'Stores events (documents in the LMDB DocStore, rows and issues in DuckDB) and spans in the service DuckDB file',
+  description:
+    'Stores events (documents in the LMDB DocStore, rows and issues in DuckDB) spans and replay segments (metadata rows; events as gzip blobs under <data_dir>/replays) in the service DuckDB file',
   configSchema: duckdbConfigSchema,
   create: (settings) => new DuckdbExporter(settings),
 };

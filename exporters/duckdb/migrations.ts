@@ -2,6 +2,7 @@
 // spans, with their rows' documents in the DocStore (docs.ts).
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Migration } from '../../src/storage/migrate.js';
+import { REPLAY_COLUMN_TYPES } from '../../src/records/replay-row.js';
 import type { DocKind, DocStore } from './docs.js';
 
 /** The columns of `events`, as migration 1 made them and migration 7 rebuilt them. Frozen. */
@@ -147,10 +148,22 @@ export const DUCKDB_MIGRATIONS: readonly Migration<DocStore>[] = [
       UPDATE issues SET last_received = last_seen;
     `,
   },
+  {
+    version: 9,
+    name: 'replay segments',
+    // One row per segment (its metadata; the events are a compressed blob on disk). A replay is
+    // the merge of its rows, read by replay id: hence the index.
+    sql: `
+      CREATE TABLE replay_segments (
+        ${REPLAY_COLUMN_TYPES}
+      );
+      CREATE INDEX replay_segments_replay_id ON replay_segments (replay_id);
+    `,
+  },
 ];
 
 /** The table whose rows' documents each kind holds. */
-const TABLE_OF: Record<DocKind, string> = { events: 'events', traces: 'spans' };
+const TABLE_OF: Record<DocKind, string> = { events: 'events', traces: 'spans', replays: 'replay_segments' };
 
 /** Puts the documents of a table's rows in the DocStore and empties their column, in batches. Puts
  * are idempotent, so a crash half-way leaves nothing to undo: the migration runs again. */

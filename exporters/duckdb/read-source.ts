@@ -2,6 +2,7 @@
 // documents of their rows in the DocStore (the tables' doc column is '').
 import type { Signal } from '../../src/engine/item.js';
 import type { DateSelection, ReadSource, Row } from '../../src/storage/read-source.js';
+import type { SegmentBlobs } from '../../src/storage/segment-blobs.js';
 import { spanKey, type DocStore } from './docs.js';
 
 /**
@@ -9,16 +10,17 @@ import { spanKey, type DocStore } from './docs.js';
  * the read layout's title and culprit (they are in the documents): aggregates over it alone never
  * need them (its issues table keeps them), and a merge with other sources is by column name.
  */
-const TABLES: Partial<Record<Signal, string>> = { events: 'events', traces: 'spans' };
+const TABLES: Partial<Record<Signal, string>> = { events: 'events', traces: 'spans', replays: 'replay_segments' };
 
 export class DuckdbReadSource implements ReadSource {
-  readonly signals: readonly Signal[] = ['events', 'traces'];
+  readonly signals: readonly Signal[] = ['events', 'traces', 'replays'];
   readonly keyed: readonly Signal[] = ['events'];
 
   constructor(
     readonly id: string,
     private readonly docs: () => DocStore,
     private readonly settle: () => Promise<void>,
+    private readonly blobs: SegmentBlobs,
   ) {}
 
   relation(signal: Signal, _projectIds: string[], _selection: DateSelection): string {
@@ -33,7 +35,12 @@ export class DuckdbReadSource implements ReadSource {
     if (signal === 'events') return this.docs().get('events', [dataset, project, String(row.id)]);
     if (signal === 'traces')
       return this.docs().get('traces', spanKey(dataset, project, BigInt(row.start_ns as bigint), String(row.trace_id), String(row.span_id)));
+    if (signal === 'replays') return this.docs().get('replays', [dataset, project, String(row.replay_id), Number(row.segment_id)]);
     return undefined;
+  }
+
+  segment(row: Row): Promise<Buffer | undefined> {
+    return this.blobs.gzipped(String(row.blob));
   }
 
   issues(): string {

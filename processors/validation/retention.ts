@@ -12,7 +12,7 @@ export class RetentionWindow {
   private firstMillis = 0;
 
   constructor(
-    private readonly signal: 'events' | 'traces',
+    private readonly signal: 'events' | 'traces' | 'replays',
     /** `service.retention.<signal>_days`. */
     readonly days: number,
   ) {}

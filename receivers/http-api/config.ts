@@ -8,6 +8,14 @@ export const httpApiConfigSchema = z
       .positive()
       .optional()
       .describe('Largest event body, on the wire and after gzip/deflate inflation (413 past it); default: service.limits.event_body_bytes (1 MiB)'),
+    max_replay_chunk_bytes: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe(
+        'Largest replay chunk, on the wire and after inflation (of the body, or of its base64 `data`) (413 past it); default: service.limits.replay_chunk_bytes (10 MiB)',
+      ),
     sentry: z
       .object({
         enabled: z.boolean().default(true).describe('Mount the Sentry-SDK routes POST /api/{ingest_id}/envelope/ and /store/'),

@@ -5,12 +5,12 @@ import { HttpApiReceiver } from './receiver.js';
 export const httpApiFactory: ReceiverFactory<HttpApiConfig> = {
   kind: 'receiver',
   type: 'http_api',
-  signals: ['events', 'traces'],
-  stability: { events: 'beta', traces: 'beta' },
+  signals: ['events', 'traces', 'replays'],
+  stability: { events: 'beta', traces: 'beta', replays: 'alpha' },
   // It mounts its routes on the service's one HTTP host.
   singleton: true,
   metrics: ['faultline_receiver_accepted_items_total', 'faultline_receiver_refused_items_total', 'faultline_http_request_duration_seconds'],
-  description: 'The /v1 ingest API: POST /v1/events and POST /v1/traces on the service HTTP port',
+  description: 'The /v1 ingest API: POST /v1/events, POST /v1/traces and POST /v1/replays on the service HTTP port',
   configSchema: httpApiConfigSchema,
   create: (settings) => new HttpApiReceiver(settings),
 };

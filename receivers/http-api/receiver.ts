@@ -3,6 +3,7 @@
 import type { Receiver, ReceiverSettings } from '../../src/engine/component.js';
 import type { HttpApiConfig } from './config.js';
 import { eventIngestRoute } from './routes/events.js';
+import { replayIngestRoute } from './routes/replays.js';
 import { traceIngestRoute } from './routes/traces.js';
 import { sentryRoutes } from './sentry/routes.js';
 
@@ -21,6 +22,15 @@ export class HttpApiReceiver implements Receiver {
         }),
       );
     if (consumers.traces) host.http.route(traceIngestRoute({ host, receiverId: id.text, consumer: consumers.traces }));
+    if (consumers.replays)
+      host.http.route(
+        replayIngestRoute({
+          host,
+          receiverId: id.text,
+          consumer: consumers.replays,
+          maxBytes: config.max_replay_chunk_bytes ?? host.settings.limits.replay_chunk_bytes,
+        }),
+      );
     if (config.sentry.enabled && (consumers.events || consumers.traces)) {
       const routes = sentryRoutes({
         host,

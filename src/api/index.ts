@@ -7,6 +7,7 @@ import type { ApiContext } from './context.js';
 import { eventRoutes } from './events.js';
 import { issueRoutes } from './issues.js';
 import { projectRoutes } from './projects.js';
+import { replayRoutes } from './replays.js';
 import { sourcemapRoutes } from './sourcemaps.js';
 import { traceRoutes } from './traces.js';
 
@@ -20,6 +21,10 @@ export function mountReadApi(http: HttpHost, api: ApiContext): string[] {
   if (api.storage.reads('traces')) {
     routes.push(...traceRoutes(api));
     mounted.push('traces');
+  }
+  if (api.storage.reads('replays')) {
+    routes.push(...replayRoutes(api));
+    mounted.push('replays');
   }
   for (const route of routes) http.route(route);
   return mounted;

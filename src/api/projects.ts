@@ -31,7 +31,7 @@ export function projectRoutes({ catalog, storage, appUrl, releaseHealth }: ApiCo
         const after = cursor === undefined ? undefined : decodeProjectCursor(cursor);
         const projects = (await reachableProjects(catalog, principal)).filter((p) => after === undefined || p.id > after);
         const page = projects.slice(0, limit);
-        const [keys, activity, health] = await Promise.all([
+        const [keys, activity, health, replayActivity] = await Promise.all([
           catalog.listKeys(),
           storage.events.activity(
             principal.dataset,
@@ -41,12 +41,17 @@ export function projectRoutes({ catalog, storage, appUrl, releaseHealth }: ApiCo
             principal.dataset,
             page.map((p) => p.id),
           ),
+          storage.replays.activity(
+            principal.dataset,
+            page.map((p) => p.id),
+          ),
         ]);
         const now = Date.now();
         const data = page.map((project) => {
           const errorsActivity = activity.get(project.id) ?? { last_received_at: null, count_24h: 0 };
           const none: SignalActivity = { last_received_at: null, count_24h: 0 };
           const projectKeys = keys.filter((k) => k.project_id === project.id);
+          const replays = replayActivity.get(project.id) ?? none;
           return {
             id: project.id,
             ingest_id: project.ingest_id,
@@ -58,10 +63,10 @@ export function projectRoutes({ catalog, storage, appUrl, releaseHealth }: ApiCo
             allowed_origins: project.allowed_origins ?? ['*'],
             keys: projectKeys.map((k) => presentKey(k, project, appUrl)),
             telemetry: {
-              status: statusOf([errorsActivity, none, none], now),
+              status: statusOf([errorsActivity, none, replays], now),
               errors: errorsActivity,
               traces: none,
-              replays: none,
+              replays,
               sessions: health.get(project.id) ?? [],
             },
           };

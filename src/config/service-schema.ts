@@ -63,6 +63,11 @@ const schema = {
     event_body_bytes: { doc: 'Largest event body, after decompression', format: 'nat', default: 1 * MiB },
     span_batch_bytes: { doc: 'Largest span batch (/v1/traces, OTLP), after decompression', format: 'nat', default: 10 * MiB },
     spans_per_request: { doc: 'Most spans in one request', format: 'nat', default: 10_000 },
+    replay_chunk_bytes: {
+      doc: 'Largest replay chunk (POST /v1/replays), on the wire and again after decompression (of the body or of its base64 `data`)',
+      format: 'nat',
+      default: 10 * MiB,
+    },
     sourcemap_upload_bytes: {
       doc: 'Largest source-map upload (POST /v1/sourcemaps), on the wire and again after decompression',
       format: 'nat',
@@ -82,7 +87,12 @@ const schema = {
   retention: {
     events_days: { doc: 'Days events are kept (older ones are refused at ingest)', format: 'nat', default: 90, env: 'FAULTLINE_RETENTION_EVENTS_DAYS' },
     traces_days: { doc: 'Days spans are kept (older ones are refused at ingest)', format: 'nat', default: 30, env: 'FAULTLINE_RETENTION_TRACES_DAYS' },
-    replays_days: { doc: 'Days replay chunks are kept', format: 'nat', default: 30 },
+    replays_days: {
+      doc: 'Days replays are kept, counted from their last segment (older chunks are refused at ingest)',
+      format: 'nat',
+      default: 30,
+      env: 'FAULTLINE_RETENTION_REPLAYS_DAYS',
+    },
     artifacts_days: {
       doc: 'Days uploaded source-map bundles are kept, counted from their upload (0 = keep)',
       format: 'nat',
@@ -126,6 +136,7 @@ export type ServiceSettings = {
     event_body_bytes: number;
     span_batch_bytes: number;
     spans_per_request: number;
+    replay_chunk_bytes: number;
     sourcemap_upload_bytes: number;
     body_timeout_ms: number;
     rate_limit: { requests_per_second: number; burst: number };

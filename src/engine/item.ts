@@ -1,6 +1,7 @@
 // What flows through a pipeline: one item per event, span or replay chunk, with the tenant it
 // belongs to and, once a processor has decided, its outcome.
 import type { ErrorEvent, ProcessingError } from '../records/event.js';
+import type { ReplaySegment } from '../records/replay.js';
 import type { Span } from '../records/span.js';
 
 export type Signal = 'events' | 'traces' | 'replays';
@@ -46,8 +47,7 @@ export interface Item<T = unknown> {
 export interface SignalRecords {
   events: ErrorEvent;
   traces: Span;
-  /** No replay record yet. */
-  replays: unknown;
+  replays: ReplaySegment;
 }
 
 export type RecordItem<S extends Signal> = Item<SignalRecords[S]>;

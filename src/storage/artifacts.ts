@@ -20,7 +20,7 @@ import type { ArtifactFile, ArtifactLookup, ArtifactScope, ArtifactType } from '
 import { uuidv7 } from '../records/uuid.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { Database } from './database.js';
-import { makePrivateDir } from './private-files.js';
+import { makePrivateDir, syncDir } from './private-files.js';
 import { rows } from './rows.js';
 
 /** A file of an upload, validated, its bytes in a staging file that `create` moves into place. */
@@ -450,15 +450,6 @@ async function syncPrivate(path: string): Promise<void> {
   const handle = await open(path, constants.O_RDONLY);
   try {
     await handle.chmod(0o600);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-async function syncDir(path: string): Promise<void> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_DIRECTORY);
-  try {
     await handle.sync();
   } finally {
     await handle.close();

@@ -1,7 +1,8 @@
 // What the service stores is private to the user it runs as: directories 0700, files 0600. New
 // files get that from the process's umask (Service.open sets 077: DuckDB, LMDB and the lake's
 // COPY create files natively); these repair what an earlier version or another umask left.
-import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, constants, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export const PRIVATE_UMASK = 0o077;
@@ -23,5 +24,15 @@ function tighten(path: string, mode: number): void {
     if ((statSync(path).mode & 0o777 & ~mode) !== 0) chmodSync(path, mode);
   } catch {
     // not ours to change (another owner, a read-only mount): the umask still covers new files
+  }
+}
+
+/** Syncs a directory, so a file renamed into it survives a crash. */
+export async function syncDir(path: string): Promise<void> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }

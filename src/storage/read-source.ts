@@ -40,6 +40,8 @@ export interface ReadSource {
   generation?(): number;
   /** The issues of the events it stores, as a relation with the columns of an issue, when it keeps them itself. */
   issues?(projectIds: string[]): string;
+  /** A replay segment row's events: the gzip-compressed JSON array it stored, or undefined. */
+  segment?(row: Row): Promise<Buffer | undefined>;
   /** Resolves once everything it acknowledged is readable. */
   settled?(): Promise<void>;
 }

@@ -2,6 +2,7 @@
 // sources of the exporters that `service.storage.<signal>` names (read-sources.ts).
 import type { Signal } from '../engine/item.js';
 import { EVENT_ROW_KEY } from '../records/event-row.js';
+import { REPLAY_ROW_KEY } from '../records/replay-row.js';
 import { SPAN_ROW_KEY } from '../records/span-row.js';
 import type { Database } from './database.js';
 import { EventStore } from './events.js';
@@ -9,12 +10,14 @@ import type { IssueStates } from './issue-states.js';
 import { IssueStore } from './issues.js';
 import type { ReadSource } from './read-source.js';
 import { MergedSource } from './read-sources.js';
+import { ReplayStore } from './replays.js';
 import { TraceStore } from './traces.js';
 
 export class Storage {
   readonly events: EventStore;
   readonly issues: IssueStore;
   readonly traces: TraceStore;
+  readonly replays: ReplayStore;
   /** The merged rows themselves, for components that aggregate over them (the alerting processor's windows). */
   readonly eventRows: MergedSource;
   readonly spanRows: MergedSource;
@@ -23,6 +26,8 @@ export class Storage {
     db: Database,
     states: IssueStates,
     private readonly sources: Partial<Record<Signal, ReadSource[]>>,
+    /** The service's public URL (links in replay documents). */
+    appUrl = '',
   ) {
     const events = new MergedSource('events', sources.events ?? [], EVENT_ROW_KEY);
     const spans = new MergedSource('traces', sources.traces ?? [], SPAN_ROW_KEY);
@@ -31,6 +36,7 @@ export class Storage {
     this.events = new EventStore(db, events);
     this.issues = new IssueStore(db, events, states);
     this.traces = new TraceStore(db, spans, events);
+    this.replays = new ReplayStore(db, new MergedSource('replays', sources.replays ?? [], REPLAY_ROW_KEY), events, appUrl);
   }
 
   /** Whether some exporter serves reads of the signal. */

@@ -1,8 +1,11 @@
 // What the replay page reads, behind one small interface: the shapes of GET /v1/replays/{id} and
-// GET /v1/replays/{id}/segments/{n} (DESIGN.md, "Replays"). The replays store lives on another
-// branch; whoever wires it passes a ReplaySource to mountWebApp (service.ts), and until then the
-// page says there is no replay store.
+// GET /v1/replays/{id}/segments/{n} (DESIGN.md, "Replays"), served by the replays store.
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import type { Dataset } from '../engine/item.js';
+import type { ReplayStore } from '../storage/replays.js';
+
+const gunzipAsync = promisify(gunzip);
 
 export interface ReplayMeta {
   id: string;
@@ -22,4 +25,17 @@ export interface ReplaySource {
   get(dataset: Dataset, projectIds: string[], id: string): Promise<ReplayMeta | undefined>;
   /** One segment's rrweb events, in order. */
   segment(dataset: Dataset, projectIds: string[], id: string, segmentId: number): Promise<unknown[] | undefined>;
+}
+
+/** The replays store as the replay page reads it: segments come stored gzip-compressed. */
+export function replaySourceOf(store: ReplayStore): ReplaySource {
+  return {
+    get: (dataset, projectIds, id) => store.get(dataset, projectIds, id),
+    segment: async (dataset, projectIds, id, segmentId) => {
+      const blob = await store.segment(dataset, projectIds, id, segmentId);
+      if (blob === undefined) return undefined;
+      const events: unknown = JSON.parse((await gunzipAsync(blob)).toString('utf8'));
+      return Array.isArray(events) ? events : undefined;
+    },
+  };
 }

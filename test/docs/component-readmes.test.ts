@@ -52,10 +52,10 @@ describe('faultline components', () => {
     const byType = Object.fromEntries(all.map((c) => [c.type, c]));
     expect(byType.duckdb).toMatchObject({
       kind: 'exporter',
-      signals: { events: 'beta', traces: 'beta' },
+      signals: { events: 'beta', traces: 'beta', replays: 'alpha' },
       singleton: true,
-      requires: { events: ['validated', 'issue_id'], traces: ['validated'] },
-      reads: ['events', 'traces'],
+      requires: { events: ['validated', 'issue_id'], traces: ['validated'], replays: ['validated'] },
+      reads: ['events', 'traces', 'replays'],
       config: [
         expect.objectContaining({ key: 'max_batch_items', type: 'integer ≥ 1', default: '5000' }),
         expect.objectContaining({ key: 'max_backlog_bytes', default: '16777216' }),
@@ -67,7 +67,7 @@ describe('faultline components', () => {
     const text = componentsText(all);
     expect(text).toMatch(/^KIND\s+TYPE\s+SIGNALS\s+SINGLETON\s+REQUIRES\s+PROVIDES\s+BEFORE\s+READS$/m);
     expect(text).toMatch(
-      /^exporter\s+duckdb\s+events \(beta\), traces \(beta\)\s+yes\s+events: validated, issue_id; traces: validated\s+-\s+-\s+events, traces$/m,
+      /^exporter\s+duckdb\s+events \(beta\), traces \(beta\), replays \(alpha\)\s+yes\s+events: validated, issue_id; traces: validated; replays: validated\s+-\s+-\s+events, traces, replays$/m,
     );
     expect(text).toMatch(/^connector\s+exceptions\s+traces -> events \(alpha\)/m);
     expect(text).toMatch(/^ {2}flush\.max_rows\s+integer ≥ 1\s+50000\s+Flush a signal/m);

@@ -140,11 +140,12 @@ describe('faultline validate', () => {
   it('exits 0 with a summary of the pipelines for a valid file', async () => {
     const result = await runCli(['validate'], process.env);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/valid, 2 pipeline/);
+    expect(result.stdout).toMatch(/valid, 3 pipeline/);
     expect(result.stdout).toMatch(/events: http_api, exceptions -> validation -> symbolication -> grouping -> issues -> alerting -> duckdb/);
     expect(result.stdout).toMatch(/traces: http_api, otlp -> validation -> alerting -> duckdb, exceptions/);
     expect(result.stdout).toMatch(/connector exceptions: traces -> events/);
-    expect(result.stdout).toMatch(/reads: events from duckdb; traces from duckdb/);
+    expect(result.stdout).toMatch(/reads: events from duckdb; traces from duckdb; replays from duckdb/);
+    expect(result.stdout).toMatch(/replays: http_api -> validation -> duckdb/);
   });
 
   it('exits 1 and prints every error with its YAML path', async () => {
@@ -196,7 +197,7 @@ describe('faultline components', () => {
   it('lists every registered component, as a table or as JSON', async () => {
     const human = await runCli(['components'], process.env);
     expect(human.code).toBe(0);
-    expect(human.stdout).toMatch(/^receiver\s+http_api\s+events \(beta\), traces \(beta\)\s+yes/m);
+    expect(human.stdout).toMatch(/^receiver\s+http_api\s+events \(beta\), traces \(beta\), replays \(alpha\)\s+yes/m);
     const json = await runCli(['components', '--json'], process.env);
     expect(json.code).toBe(0);
     const list = JSON.parse(json.stdout) as Array<{ kind: string; type: string }>;

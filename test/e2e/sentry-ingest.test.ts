@@ -247,13 +247,44 @@ describe('envelopes', () => {
     expect(child.attributes).toMatchObject({ 'sentry.op': 'db', 'db.system': 'sqlite' });
   });
 
-  it('drops replay items with a reason while no replays pipeline takes Sentry ingest', async () => {
+  it('stores a replay (replay_event + a zlib replay_recording) in the replays pipeline, read back on GET /v1/replays/{id}', async () => {
+    const t = Date.now();
+    const rrweb = [
+      { type: 4, data: { href: 'https://shop.example.com/cart', width: 1280, height: 720 }, timestamp: t },
+      { type: 2, data: { node: { type: 0, childNodes: [], id: 1 }, initialOffset: { left: 0, top: 0 } }, timestamp: t + 1 },
+      { type: 3, data: { source: 2, type: 2, id: 1, x: 10, y: 10 }, timestamp: t + 500 },
+    ];
     const body = envelope({ event_id: hex(12) }, [
-      [{ type: 'replay_event' }, JSON.stringify({ type: 'replay_event', replay_id: hex(12), segment_id: 0, timestamp: now() })],
-      [{ type: 'replay_recording' }, `{"segment_id":0}\n[]`],
+      [
+        { type: 'replay_event' },
+        JSON.stringify({
+          type: 'replay_event',
+          replay_id: hex(12),
+          segment_id: 0,
+          timestamp: t / 1000,
+          replay_start_timestamp: t / 1000,
+          environment: 'production',
+          release: 'shop@2.0.0',
+          urls: ['https://shop.example.com/cart'],
+          error_ids: [hex(13)],
+        }),
+      ],
+      [{ type: 'replay_recording' }, Buffer.concat([Buffer.from('{"segment_id":0}\n'), deflateSync(JSON.stringify(rrweb))])],
     ]);
-    const answer = (await (await post('envelope', body)).json()) as { skipped: Array<{ reason: string }> };
-    expect(answer.skipped[0].reason).toMatch(/no replays pipeline/);
+    const res = await post('envelope', body);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { skipped?: unknown[] }).skipped ?? []).toEqual([]);
+    const replay = (await (await svc.api(`/v1/replays/rpl_${hex(12)}?project_id=default`)).json()) as Json;
+    expect(replay).toMatchObject({ id: `rpl_${hex(12)}`, environment: 'production', release: 'shop@2.0.0', urls: ['https://shop.example.com/cart'] });
+    const segment = (await (await svc.api(`/v1/replays/rpl_${hex(12)}/segments/0?project_id=default`)).json()) as Json[];
+    expect(segment.map((e) => e.type)).toEqual([4, 2, 3]);
+    // A recording that is not rrweb events is skipped with the reason; the rest of the envelope stays.
+    const bad = envelope({ event_id: hex(14) }, [
+      [{ type: 'replay_event' }, JSON.stringify({ type: 'replay_event', replay_id: hex(14), segment_id: 0, timestamp: t / 1000 })],
+      [{ type: 'replay_recording' }, `{"segment_id":0}\nnot json`],
+    ]);
+    const answer = (await (await post('envelope', bad)).json()) as { skipped: Array<{ reason: string }> };
+    expect(answer.skipped).toHaveLength(1);
   });
 });
 

@@ -68,6 +68,38 @@ beforeAll(async () => {
     tags: { route: '/checkout' },
     breadcrumbs: [{ timestamp: new Date(now - 1000).toISOString(), category: 'ui.click', message: 'button#pay' }],
   });
+  // The replay the error happened in: a page's full snapshot and a click (rrweb events).
+  await post('/v1/replays', {
+    replay_id: 'rpl_demo1',
+    segment_id: 0,
+    environment: 'production',
+    release: 'shop@2.0.0',
+    urls: ['https://shop.example.com/checkout'],
+    events: [
+      { type: 4, data: { href: 'https://shop.example.com/checkout', width: 800, height: 600 }, timestamp: now - 2000 },
+      {
+        type: 2,
+        data: {
+          node: {
+            type: 0,
+            id: 1,
+            childNodes: [
+              {
+                type: 2,
+                tagName: 'html',
+                attributes: {},
+                id: 2,
+                childNodes: [{ type: 2, tagName: 'body', attributes: {}, id: 3, childNodes: [{ type: 3, textContent: 'Checkout', id: 4 }] }],
+              },
+            ],
+          },
+          initialOffset: { left: 0, top: 0 },
+        },
+        timestamp: now - 1999,
+      },
+      { type: 3, data: { source: 2, type: 2, id: 3, x: 10, y: 10 }, timestamp: now - 1000 },
+    ],
+  });
   permalink = ack.permalink as string;
   issueId = permalink.split('/').at(-1) as string;
   const ns = BigInt(now) * 1_000_000n;
@@ -167,10 +199,14 @@ describe('the web app in Chromium', () => {
     expect(await page.getByRole('link', { name: /^Event / }).count()).toBe(1);
     await page.screenshot({ path: join(SHOTS, 'trace-waterfall.png'), fullPage: true });
 
-    // The replay page: no replay store on this build, said plainly.
+    // The replay page: rrweb-player plays the stored segment; the error is a bookmark on its timeline.
     await page.goBack();
     await page.getByRole('link', { name: 'View replay' }).click();
-    await expect.poll(() => page.locator('#no-replay').textContent()).toContain('No replay to show');
+    await expect.poll(() => page.locator('#player').getAttribute('data-ready'), { timeout: 15_000 }).toBe('true');
+    expect(await page.locator('#player .rr-player').count()).toBe(1);
+    expect(await page.locator('button.bookmark').count()).toBe(1);
+    await page.locator('button.bookmark').click();
+    await page.screenshot({ path: join(SHOTS, 'replay.png') });
 
     // The live/sandbox switch, then sign out.
     await page.getByRole('button', { name: 'Switch to sandbox' }).click();

@@ -9,7 +9,7 @@ import { packageRoot } from '../../src/paths.js';
 const resolve = (yaml: string, env: Record<string, string> = {}) => resolveConfig(parseConfigText(yaml, 'x.yaml'), defaultRegistry(), env);
 
 describe('configuration', () => {
-  it('the embedded default is valid and runs one events pipeline', () => {
+  it('the embedded default is valid and runs an events, a traces and a replays pipeline', () => {
     const { config, errors } = resolveConfig(readConfigFile(undefined), defaultRegistry(), {});
     expect(errors).toEqual([]);
     expect(config?.pipelines).toEqual([
@@ -27,14 +27,16 @@ describe('configuration', () => {
         processors: ['validation', 'alerting'],
         exporters: ['duckdb', 'exceptions'],
       }),
+      expect.objectContaining({ id: 'replays', signal: 'replays', receivers: ['http_api'], processors: ['validation'], exporters: ['duckdb'] }),
     ]);
     expect(config?.settings.http.port).toBe(8080);
     expect(config?.pipelines.map((p) => [p.id, p.limits])).toEqual([
       ['events', { items: 2_000, bytes: 32 * 1024 * 1024 }],
       ['traces', { items: 40_000, bytes: 128 * 1024 * 1024 }],
+      ['replays', { items: 1_000, bytes: 128 * 1024 * 1024 }],
     ]);
     expect(config?.settings.data_dir).toBe('./data');
-    expect(config?.readSources).toEqual({ events: ['duckdb'], traces: ['duckdb'] });
+    expect(config?.readSources).toEqual({ events: ['duckdb'], traces: ['duckdb'], replays: ['duckdb'] });
   });
 
   it('lists every error with its YAML path and line', () => {

@@ -187,18 +187,9 @@ describe('validation processor', () => {
     expect(items.map((item) => item.outcome?.kind)).toEqual([undefined, 'rejected', undefined]);
   });
 
-  it('handles events and traces, and no other signal', () => {
+  it('handles events, traces and replays', () => {
     expect(validationFactory.type).toBe('validation');
-    expect(validationFactory.signals).toEqual(['events', 'traces']);
-    expect(() =>
-      validationFactory.create({
-        id: { type: 'validation', text: 'validation' },
-        config: defaults,
-        host: undefined as never,
-        signal: 'replays',
-        pipeline: 'replays',
-      }),
-    ).toThrow(/replays/);
+    expect(validationFactory.signals).toEqual(['events', 'traces', 'replays']);
   });
 });
 

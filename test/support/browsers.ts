@@ -39,7 +39,7 @@ export interface BrowserRun {
   origin: string;
 }
 
-function argsFor(name: BrowserName, profile: string, url: string): string[] {
+export function argsFor(name: BrowserName, profile: string, url: string): string[] {
   if (name === 'chromium') {
     return [
       '--headless',
@@ -151,7 +151,7 @@ export async function runPages(name: BrowserName, pages: Record<string, PageSpec
 }
 
 /** SIGTERM to the browser's process group, SIGKILL if it is still there after 5 s. */
-async function stop(pid: number | undefined, exited: Promise<void>): Promise<void> {
+export async function stop(pid: number | undefined, exited: Promise<void>): Promise<void> {
   if (pid === undefined) return;
   const signal = (name: NodeJS.Signals) => {
     try {

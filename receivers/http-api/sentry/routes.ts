@@ -16,6 +16,8 @@ import { EventAttachments, ReleaseHealth, type SessionCounts } from '../../../sr
 import { authenticateDsn, sentryKeyFromDsn, sentryKeyFromHeader } from './auth.js';
 import { isJsonObject, parseEnvelope, parseJsonPayload, type EnvelopeItem, type JsonObject, type SkippedItem } from './envelope.js';
 import { mapSentryEvent, sentryEventId } from './event.js';
+import { inflateCapped, parseEvents } from '../routes/replays.js';
+import type { ReplayChunkInput } from '../../../src/records/replay.js';
 import { mapReplay } from './replay.js';
 import { aggregateCounts, sessionCounts } from './sessions.js';
 import { mapStandaloneSpan, mapTransaction } from './spans.js';
@@ -332,7 +334,18 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
       count('replay_recording', 'dropped');
       return;
     }
-    const record: Item = { data: mapped.segment, tenant: state.tenant, receivedAt, size: recording.payload.length };
+    // What POST /v1/replays hands its pipeline: the fields, and the rrweb events inflated (capped like an envelope).
+    let chunk: ReplayChunkInput;
+    try {
+      const { data, events, ...fields } = mapped.segment;
+      chunk =
+        typeof data === 'string'
+          ? { fields, events: parseEvents(await inflateCapped(Buffer.from(data, 'base64'), options.maxEnvelopeBytes, 'data'), 'data'), form: 'data' }
+          : { fields, events, form: 'events' };
+    } catch (error) {
+      return skip(item, `the replay recording could not be read: ${(error as Error).message}`);
+    }
+    const record: Item = { data: chunk, tenant: state.tenant, receivedAt, size: recording.payload.length };
     await consumer.consume([record]);
     if (record.outcome?.kind === 'rejected') skip(item, record.outcome.message);
     else count('replay_recording', record.outcome ? 'dropped' : 'accepted');
