@@ -83,6 +83,49 @@ describe('the web app', () => {
     expect(keys.data[0].keys.some((k) => k.name === 'from the web')).toBe(true);
   });
 
+  it('lets an admin create, mute and delete alert rules (every bad field listed), and refuses a member', async () => {
+    const member = new WebClient(svc.baseUrl);
+    await member.signIn('member@example.com', memberPassword);
+    const memberPage = await (await member.fetch('/alerts')).text();
+    expect(memberPage).not.toContain('Create rule');
+    expect((await member.post('/alerts', { _csrf: WebClient.csrfOf(memberPage), project_id: 'default', name: 'x', type: 'new_issue' })).status).toBe(403);
+
+    const admin = new WebClient(svc.baseUrl);
+    await admin.signIn('admin@example.com', adminPassword);
+    const csrf = WebClient.csrfOf(await (await admin.fetch('/alerts')).text());
+    const bad = await admin.post('/alerts', {
+      _csrf: csrf,
+      project_id: 'default',
+      name: '',
+      type: 'error_spike',
+      conditions: '{"threshold": -1}',
+      webhook: 'not a url',
+    });
+    expect(bad.status).toBe(400);
+    const badPage = await bad.text();
+    for (const field of ['name', 'conditions.threshold', 'conditions.window', 'actions[0].url']) expect(badPage).toContain(`<code>${field}</code>`);
+
+    const created = await admin.post('/alerts', {
+      _csrf: csrf,
+      project_id: 'default',
+      name: 'Spikes <b>from the web</b>',
+      type: 'error_spike',
+      conditions: '{"threshold": 100, "window": "5m"}',
+      log: 'on',
+    });
+    expect(created.status).toBe(303);
+    const list = async () =>
+      ((await (await svc.api('/v1/alerts?project_id=default')).json()) as { data: Array<{ id: string; name: string; enabled: boolean }> }).data;
+    const rule = (await list()).find((r) => r.name === 'Spikes <b>from the web</b>');
+    expect(rule).toMatchObject({ enabled: true });
+    expect(await (await admin.fetch('/alerts')).text()).toContain('Spikes &lt;b&gt;from the web&lt;/b&gt;');
+
+    expect((await admin.post(`/alerts/${rule!.id}/enabled`, { _csrf: csrf, enabled: 'false' })).status).toBe(303);
+    expect((await list()).find((r) => r.id === rule!.id)?.enabled).toBe(false);
+    expect((await admin.post(`/alerts/${rule!.id}/delete`, { _csrf: csrf })).status).toBe(303);
+    expect((await list()).some((r) => r.id === rule!.id)).toBe(false);
+  });
+
   it('never authenticates /v1 with a session', async () => {
     const browser = new WebClient(svc.baseUrl);
     await browser.signIn('admin@example.com', adminPassword);

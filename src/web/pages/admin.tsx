@@ -1,6 +1,7 @@
 // Projects (DSN, keys, setup snippets), alert rules (state, recent firings and deliveries) and
 // source-map bundles per release. Members read them; only admins get the forms that change them.
 import { h } from '../jsx.js';
+import type { FieldError } from '../../engine/item.js';
 import type { AlertRule } from '../../storage/alert-rules.js';
 import type { FiringRecord } from '../../storage/alert-outbox.js';
 import type { BundleSummary } from '../../storage/artifacts.js';
@@ -117,14 +118,29 @@ export function ProjectsPage(v: ProjectsView) {
   );
 }
 
-export function AlertsPage({ viewer, rules, firings }: { viewer: Viewer; rules: AlertRule[]; firings: Map<string, FiringRecord[]> }) {
+export interface AlertsPageProps {
+  viewer: Viewer;
+  rules: AlertRule[];
+  firings: Map<string, FiringRecord[]>;
+  /** The projects a new rule may watch. */
+  projects: string[];
+  /** A refused form: what was sent, and every bad field. */
+  problems?: { values: Record<string, string>; errors: FieldError[] };
+}
+
+const CONDITION_EXAMPLES =
+  '{} for new_issue and regression; {"threshold": 100, "window": "5m"} for error_spike; {"service": "api", "percentile": 95, "threshold_ms": 800, "window": "10m"} for latency';
+
+export function AlertsPage({ viewer, rules, firings, projects, problems }: AlertsPageProps) {
   const time = (ms: number | null) => (ms === null ? '—' : new Date(ms).toISOString());
+  const admin = viewer.user.role === 'admin';
+  const value = (name: string) => problems?.values[name] ?? '';
   return (
     <Page viewer={viewer} title="Alerts" section="/alerts">
       <h1>Alert rules</h1>
       {rules.length === 0 ? (
         <p class="empty">
-          No alert rules in this dataset. Create one with <code>POST /v1/alerts</code> (see the API reference).
+          No alert rules in this dataset.{admin ? ' Create one below, or' : ' Create one'} with <code>POST /v1/alerts</code> (see the API reference).
         </p>
       ) : (
         rules.map((rule) => (
@@ -135,6 +151,10 @@ export function AlertsPage({ viewer, rules, firings }: { viewer: Viewer; rules: 
               <dd>{rule.project_id}</dd>
               <dt>Type</dt>
               <dd>{rule.type}</dd>
+              <dt>Conditions</dt>
+              <dd>
+                <code>{JSON.stringify(rule.conditions)}</code>
+              </dd>
               <dt>Enabled</dt>
               <dd>{rule.enabled ? 'yes' : 'muted'}</dd>
               <dt>State</dt>
@@ -144,6 +164,19 @@ export function AlertsPage({ viewer, rules, firings }: { viewer: Viewer; rules: 
               <dt>Actions</dt>
               <dd>{rule.actions.map((a) => a.type).join(', ')}</dd>
             </dl>
+            {admin && (
+              <div class="actions">
+                <form method="post" action={`/alerts/${encodeURIComponent(rule.id)}/enabled`} class="inline">
+                  <Csrf token={viewer.csrf} />
+                  <input type="hidden" name="enabled" value={rule.enabled ? 'false' : 'true'} />
+                  <button type="submit">{rule.enabled ? 'Mute' : 'Unmute'}</button>
+                </form>{' '}
+                <form method="post" action={`/alerts/${encodeURIComponent(rule.id)}/delete`} class="inline">
+                  <Csrf token={viewer.csrf} />
+                  <button type="submit">Delete</button>
+                </form>
+              </div>
+            )}
             <h3>Recent firings</h3>
             {(firings.get(rule.id) ?? []).length === 0 ? (
               <p class="muted">None yet.</p>
@@ -164,6 +197,59 @@ export function AlertsPage({ viewer, rules, firings }: { viewer: Viewer; rules: 
             )}
           </section>
         ))
+      )}
+      {admin && (
+        <section aria-labelledby="new-rule">
+          <h2 id="new-rule">New rule</h2>
+          {problems && (
+            <div role="alert" class="errors">
+              <p>The rule was not created:</p>
+              <ul>
+                {problems.errors.map((e) => (
+                  <li>
+                    <code>{e.path}</code> {e.message}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
+          <form method="post" action="/alerts" class="stacked">
+            <Csrf token={viewer.csrf} />
+            <label for="rule-project">Project</label>
+            <select id="rule-project" name="project_id">
+              {projects.map((id) => (
+                <option value={id} selected={value('project_id') === id}>
+                  {id}
+                </option>
+              ))}
+            </select>
+            <label for="rule-name">Name</label>
+            <input id="rule-name" name="name" value={value('name')} required />
+            <label for="rule-type">Type</label>
+            <select id="rule-type" name="type">
+              {['new_issue', 'regression', 'error_spike', 'latency'].map((t) => (
+                <option value={t} selected={value('type') === t}>
+                  {t}
+                </option>
+              ))}
+            </select>
+            <label for="rule-conditions">Conditions (JSON)</label>
+            <textarea id="rule-conditions" name="conditions" rows={3} aria-describedby="rule-conditions-help">
+              {value('conditions')}
+            </textarea>
+            <small id="rule-conditions-help">{CONDITION_EXAMPLES}</small>
+            <label for="rule-environment">Environment (empty: all)</label>
+            <input id="rule-environment" name="environment" value={value('environment')} />
+            <label for="rule-frequency">Frequency (empty: 30m)</label>
+            <input id="rule-frequency" name="frequency" value={value('frequency')} />
+            <label for="rule-webhook">Webhook URL</label>
+            <input id="rule-webhook" name="webhook" type="url" value={value('webhook')} />
+            <label>
+              <input type="checkbox" name="log" checked={problems ? problems.values.log === 'on' : true} /> Log line in the service log
+            </label>
+            <button type="submit">Create rule</button>
+          </form>
+        </section>
       )}
     </Page>
   );
