@@ -114,11 +114,14 @@ export class KafkaReceiver implements Receiver {
       try {
         await this.consumer?.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: (BigInt(last) + 1n).toString() }]);
       } catch (error) {
-        // A rebalance took the partition: the new owner starts from the last commit (a redelivery, harmless).
+        // A rebalance is under way: whoever owns the partition next starts from the last commit (a
+        // redelivery, harmless). A heartbeat raises the broker's REBALANCE_IN_PROGRESS as kafkajs
+        // handles it itself (it rejoins the group); a rethrown commit error would crash the member.
         this.settings.host.logger.info(
           { topic: batch.topic, partition: batch.partition, err: String(error) },
           'offset commit failed: these items may be delivered again',
         );
+        await heartbeat();
         return;
       }
       start = end;
