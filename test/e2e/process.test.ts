@@ -202,6 +202,7 @@ describe('faultline components', () => {
     expect(list.map((c) => `${c.kind}:${c.type}`)).toEqual([
       'receiver:http_api',
       'receiver:otlp',
+      'receiver:kafka',
       'processor:validation',
       'processor:symbolication',
       'processor:grouping',
@@ -209,6 +210,7 @@ describe('faultline components', () => {
       'processor:alerting',
       'exporter:duckdb',
       'exporter:parquet',
+      'exporter:kafka',
       'connector:exceptions',
     ]);
   });
