@@ -32,6 +32,15 @@ export const kafkaExporterConfigSchema = z
       .positive()
       .default(5)
       .describe('After a failed produce, exports fail at once for this long (a broker outage costs senders no wait), and this is the Retry-After they get'),
+    linger_ms: z
+      .number()
+      .int()
+      .min(0)
+      .default(5)
+      .describe(
+        "Exports arriving within this window go out as one produce per topic (Kafka's linger.ms): fewer, larger record batches; each sender is still acknowledged only once Kafka acknowledged its messages. 0 sends each export alone",
+      ),
+    linger_max_messages: z.number().int().positive().default(5000).describe('A lingering produce goes out at once when it holds this many messages'),
   })
   .strict();
 

@@ -15,12 +15,21 @@ import { encodeOtlpMessages } from './otlp-proto.js';
 
 const { CompressionTypes } = kafkajs;
 
+interface Lingering {
+  messages: Message[];
+  done: Promise<void>;
+  /** Sends now (the timer's or a full batch's doing); once only: it leaves the map. */
+  flush: () => void;
+}
+
 export class KafkaExporter implements Exporter {
   private readonly producer: Producer;
   private connected?: Promise<void>;
   /** While set and in the future, exports fail at once: the last produce failed. */
   private unavailableUntil = 0;
   private lastError = '';
+  /** Per topic, the produce that exports are joining until linger_ms elapses. */
+  private readonly lingering = new Map<string, Lingering>();
 
   constructor(private readonly settings: ExporterSettings<KafkaExporterConfig>) {
     const { config, host } = settings;
@@ -44,10 +53,34 @@ export class KafkaExporter implements Exporter {
   }
 
   async export(signal: Signal, items: Item[]): Promise<void> {
-    const { config, id } = this.settings;
+    const { config } = this.settings;
     if (Date.now() < this.unavailableUntil) throw new UnavailableError(`Kafka is unavailable (${this.lastError}); retry later`, config.retry_after_s);
     const messages = this.messagesOf(signal, items);
     const topic = config.topics[signal];
+    if (config.linger_ms === 0) return this.send(topic, messages);
+    // Linger: exports of the next few milliseconds join this produce (one record batch per
+    // partition instead of one per sender); each export resolves or fails with the produce.
+    let pending = this.lingering.get(topic);
+    if (!pending) {
+      let settle!: (sent: Promise<void>) => void;
+      const done = new Promise<void>((resolve) => (settle = resolve));
+      const batch: Lingering = { messages: [], done, flush: () => undefined };
+      batch.flush = () => {
+        clearTimeout(timer);
+        if (this.lingering.get(topic) === batch) this.lingering.delete(topic);
+        settle(this.send(topic, batch.messages));
+      };
+      const timer = setTimeout(batch.flush, config.linger_ms);
+      this.lingering.set(topic, (pending = batch));
+    }
+    pending.messages.push(...messages);
+    const { done } = pending;
+    if (pending.messages.length >= config.linger_max_messages) pending.flush();
+    return done;
+  }
+
+  private async send(topic: string, messages: Message[]): Promise<void> {
+    const { config, id } = this.settings;
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([

@@ -22,6 +22,14 @@ export const kafkaReceiverConfigSchema = z
     session_timeout_ms: z.number().int().positive().default(30_000).describe('Consumer group session timeout: a worker silent this long loses its partitions'),
     rebalance_timeout_ms: z.number().int().positive().default(60_000).describe('How long the group waits for members to rejoin during a rebalance'),
     heartbeat_interval_ms: z.number().int().positive().default(3000).describe('Heartbeat interval (below a third of the session timeout)'),
+    fetch_max_wait_ms: z
+      .number()
+      .int()
+      .positive()
+      .default(500)
+      .describe(
+        'Longest a fetch waits on the broker for new messages; keep it well below the session timeout (heartbeats go out between fetches, on the same connection)',
+      ),
     retry_backoff_ms: z
       .number()
       .int()

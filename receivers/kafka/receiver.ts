@@ -54,6 +54,9 @@ export class KafkaReceiver implements Receiver {
         sessionTimeout: config.session_timeout_ms,
         rebalanceTimeout: config.rebalance_timeout_ms,
         heartbeatInterval: config.heartbeat_interval_ms,
+        // kafkajs heartbeats between fetches, and a fetch long-polls on the coordinator's
+        // connection: a wait longer than the session timeout would expire the member on an idle topic.
+        maxWaitTimeInMs: Math.min(config.fetch_max_wait_ms, Math.floor(config.session_timeout_ms / 3)),
         allowAutoTopicCreation: true,
         retry: { retries: 1_000_000, initialRetryTime: 100, maxRetryTime: 5000 },
       }));
@@ -114,15 +117,17 @@ export class KafkaReceiver implements Receiver {
       try {
         await this.consumer?.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: (BigInt(last) + 1n).toString() }]);
       } catch (error) {
-        // A rebalance is under way: whoever owns the partition next starts from the last commit (a
-        // redelivery, harmless). A heartbeat raises the broker's REBALANCE_IN_PROGRESS as kafkajs
-        // handles it itself (it rejoins the group); a rethrown commit error would crash the member.
+        // A rebalance is under way (or this member was dropped): the chunk stays uncommitted, and
+        // whoever owns the partition next starts from the last commit (a redelivery, harmless: ids
+        // are idempotent to the reads). The group error is rethrown as kafkajs's runner knows it,
+        // so the member rejoins at once (kafkajs wraps it as non-retriable, which would crash it).
         this.settings.host.logger.info(
           { topic: batch.topic, partition: batch.partition, err: String(error) },
           'offset commit failed: these items may be delivered again',
         );
-        await heartbeat();
-        return;
+        const rejoin = groupError(error);
+        if (rejoin) throw rejoin;
+        return; // another failure (the broker away): the next fetch starts after the resolved offset, a later commit covers this chunk
       }
       start = end;
     }
@@ -165,7 +170,11 @@ export class KafkaReceiver implements Receiver {
           host.logger.warn({ receiver: id.text, signal, err: error.message }, 'export failed: holding the partition and retrying');
         else if (!(error instanceof OverloadedError)) throw error;
         await sleep(config.retry_backoff_ms);
-        await heartbeat().catch(() => undefined);
+        // A rebalance while the pipeline holds back: leave the chunk uncommitted and rejoin.
+        await heartbeat().catch((failure: unknown) => {
+          const rejoin = groupError(failure);
+          if (rejoin) throw rejoin;
+        });
       }
     }
   }
@@ -192,6 +201,17 @@ export class KafkaReceiver implements Receiver {
     return items;
   }
 }
+
+/** The group error under a kafkajs error that asks this member to rejoin (rebalance, new generation, unknown member), as kafkajs's runner recognizes it. */
+function groupError(error: unknown): Error | undefined {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const type = (e as { type?: unknown }).type;
+    if (typeof type === 'string' && GROUP_ERRORS.has(type)) return e;
+  }
+  return undefined;
+}
+
+const GROUP_ERRORS = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'NOT_COORDINATOR_FOR_GROUP', 'UNKNOWN_MEMBER_ID']);
 
 function isDecodeFailure(error: unknown): boolean {
   return error instanceof Error && (error.name === 'OtlpDecodeError' || error.name === 'ApiError');

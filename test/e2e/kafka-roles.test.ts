@@ -8,12 +8,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startMockBroker, seededDataDirs, type MockBroker } from '../support/kafka.js';
-import { roleEnv, roleYaml, type Role } from '../support/kafka-roles.js';
+import { roleEnv, roleYaml, spanCountBy, type Role } from '../support/kafka-roles.js';
 import { startProcess, type RunningProcess } from '../support/process.js';
 import { fullEvent, startService, tempDir, type TestService } from '../support/service.js';
 
-const EVENTS = 2000;
-const TRACES = 10;
+const FULL = process.env.FAULTLINE_KAFKA_ROLES_FULL === '1';
+const EVENTS = FULL ? 10_000 : 5000;
+const TRACES = FULL ? 100 : 20;
 const SPANS_PER_TRACE = 1000;
 
 describe('two ingest processes, two workers, one lake, a worker killed mid-stream', () => {
@@ -27,11 +28,11 @@ describe('two ingest processes, two workers, one lake, a worker killed mid-strea
     await broker?.stop();
   });
 
-  // Skipped: not passing yet. After the SIGKILL the surviving worker's commits keep failing with
-  // "the group is rebalancing" against the librdkafka mock and it reads only part of the rest
-  // within the minute (1,000-1,600 of 2,000 events seen). The takeover path (heartbeat-driven
-  // rejoin after a failed commit) needs work; see the report on issue #15.
-  it.skip('loses nothing acknowledged and duplicates nothing in reads', { timeout: 90_000 }, async () => {
+  // Sizes: issue #15 asks for 10,000 events and 100,000 spans; on a 2-core machine shared with
+  // other jobs that run takes ~90 s (the HTTP senders and four Faultline processes share the
+  // cores), so the suite runs 5,000 events and 20,000 spans (~50 s). FAULTLINE_KAFKA_ROLES_FULL=1
+  // runs the issue's sizes.
+  it('loses nothing acknowledged and duplicates nothing in reads', { timeout: FULL ? 240_000 : 90_000 }, async () => {
     broker = await startMockBroker();
     const lake = tempDir('faultline-shared-lake-');
     const seeded = await seededDataDirs(5);
@@ -56,9 +57,9 @@ describe('two ingest processes, two workers, one lake, a worker killed mid-strea
     const acked = new Set<string>();
     let sent = 0;
     const postEvents = async (count: number) => {
-      for (let i = 0; i < count; i += 50) {
+      for (let i = 0; i < count; i += 100) {
         await Promise.all(
-          Array.from({ length: Math.min(50, count - i) }, async () => {
+          Array.from({ length: Math.min(100, count - i) }, async () => {
             const id = randomUUID();
             const ingest = ingests[sent++ % 2];
             const res = await fetch(`${ingest.baseUrl}/v1/events`, {
@@ -89,7 +90,10 @@ describe('two ingest processes, two workers, one lake, a worker killed mid-strea
       traces.push(trace);
     };
 
+    const t0 = Date.now();
+    const lap = (what: string) => console.log(`${what}: ${Date.now() - t0} ms`);
     await postEvents(EVENTS / 2);
+    lap('first half of events');
     for (let t = 0; t < TRACES / 2; t++) await postTrace(t);
     // Kill the worker that is taking events (all of one project's events are in one partition).
     const accepted = async (worker: RunningProcess) => {
@@ -102,6 +106,7 @@ describe('two ingest processes, two workers, one lake, a worker killed mid-strea
       if (!victim) await new Promise((r) => setTimeout(r, 100));
     }
     expect(victim).toBeDefined();
+    lap('victim found');
     victim!.child.kill('SIGKILL');
     expect(await victim!.exited).toBe('SIGKILL');
 
@@ -111,7 +116,8 @@ describe('two ingest processes, two workers, one lake, a worker killed mid-strea
     const victimIndex = workers.indexOf(victim!);
     await start('worker', seeded.dirs[2 + victimIndex], victimIndex === 0 ? 'w1' : 'w2');
 
-    const deadline = Date.now() + 60_000;
+    lap('all sent, victim restarted');
+    const deadline = Date.now() + (FULL ? 180_000 : 60_000);
     let ids: string[] = [];
     while (Date.now() < deadline) {
       ids = [];
@@ -126,19 +132,12 @@ describe('two ingest processes, two workers, one lake, a worker killed mid-strea
       if ([...acked].every((id) => ids.includes(id))) break;
       await new Promise((r) => setTimeout(r, 500));
     }
+    lap('events readable');
     if (ids.length < acked.size) for (const p of processes) console.log(p.output().slice(-3000));
     expect(acked.size).toBe(EVENTS);
     expect(ids.length).toBe(new Set(ids).size); // no duplicates in reads
     expect(new Set(ids)).toEqual(acked);
-    for (const trace of traces) {
-      let count = 0;
-      while (Date.now() < deadline) {
-        const res = await query.api(`/v1/traces/${trace}`);
-        count = res.status === 200 ? ((await res.json()) as { span_count: number }).span_count : 0;
-        if (count >= SPANS_PER_TRACE) break;
-        await new Promise((r) => setTimeout(r, 300));
-      }
-      expect(count).toBe(SPANS_PER_TRACE);
-    }
+    for (const trace of traces) expect(await spanCountBy((path) => query!.api(path), trace, SPANS_PER_TRACE, deadline)).toBe(SPANS_PER_TRACE);
+    lap('spans readable');
   });
 });

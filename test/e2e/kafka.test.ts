@@ -6,9 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import kafkajs from 'kafkajs';
 import { encodeTracesData } from '../../exporters/kafka/otlp-proto.js';
 import { startMockBroker, seededDataDirs, type MockBroker } from '../support/kafka.js';
-import { roleEnv, roleYaml } from '../support/kafka-roles.js';
+import { collectorSpans, roleEnv, roleYaml } from '../support/kafka-roles.js';
 import { fullEvent, startService, tempDir, type TestService } from '../support/service.js';
-import type { Span } from '../../src/records/span.js';
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -146,24 +145,7 @@ describe('ingest -> kafka -> worker -> lake -> query', () => {
 
   it('reads a spans topic the OpenTelemetry Collector wrote (otlp_proto, no faultline headers) with its configured key', async () => {
     const trace = randomBytes(16).toString('hex');
-    const start = BigInt(Date.now() - 30_000) * 1_000_000n;
-    const spans: Span[] = Array.from({ length: 3 }, (_, i) => ({
-      trace_id: trace,
-      span_id: randomBytes(8).toString('hex'),
-      parent_span_id: '',
-      name: `collector ${i}`,
-      service_name: 'collected',
-      start_time_unix_nano: start + BigInt(i),
-      end_time_unix_nano: start + BigInt(i) + 1_000_000n,
-      status: 'ok',
-      kind: 'server',
-      attributes: { n: i },
-      resource_attributes: { 'service.name': 'collected' },
-      events: [],
-      links: [],
-      project_id: '',
-      received_at: '',
-    }));
+    const spans = collectorSpans(trace, 3, 'collected', (i) => ({ n: i }));
     const kafka = new kafkajs.Kafka({ brokers: [broker.brokers], logLevel: kafkajs.logLevel.NOTHING });
     const producer = kafka.producer({ allowAutoTopicCreation: true });
     await producer.connect();
