@@ -51,18 +51,72 @@ export class CatalogError extends Error {
   }
 }
 
+/**
+ * A control-plane record as it travels between nodes (the faultline.catalog topic): the full
+ * state of one row, so the last record of a key is all a node needs (the topic is compacted).
+ */
+export type CatalogChange = { kind: 'project'; project: Project } | { kind: 'key'; key: ApiKey; secret_hash: string };
+
 export const PROJECT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 export class Catalog {
   private projects?: Map<string, Project>;
   private orgs?: Organization[];
   private readonly keyListeners: Array<() => void> = [];
+  private readonly changeListeners: Array<(change: CatalogChange) => void> = [];
 
   constructor(private readonly db: Database) {}
 
   /** Called whenever a key is created or revoked, so caches of credentials can be dropped. */
   onKeysChanged(listener: () => void): void {
     this.keyListeners.push(listener);
+  }
+
+  /** Called with every change this node makes to projects and keys (not with changes applied from elsewhere). */
+  onChange(listener: (change: CatalogChange) => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  /**
+   * A project or key as another node wrote it. Idempotent: a project is created once (the first
+   * one wins; projects do not change), a key is inserted once and a revocation sticks.
+   */
+  async apply(change: CatalogChange): Promise<void> {
+    if (change.kind === 'project') {
+      const p = change.project;
+      await this.db.write((c) =>
+        c.run('INSERT INTO projects VALUES (?, ?, ?, ?, ?, ?, ?::TIMESTAMP) ON CONFLICT (id) DO NOTHING', [
+          p.id,
+          p.org_id,
+          p.slug,
+          p.name,
+          p.platform,
+          p.public_key,
+          p.created_at,
+        ]),
+      );
+      this.projects = undefined;
+    } else if (change.kind === 'key') {
+      const k = change.key;
+      await this.db.write(async (c) => {
+        const existing = rows<{ revoked_at: string | null }>(await c.runAndReadAll('SELECT revoked_at FROM api_keys WHERE id = ?', [k.id]))[0];
+        if (!existing)
+          await c.run('INSERT INTO api_keys VALUES (?, ?, ?, ?, ?, ?, ?, ?::TIMESTAMP, ?::TIMESTAMP) ON CONFLICT DO NOTHING', [
+            k.id,
+            k.org_id,
+            k.project_id,
+            k.dataset,
+            k.name,
+            k.display_prefix,
+            change.secret_hash,
+            k.created_at,
+            k.revoked_at,
+          ]);
+        else if (existing.revoked_at === null && k.revoked_at !== null)
+          await c.run('UPDATE api_keys SET revoked_at = ?::TIMESTAMP WHERE id = ?', [k.revoked_at, k.id]);
+      });
+      this.keysChanged();
+    }
   }
 
   /** On a database with no organization: the default organization, project and a live and a test key. */
@@ -131,6 +185,7 @@ export class Catalog {
       ]);
     });
     this.projects = undefined;
+    this.changed({ kind: 'project', project });
     return project;
   }
 
@@ -166,6 +221,7 @@ export class Catalog {
       ]);
     });
     this.keysChanged();
+    this.changed({ kind: 'key', key, secret_hash: hashSecret(secret) });
     return { key, secret };
   }
 
@@ -182,17 +238,19 @@ export class Catalog {
     const revoked = await this.db.write(async (c) => {
       const result = await c.runAndReadAll(
         `UPDATE api_keys SET revoked_at = now() WHERE id = ? AND revoked_at IS NULL
-         RETURNING id, org_id, project_id, dataset, name, display_prefix, created_at, revoked_at`,
+         RETURNING id, org_id, project_id, dataset, name, display_prefix, created_at, revoked_at, secret_hash`,
         [id],
       );
-      return rows<ApiKey>(result)[0];
+      return rows<ApiKey & { secret_hash: string }>(result)[0];
     });
     if (!revoked) {
       const known = (await this.listKeys()).some((k) => k.id === id);
       throw new CatalogError(known ? 'conflict' : 'not_found', known ? `key ${id} is revoked already` : `no key ${id}`);
     }
     this.keysChanged();
-    return revoked;
+    const { secret_hash, ...key } = revoked;
+    this.changed({ kind: 'key', key, secret_hash });
+    return key;
   }
 
   /** The key a secret belongs to, if it exists and is not revoked. */
@@ -212,6 +270,10 @@ export class Catalog {
       this.projects = new Map(rows<Project>(result).map((p) => [p.id, p]));
     }
     return this.projects;
+  }
+
+  private changed(change: CatalogChange): void {
+    for (const listener of this.changeListeners) listener(change);
   }
 
   private keysChanged(): void {

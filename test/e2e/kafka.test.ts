@@ -6,18 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import kafkajs from 'kafkajs';
 import { encodeTracesData } from '../../exporters/kafka/otlp-proto.js';
 import { startMockBroker, seededDataDirs, type MockBroker } from '../support/kafka.js';
-import { collectorSpans, roleEnv, roleYaml } from '../support/kafka-roles.js';
+import { collectorSpans, roleEnv, roleYaml, until } from '../support/kafka-roles.js';
 import { fullEvent, startService, tempDir, type TestService } from '../support/service.js';
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** Every event id the query node lists (all pages). */
 async function listedEventIds(query: TestService, project: string): Promise<string[]> {

@@ -80,3 +80,14 @@ export async function spanCountBy(api: (path: string) => Promise<Response>, trac
   }
   return count;
 }
+
+/** Polls `probe` until it gives a value; throws after `timeoutMs`. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
