@@ -2,6 +2,7 @@
 // finds it by its YAML type name.
 import { exceptionsFactory } from '../connectors/exceptions/factory.js';
 import { duckdbFactory } from '../exporters/duckdb/factory.js';
+import { kafkaExporterFactory } from '../exporters/kafka/factory.js';
 import { parquetFactory } from '../exporters/parquet/factory.js';
 import { alertingFactory } from '../processors/alerting/factory.js';
 import { groupingFactory } from '../processors/grouping/factory.js';
@@ -9,6 +10,7 @@ import { issuesFactory } from '../processors/issues/factory.js';
 import { symbolicationFactory } from '../processors/symbolication/factory.js';
 import { validationFactory } from '../processors/validation/factory.js';
 import { httpApiFactory } from '../receivers/http-api/factory.js';
+import { kafkaReceiverFactory } from '../receivers/kafka/factory.js';
 import { otlpFactory } from '../receivers/otlp/factory.js';
 import { Registry } from './engine/registry.js';
 
@@ -16,6 +18,7 @@ export function defaultRegistry(): Registry {
   return new Registry([
     httpApiFactory,
     otlpFactory,
+    kafkaReceiverFactory,
     validationFactory,
     symbolicationFactory,
     groupingFactory,
@@ -23,6 +26,7 @@ export function defaultRegistry(): Registry {
     alertingFactory,
     duckdbFactory,
     parquetFactory,
+    kafkaExporterFactory,
     exceptionsFactory,
   ]);
 }

@@ -13,6 +13,7 @@ import { mountOperationalRoutes } from './api/operations.js';
 import type { Signal } from './engine/item.js';
 import { HttpHost } from './http/host.js';
 import { VERSION } from './version.js';
+import { ControlPlane } from './kafka/control-plane.js';
 import { Catalog, type CreatedKey } from './storage/catalog.js';
 import { Database } from './storage/database.js';
 import { GroupingVersions } from './storage/grouping-versions.js';
@@ -55,6 +56,8 @@ export class Service {
   private admin?: AdminServer;
   /** The web app's users and sessions. */
   private users?: Users;
+  /** The shared control plane, when service.control_plane.brokers is set. */
+  controlPlane?: ControlPlane;
   private starting?: Promise<StartedService>;
   private stopping?: Promise<void>;
 
@@ -117,6 +120,14 @@ export class Service {
 
   private async startUp(): Promise<StartedService> {
     const { host } = this;
+    const brokers = host.settings.control_plane.brokers
+      .split(',')
+      .map((b) => b.trim())
+      .filter(Boolean);
+    if (brokers.length) {
+      this.controlPlane = new ControlPlane({ brokers, topic: host.settings.control_plane.topic }, host.catalog, host.issueStates, host.logger);
+      await this.controlPlane.start();
+    }
     mountOperationalRoutes(host.http, host.metrics, host.settings.app_url);
     const swept = await this.artifacts.start();
     if (swept > 0) host.logger.info({ files: swept, path: this.artifacts.dir }, 'removed artifact files no bundle refers to (left by a crash)');
@@ -229,6 +240,7 @@ export class Service {
       await host.http.close();
       await this.graph?.shutdown();
       await this.retention?.stop();
+      await this.controlPlane?.shutdown();
     })();
     await Promise.race([graceful, timeout]);
     await host.database.close();

@@ -35,6 +35,13 @@ export const parquetConfigSchema = z
       .describe(
         'The lake directory (relative: to data_dir); default service.lake.path (<data_dir>/lake). Two instances (parquet, parquet/archive) need two directories',
       ),
+    writer_id: z
+      .string()
+      .regex(/^[A-Za-z0-9_]{1,64}$/, 'letters, digits and _')
+      .optional()
+      .describe(
+        'Set on a lake several workers write (one id per worker, stable across its restarts): the id goes into the names of its files, and its flushes, recovery and compaction touch only those',
+      ),
     flush: flushSchema.prefault({}),
     compaction: compactionSchema.prefault({}),
     max_batch_items: z.number().int().positive().default(5000).describe('Most items staged in one transaction; more waiting items go in the next one'),

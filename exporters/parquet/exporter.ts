@@ -62,6 +62,7 @@ export class ParquetExporter implements Exporter {
       db: host.database,
       path: lakePath(config, host.settings),
       tables: lakeTables(id.name),
+      writer: config.writer_id ?? '',
       changed: () => this.generation++,
     };
     this.readOnly = settings.readOnly ?? false;
@@ -235,7 +236,7 @@ export class ParquetExporter implements Exporter {
     // A compaction that failed half-way in this process: resolve it before planning again, or its
     // published output and its inputs could both be merged a second time.
     await recoverCompactions(this.lake, signal);
-    const pending = (await pendingBatches(this.lake, signal)).map(batchFilePattern);
+    const pending = (await pendingBatches(this.lake, signal)).map((batch) => batchFilePattern(batch, this.lake.writer));
     const plans = await planCompactions(this.lake, signal, this.config.compaction.min_rows, this.counts, (name) =>
       pending.some((pattern) => pattern.test(name)),
     );

@@ -5,13 +5,19 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, ren
 import { dirname, join } from 'node:path';
 import type { LakeSignal } from './lake.js';
 
-/** Where flushes write before publishing: `<lake>/.tmp/<signal>-<batch>/` (outside every signal's tree). */
-export function flushTmpDir(lake: string, signal: LakeSignal, batchId: bigint): string {
-  return join(lake, '.tmp', `${signal}-${batchId}`);
+/** Where flushes write before publishing: `<lake>/.tmp/[<writer>/]<signal>-<batch>/` (outside every signal's tree). */
+export function flushTmpDir(lake: string, signal: LakeSignal, batchId: bigint, writer = ''): string {
+  return join(lakeTmpRoot(lake, writer), `${signal}-${batchId}`);
 }
 
-export function lakeTmpRoot(lake: string): string {
-  return join(lake, '.tmp');
+/** The temporary area of a writer: `<lake>/.tmp`, or `<lake>/.tmp/<writer>` on a shared lake. */
+export function lakeTmpRoot(lake: string, writer = ''): string {
+  return writer ? join(lake, '.tmp', writer) : join(lake, '.tmp');
+}
+
+/** How the names of a writer's files start: `part-`, or `part-<writer>-` on a shared lake. */
+export function filePrefix(writer = ''): string {
+  return writer ? `part-${writer}-` : 'part-';
 }
 
 export function fsyncFile(path: string): void {

@@ -11,7 +11,7 @@
 import { existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { LAKE_ROW_SQL, type Lake, type LakeSignal } from './lake.js';
-import { fileNames, flushTmpDir, fsyncDir, listPartitions, publish, removeIfExists, sqlString } from './files.js';
+import { fileNames, filePrefix, flushTmpDir, fsyncDir, listPartitions, publish, removeIfExists, sqlString } from './files.js';
 
 /** Rows per Parquet row group: large, since DuckDB reads small row groups much more slowly (bench/README.md). */
 export const ROW_GROUP_ROWS = 122_880;
@@ -19,9 +19,9 @@ export const ROW_GROUP_ROWS = 122_880;
 /** The staging column a batch is sorted by before it is written (events: timestamp; spans: start). */
 const STAGING_TIME: Record<LakeSignal, string> = { events: 'timestamp', traces: 'start_ns' };
 
-/** `part-<B>-<i>.parquet`: the files flush B published. */
-export function batchFilePattern(batchId: bigint): RegExp {
-  return new RegExp(`^part-${batchId}-\\d+\\.parquet$`);
+/** `part-[<writer>-]<B>-<i>.parquet`: the files flush B published. */
+export function batchFilePattern(batchId: bigint, writer = ''): RegExp {
+  return new RegExp(`^${filePrefix(writer)}${batchId}-\\d+\\.parquet$`);
 }
 
 export interface Claimed {
@@ -52,7 +52,7 @@ export function claimBatch(lake: Lake, signal: LakeSignal, onClaimed?: () => voi
  * temporary directory and publishes files with the same names. Returns the published paths.
  */
 export async function writeBatch(lake: Lake, signal: LakeSignal, batchId: bigint): Promise<string[]> {
-  const tmp = flushTmpDir(lake.path, signal, batchId);
+  const tmp = flushTmpDir(lake.path, signal, batchId, lake.writer);
   removeIfExists(tmp);
   mkdirSync(dirname(tmp), { recursive: true });
   // A read connection: COPY reads committed rows and writes files, and must not hold up ingest
@@ -62,7 +62,7 @@ export async function writeBatch(lake: Lake, signal: LakeSignal, batchId: bigint
     .run(
       `COPY (SELECT ${LAKE_ROW_SQL[signal]} FROM ${lake.tables.staging[signal]} WHERE batch_id = ${batchId} ORDER BY ${STAGING_TIME[signal]}) ` +
         `TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS}, ` +
-        `PARTITION_BY (project_id, date), FILENAME_PATTERN 'part-${batchId}-{i}', OVERWRITE_OR_IGNORE)`,
+        `PARTITION_BY (project_id, date), FILENAME_PATTERN '${filePrefix(lake.writer)}${batchId}-{i}', OVERWRITE_OR_IGNORE)`,
     );
   const published: string[] = [];
   if (existsSync(tmp)) {
@@ -98,8 +98,8 @@ export async function pendingBatches(lake: Lake, signal: LakeSignal): Promise<bi
 }
 
 /** Deletes every file batch B published in any partition of the signal, and its temporary directory. */
-export function removeBatchFiles(lake: string, signal: LakeSignal, batchId: bigint): number {
-  const pattern = batchFilePattern(batchId);
+export function removeBatchFiles(lake: string, signal: LakeSignal, batchId: bigint, writer = ''): number {
+  const pattern = batchFilePattern(batchId, writer);
   let removed = 0;
   for (const partition of listPartitions(lake, signal)) {
     const dir = join(lake, signal, partition);
@@ -108,13 +108,13 @@ export function removeBatchFiles(lake: string, signal: LakeSignal, batchId: bigi
     if (names.length) fsyncDir(dir);
     removed += names.length;
   }
-  removeIfExists(flushTmpDir(lake, signal, batchId));
+  removeIfExists(flushTmpDir(lake, signal, batchId, writer));
   return removed;
 }
 
 /** Completes a pending batch from scratch: its staged rows are still there. */
 export async function redoBatch(lake: Lake, signal: LakeSignal, batchId: bigint): Promise<string[]> {
-  removeBatchFiles(lake.path, signal, batchId);
+  removeBatchFiles(lake.path, signal, batchId, lake.writer);
   const files = await writeBatch(lake, signal, batchId);
   await finishBatch(lake, signal, batchId);
   return files;

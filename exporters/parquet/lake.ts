@@ -129,6 +129,12 @@ export interface Lake {
   path: string;
   tables: LakeTables;
   /**
+   * '' for a lake this instance alone writes; on a lake several workers share (`writer_id`), the
+   * writer's id, in the name of every file and temporary directory it makes: flushes, recovery and
+   * compaction then touch only its own files.
+   */
+  writer: string;
+  /**
    * Called when rows leave staging for files, or files are removed (compaction): a read that
    * listed files before and read staging after such a moment may have missed rows, and retries.
    */

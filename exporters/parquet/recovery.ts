@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Lake, LakeSignal } from './lake.js';
 import { recoverCompactions } from './compactor.js';
-import { fileNames, lakeTmpRoot, listPartitions, mkdirDurable, removeIfExists } from './files.js';
+import { fileNames, filePrefix, lakeTmpRoot, listPartitions, mkdirDurable, removeIfExists } from './files.js';
 import { pendingBatches, redoBatch } from './flusher.js';
 
 export interface Recovered {
@@ -23,7 +23,7 @@ export const LAKE_SIGNALS: readonly LakeSignal[] = ['events', 'traces'];
 export async function recover(lake: Lake, logger: Logger): Promise<Recovered> {
   mkdirDurable(lake.path);
   const compactions = await recoverCompactions(lake);
-  const tmpFiles = sweepTemporaryFiles(lake.path);
+  const tmpFiles = sweepTemporaryFiles(lake.path, lake.writer);
   let flushes = 0;
   let published = 0;
   for (const signal of LAKE_SIGNALS) {
@@ -39,13 +39,17 @@ export async function recover(lake: Lake, logger: Logger): Promise<Recovered> {
   return recovered;
 }
 
-/** Removes `<lake>/.tmp` and the dot-prefixed temporary files compactions leave in partitions. */
-export function sweepTemporaryFiles(lake: string): number {
-  let removed = removeIfExists(lakeTmpRoot(lake)) ? 1 : 0;
+/**
+ * Removes the writer's `<lake>/.tmp` (on a shared lake `<lake>/.tmp/<writer>`) and the
+ * dot-prefixed temporary files its compactions leave in partitions (never another writer's).
+ */
+export function sweepTemporaryFiles(lake: string, writer = ''): number {
+  let removed = removeIfExists(lakeTmpRoot(lake, writer)) ? 1 : 0;
+  const own = `.${filePrefix(writer)}`;
   for (const signal of LAKE_SIGNALS) {
     for (const partition of listPartitions(lake, signal)) {
       const dir = join(lake, signal, partition);
-      for (const name of fileNames(dir).filter((n) => n.startsWith('.part-'))) {
+      for (const name of fileNames(dir).filter((n) => n.startsWith(own))) {
         unlinkSync(join(dir, name));
         removed++;
       }

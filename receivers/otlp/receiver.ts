@@ -6,7 +6,7 @@ import { FastResponse } from 'srvx';
 import type { Principal } from '../../src/auth/authenticator.js';
 import type { Consumer, Receiver, ReceiverSettings } from '../../src/engine/component.js';
 import { consumeBatch, type BatchResult } from '../../src/engine/batch.js';
-import { OverloadedError, ShuttingDownError } from '../../src/engine/errors.js';
+import { ExportError, OverloadedError, ShuttingDownError } from '../../src/engine/errors.js';
 import type { Tenant } from '../../src/engine/item.js';
 import { bodyLeftUnread, ClientAbortError, unsupportedCharset } from '../../src/http/body.js';
 import { refusalReason, withReservedBody } from '../../src/http/intake.js';
@@ -204,6 +204,14 @@ function toFailure(error: unknown): OtlpFailure {
   if (error instanceof OverloadedError)
     return new OtlpFailure(503, RPC.UNAVAILABLE, 'over the in-flight budget; retry later', { 'retry-after': String(error.retryAfterSeconds) });
   if (error instanceof ShuttingDownError) return new OtlpFailure(503, RPC.UNAVAILABLE, error.message, { 'retry-after': '1' });
+  if (error instanceof ExportError)
+    return new OtlpFailure(
+      503,
+      RPC.UNAVAILABLE,
+      'storage is unavailable; nothing was acknowledged, retry later',
+      { 'retry-after': String(error.retryAfterSeconds) },
+      true,
+    );
   if (error instanceof ApiError) {
     const code = error.status === 403 ? RPC.PERMISSION_DENIED : error.status === 503 ? RPC.UNAVAILABLE : RPC.INVALID_ARGUMENT;
     return new OtlpFailure(error.status, code, error.message, error.headers);

@@ -38,6 +38,15 @@ const schema = {
       env: 'FAULTLINE_ARTIFACTS_DIR',
     },
   },
+  control_plane: {
+    brokers: {
+      doc: 'Kafka bootstrap brokers (host:port, comma-separated) of the shared control plane: keys, projects and issue statuses replicate to every node through a compacted topic; empty: this node keeps its catalog to itself',
+      format: String,
+      default: '',
+      env: 'FAULTLINE_CONTROL_PLANE_BROKERS',
+    },
+    topic: { doc: 'The compacted topic of the control plane', format: String, default: 'faultline.catalog' },
+  },
   storage: Object.fromEntries(
     SIGNALS.map((signal) => [
       signal,
@@ -131,6 +140,7 @@ export type ServiceSettings = {
   otlp: { host: string; port: number };
   lake: { path: string };
   artifacts: { path: string };
+  control_plane: { brokers: string; topic: string };
   auth: { bootstrap: boolean };
   limits: {
     event_body_bytes: number;

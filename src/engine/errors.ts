@@ -11,14 +11,29 @@ export class OverloadedError extends Error {
   }
 }
 
+/** What an exporter throws when its backend is down for a while (a broker outage): how long senders should wait. */
+export class UnavailableError extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+    this.name = 'UnavailableError';
+  }
+}
+
 /** An exporter could not make the items durable; nothing was acknowledged. */
 export class ExportError extends Error {
+  /** The Retry-After senders get: the exporter's advice (UnavailableError), else 5 s. */
+  readonly retryAfterSeconds: number;
+
   constructor(
     readonly exporter: string,
     cause: unknown,
   ) {
     super(`exporter ${exporter} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.name = 'ExportError';
+    this.retryAfterSeconds = cause instanceof UnavailableError ? cause.retryAfterSeconds : 5;
   }
 }
 

@@ -221,7 +221,7 @@ export class HttpHost {
     if (error instanceof ShuttingDownError) return errors.unavailable('the service is shutting down; retry against another instance');
     if (error instanceof ExportError) {
       this.options.logger.error({ err: error }, 'export failed');
-      return errors.unavailable('storage is unavailable; nothing was stored, retry later');
+      return errors.unavailable('storage is unavailable; nothing was stored, retry later', error.retryAfterSeconds);
     }
     if (HTTPError.isError(error) && error.status < 500) return new ApiError(error.status, 'invalid_parameter', error.message);
     this.options.logger.error({ err: error }, 'unhandled error');

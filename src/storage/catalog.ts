@@ -69,6 +69,12 @@ function dsnHash(publicKey: string): string {
   return `dsn:${publicKey}`;
 }
 
+/**
+ * A control-plane record as it travels between nodes (the faultline.catalog topic): the full
+ * state of one row, so the last record of a key is all a node needs (the topic is compacted).
+ */
+export type CatalogChange = { kind: 'project'; project: Project } | { kind: 'key'; key: ApiKey; secret_hash: string };
+
 export const PROJECT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 export class Catalog {
@@ -76,12 +82,73 @@ export class Catalog {
   private orgs?: Organization[];
   private dsnKeys?: Map<string, ApiKey>;
   private readonly keyListeners: Array<() => void> = [];
+  private readonly changeListeners: Array<(change: CatalogChange) => void> = [];
 
   constructor(private readonly db: Database) {}
 
   /** Called whenever a key is created or revoked, so caches of credentials can be dropped. */
   onKeysChanged(listener: () => void): void {
     this.keyListeners.push(listener);
+  }
+
+  /** Called with every change this node makes to projects and keys (not with changes applied from elsewhere). */
+  onChange(listener: (change: CatalogChange) => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  /**
+   * A project or key as another node wrote it. Idempotent: a project is created once (the first
+   * one wins; only its allowed origins change later), a key is inserted once and a revocation sticks.
+   */
+  async apply(change: CatalogChange): Promise<void> {
+    if (change.kind === 'project') {
+      const p = change.project;
+      await this.db.write((c) =>
+        c.run(
+          `INSERT INTO projects (id, org_id, slug, name, platform, public_key, created_at, ingest_id, allowed_origins)
+             VALUES (?, ?, ?, ?, ?, ?, ?::TIMESTAMP, ?, ?)
+           ON CONFLICT (id) DO UPDATE SET allowed_origins = excluded.allowed_origins`,
+          [
+            p.id,
+            p.org_id,
+            p.slug,
+            p.name,
+            p.platform,
+            p.public_key,
+            p.created_at,
+            p.ingest_id,
+            p.allowed_origins?.length ? JSON.stringify(p.allowed_origins) : null,
+          ],
+        ),
+      );
+      this.projects = undefined;
+    } else if (change.kind === 'key') {
+      const k = change.key;
+      await this.db.write(async (c) => {
+        const existing = rows<{ revoked_at: string | null }>(await c.runAndReadAll('SELECT revoked_at FROM api_keys WHERE id = ?', [k.id]))[0];
+        if (!existing)
+          await c.run(
+            `INSERT INTO api_keys (id, org_id, project_id, dataset, name, display_prefix, secret_hash, created_at, revoked_at, kind, public_key)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?::TIMESTAMP, ?::TIMESTAMP, ?, ?) ON CONFLICT DO NOTHING`,
+            [
+              k.id,
+              k.org_id,
+              k.project_id,
+              k.dataset,
+              k.name,
+              k.display_prefix,
+              change.secret_hash,
+              k.created_at,
+              k.revoked_at,
+              k.kind ?? 'api',
+              k.public_key ?? null,
+            ],
+          );
+        else if (existing.revoked_at === null && k.revoked_at !== null)
+          await c.run('UPDATE api_keys SET revoked_at = ?::TIMESTAMP WHERE id = ?', [k.revoked_at, k.id]);
+      });
+      this.keysChanged();
+    }
   }
 
   /** On a database with no organization: the default organization, project and a live and a test key. */
@@ -137,7 +204,9 @@ export class Catalog {
       await c.run('UPDATE projects SET allowed_origins = ? WHERE id = ?', [value, id]);
     });
     this.projects = undefined;
-    return (await this.project(id)) as Project;
+    const project = (await this.project(id)) as Project;
+    this.changed({ kind: 'project', project });
+    return project;
   }
 
   async createProject(input: { id: string; name: string; platform?: string; orgId?: string }): Promise<Project> {
@@ -157,6 +226,18 @@ export class Catalog {
       ingest_id: 0,
       allowed_origins: null,
     };
+    const dsnKey: ApiKey = {
+      id: `key_${randomBase62(12)}`,
+      org_id: orgId,
+      project_id: project.id,
+      dataset: 'live',
+      name: 'default DSN key',
+      display_prefix: `${project.public_key.slice(0, 12)}…`,
+      created_at: project.created_at,
+      revoked_at: null,
+      kind: 'dsn',
+      public_key: project.public_key,
+    };
     await this.db.write(async (c) => {
       // Allocated inside the write: writes are serialized, so no two projects get one number.
       const next = rows<{ n: number }>(await c.runAndReadAll('SELECT coalesce(max(ingest_id), 0) + 1 AS n FROM projects'))[0];
@@ -168,20 +249,14 @@ export class Catalog {
       );
       await c.run(
         `INSERT INTO api_keys (id, org_id, project_id, dataset, name, display_prefix, secret_hash, created_at, revoked_at, kind, public_key)
-           VALUES (?, ?, ?, 'live', 'default DSN key', ?, ?, ?, NULL, 'dsn', ?)`,
-        [
-          `key_${randomBase62(12)}`,
-          orgId,
-          project.id,
-          `${project.public_key.slice(0, 12)}…`,
-          dsnHash(project.public_key),
-          project.created_at,
-          project.public_key,
-        ],
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, 'dsn', ?)`,
+        [dsnKey.id, orgId, project.id, dsnKey.dataset, dsnKey.name, dsnKey.display_prefix, dsnHash(project.public_key), project.created_at, project.public_key],
       );
     });
     this.projects = undefined;
     this.keysChanged();
+    this.changed({ kind: 'project', project });
+    this.changed({ kind: 'key', key: dsnKey, secret_hash: dsnHash(project.public_key) });
     return project;
   }
 
@@ -208,25 +283,16 @@ export class Catalog {
       kind: input.dsn ? 'dsn' : 'api',
       public_key: input.dsn ? secret : null,
     };
+    const secretHash = input.dsn ? dsnHash(secret) : hashSecret(secret);
     await this.db.write(async (c) => {
       await c.run(
         `INSERT INTO api_keys (id, org_id, project_id, dataset, name, display_prefix, secret_hash, created_at, revoked_at, kind, public_key)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)`,
-        [
-          key.id,
-          key.org_id,
-          key.project_id,
-          key.dataset,
-          key.name,
-          key.display_prefix,
-          input.dsn ? dsnHash(secret) : hashSecret(secret),
-          key.created_at,
-          key.kind,
-          key.public_key,
-        ],
+        [key.id, key.org_id, key.project_id, key.dataset, key.name, key.display_prefix, secretHash, key.created_at, key.kind, key.public_key],
       );
     });
     this.keysChanged();
+    this.changed({ kind: 'key', key, secret_hash: secretHash });
     return { key, secret };
   }
 
@@ -243,17 +309,19 @@ export class Catalog {
     const revoked = await this.db.write(async (c) => {
       const result = await c.runAndReadAll(
         `UPDATE api_keys SET revoked_at = now() WHERE id = ? AND revoked_at IS NULL
-         RETURNING ${KEY_COLUMNS}`,
+         RETURNING ${KEY_COLUMNS}, secret_hash`,
         [id],
       );
-      return rows<ApiKey>(result)[0];
+      return rows<ApiKey & { secret_hash: string }>(result)[0];
     });
     if (!revoked) {
       const known = (await this.listKeys()).some((k) => k.id === id);
       throw new CatalogError(known ? 'conflict' : 'not_found', known ? `key ${id} is revoked already` : `no key ${id}`);
     }
     this.keysChanged();
-    return revoked;
+    const { secret_hash, ...key } = revoked;
+    this.changed({ kind: 'key', key, secret_hash });
+    return key;
   }
 
   /** The key a secret belongs to, if it exists and is not revoked. */
@@ -287,6 +355,10 @@ export class Catalog {
       );
     }
     return this.projects;
+  }
+
+  private changed(change: CatalogChange): void {
+    for (const listener of this.changeListeners) listener(change);
   }
 
   private keysChanged(): void {

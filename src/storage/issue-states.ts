@@ -11,6 +11,15 @@ export type IssueStatus = 'unresolved' | 'resolved' | 'ignored' | 'regressed';
 export const SETTABLE_STATUSES = ['unresolved', 'resolved', 'ignored'] as const;
 export type SettableStatus = (typeof SETTABLE_STATUSES)[number];
 
+/** An issue's status as the control plane carries it between nodes; `at` in ms since the epoch. */
+export interface StatusChange {
+  id: string;
+  dataset: Dataset;
+  project_id: string;
+  status: IssueStatus;
+  at: number;
+}
+
 /** One event as the issues processor sees it. */
 export interface IssueObservation {
   dataset: Dataset;
@@ -60,7 +69,32 @@ export class IssueStates {
   /** Whether the catalog may hold aliases this process has not read (until known, it may). */
   private aliasesStored?: Promise<boolean>;
 
+  private readonly statusListeners: Array<(change: StatusChange) => void> = [];
+
   constructor(private readonly db: Database) {}
+
+  /** Called with every status this node sets (a person's, or a regression its events caused). */
+  onStatusChange(listener: (change: StatusChange) => void): void {
+    this.statusListeners.push(listener);
+  }
+
+  /**
+   * A status another node set: kept unless this node's status of the issue changed later (last
+   * writer wins by the time of the change). The cache learns it, so the next event decides on it.
+   */
+  async applyStatus(change: StatusChange): Promise<void> {
+    const at = BigInt(change.at) * 1000n;
+    await this.db.write((c) =>
+      c.run(
+        `INSERT INTO issue_states (id, dataset, status, status_changed_at, project_id, opened_by, created_at)
+         VALUES ($id, $dataset, $status, make_timestamp($at::BIGINT), $project, NULL, make_timestamp($at::BIGINT))
+         ON CONFLICT (id) DO UPDATE SET status = excluded.status, status_changed_at = excluded.status_changed_at
+           WHERE issue_states.status_changed_at IS NULL OR issue_states.status_changed_at <= excluded.status_changed_at`,
+        { id: change.id, dataset: change.dataset, status: change.status, at, project: change.project_id },
+      ),
+    );
+    this.cache.delete(change.id); // read again: the row says who wins
+  }
 
   /**
    * What each event does to its issue, recorded in the catalog before it resolves: `new` for the
@@ -155,6 +189,11 @@ export class IssueStates {
     );
     const known = this.cache.get(id);
     this.remember(id, { status, openedBy: known?.openedBy ?? null });
+    this.statusChanged({ id, dataset, project_id: projectId, status, at: now });
+  }
+
+  private statusChanged(change: StatusChange): void {
+    for (const listener of this.statusListeners) listener(change);
   }
 
   /** Decides from the cache (every issue must be in it), updating it at once for the events after. */
@@ -216,7 +255,8 @@ export class IssueStates {
   }
 
   private async write(writes: Array<IssueObservation & { transition: IssueTransition }>): Promise<void> {
-    const now = BigInt(Date.now()) * 1000n;
+    const at = Date.now();
+    const now = BigInt(at) * 1000n;
     await this.db.write(async (c) => {
       for (const { dataset, projectId, issueId, eventId, transition } of writes) {
         if (transition === 'new')
@@ -233,6 +273,8 @@ export class IssueStates {
           );
       }
     });
+    for (const { dataset, projectId, issueId, transition } of writes)
+      if (transition === 'regressed') this.statusChanged({ id: issueId, dataset, project_id: projectId, status: 'regressed', at });
   }
 
   private remember(id: string, state: State): void {

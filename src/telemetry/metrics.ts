@@ -18,6 +18,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly kafkaReceiverWaits = new Counter({
+    name: 'faultline_kafka_receiver_waits_total',
+    help: 'Times the kafka receiver held a partition instead of handing its batch in, by reason (overloaded: the budget was full; failed: an exporter failed)',
+    labelNames: ['receiver', 'signal', 'reason'] as const,
+    registers: [this.registry],
+  });
+
   readonly processorDropped = new Counter({
     name: 'faultline_processor_dropped_items_total',
     help: 'Items a processor dropped, by reason',

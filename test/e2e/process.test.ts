@@ -204,6 +204,7 @@ describe('faultline components', () => {
     expect(list.map((c) => `${c.kind}:${c.type}`)).toEqual([
       'receiver:http_api',
       'receiver:otlp',
+      'receiver:kafka',
       'processor:validation',
       'processor:symbolication',
       'processor:grouping',
@@ -211,6 +212,7 @@ describe('faultline components', () => {
       'processor:alerting',
       'exporter:duckdb',
       'exporter:parquet',
+      'exporter:kafka',
       'connector:exceptions',
     ]);
   });

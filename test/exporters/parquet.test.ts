@@ -58,7 +58,7 @@ async function open(dir: string, config: Record<string, unknown> = QUIET, start 
     readOnly: false,
   }) as ParquetExporter;
   if (start) await exporter.start();
-  return { db, exporter, lake, store: { db, path: lake, tables: lakeTables(undefined), changed: () => undefined } };
+  return { db, exporter, lake, store: { db, path: lake, tables: lakeTables(undefined), writer: '', changed: () => undefined } };
 }
 
 const tenant = (projectId: string, dataset: Tenant['dataset'] = 'live'): Tenant => ({ orgId: 'default', projectId, dataset });

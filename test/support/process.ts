@@ -13,6 +13,8 @@ export interface RunningProcess {
   testKey?: string;
   /** Resolves with the exit code (or the signal's name). */
   exited: Promise<number | string>;
+  /** What it wrote to stdout and stderr so far. */
+  output(): string;
 }
 
 export function childEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -28,12 +30,15 @@ export function childEnv(dataDir: string, extra: Record<string, string> = {}): N
   };
 }
 
-export async function startProcess(dataDir: string, args: string[] = []): Promise<RunningProcess> {
-  const child = spawn(process.execPath, [BIN, 'start', ...args], { env: childEnv(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startProcess(dataDir: string, args: string[] = [], env: Record<string, string> = {}): Promise<RunningProcess> {
+  const child = spawn(process.execPath, [BIN, 'start', ...args], { env: childEnv(dataDir, env), stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
   let stdout = '';
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout?.on('data', () => {
+    if (stdout.length > 1_000_000) stdout = stdout.slice(-500_000);
+  });
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`faultline did not start in time\n${stdout}\n${stderr}`)), 20_000);
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -54,6 +59,7 @@ export async function startProcess(dataDir: string, args: string[] = []): Promis
     liveKey: /live key: (\S+)/.exec(stdout)?.[1],
     testKey: /test key: (\S+)/.exec(stdout)?.[1],
     exited,
+    output: () => `${stdout}\n${stderr}`,
   };
 }
 

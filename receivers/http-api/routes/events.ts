@@ -71,7 +71,10 @@ export function eventIngestRoute({ host, receiverId, consumer, maxBodyBytes }: E
       const event = item.data as ErrorEvent;
       if (outcome?.kind === 'dropped') return json(ctx, 202, { id: event.id ?? null, status: 'dropped', reason: outcome.reason });
       metrics.receiverAccepted.inc({ receiver: receiverId, signal: 'events' });
-      return json(ctx, 202, { id: event.id, status: 'queued', permalink: `${settings.app_url}/issues/${event.issue_id}` });
+      // An ingest node (no grouping before its kafka exporter) does not know the issue yet: the
+      // permalink then names the event, which the issue page of the UI resolves.
+      const permalink = event.issue_id ? `${settings.app_url}/issues/${event.issue_id}` : `${settings.app_url}/events/${event.id}`;
+      return json(ctx, 202, { id: event.id, status: 'queued', permalink });
     },
   };
 }

@@ -1,0 +1,16 @@
+import type { ReceiverFactory } from '../../src/engine/component.js';
+import { kafkaReceiverConfigSchema, type KafkaReceiverConfig } from './config.js';
+import { KafkaReceiver } from './receiver.js';
+
+export const kafkaReceiverFactory: ReceiverFactory<KafkaReceiverConfig> = {
+  kind: 'receiver',
+  type: 'kafka',
+  signals: ['events', 'traces'],
+  stability: { events: 'alpha', traces: 'alpha' },
+  // faultline_json carries records the ingest node validated; otlp_proto spans are validated here.
+  provides: { events: ['validated'], traces: ['validated'] },
+  metrics: ['faultline_receiver_accepted_items_total', 'faultline_receiver_refused_items_total', 'faultline_kafka_receiver_waits_total'],
+  description: "A Kafka consumer group over its pipelines' topics (faultline_json, otlp_proto): offsets committed once every exporter has",
+  configSchema: kafkaReceiverConfigSchema,
+  create: (settings) => new KafkaReceiver(settings),
+};

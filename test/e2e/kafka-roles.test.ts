@@ -1,0 +1,143 @@
+// Issue #15's "done when", as processes: two ingest processes and two workers (each `faultline
+// start --config` of the example roles) on one lake, joined by the librdkafka mock broker. A
+// worker is killed with SIGKILL mid-stream; every acknowledged event and span is then readable
+// exactly once through the query role (after the killed worker restarts and flushes what it had
+// staged, and the other took over its partitions and the uncommitted rest).
+import { randomBytes, randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startMockBroker, seededDataDirs, type MockBroker } from '../support/kafka.js';
+import { roleEnv, roleYaml, spanCountBy, type Role } from '../support/kafka-roles.js';
+import { startProcess, type RunningProcess } from '../support/process.js';
+import { fullEvent, startService, tempDir, type TestService } from '../support/service.js';
+
+const FULL = process.env.FAULTLINE_KAFKA_ROLES_FULL === '1';
+const EVENTS = FULL ? 10_000 : 5000;
+const TRACES = FULL ? 100 : 20;
+const SPANS_PER_TRACE = 1000;
+
+describe('two ingest processes, two workers, one lake, a worker killed mid-stream', () => {
+  let broker: MockBroker | undefined;
+  const processes: RunningProcess[] = [];
+  let query: TestService | undefined;
+
+  afterAll(async () => {
+    for (const p of processes) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+    await query?.stop();
+    await broker?.stop();
+  });
+
+  // Sizes: issue #15 asks for 10,000 events and 100,000 spans; on a 2-core machine shared with
+  // other jobs that run takes ~90 s (the HTTP senders and four Faultline processes share the
+  // cores), so the suite runs 5,000 events and 20,000 spans (~50 s). FAULTLINE_KAFKA_ROLES_FULL=1
+  // runs the issue's sizes.
+  it('loses nothing acknowledged and duplicates nothing in reads', { timeout: FULL ? 240_000 : 90_000 }, async () => {
+    broker = await startMockBroker();
+    const lake = tempDir('faultline-shared-lake-');
+    const seeded = await seededDataDirs(5);
+    const configDir = tempDir('faultline-roles-');
+    const start = async (role: Role, dir: string, workerId = 'w1') => {
+      const file = join(configDir, `${role}-${workerId}.yaml`);
+      writeFileSync(file, roleYaml(role));
+      const proc = await startProcess(dir, ['--config', file], { ...roleEnv(broker!.brokers, lake, workerId), FAULTLINE_LOG_LEVEL: 'info' });
+      processes.push(proc);
+      return proc;
+    };
+    const ingests = [await start('ingest', seeded.dirs[0]), await start('ingest', seeded.dirs[1])];
+    const workers = [await start('worker', seeded.dirs[2], 'w1'), await start('worker', seeded.dirs[3], 'w2')];
+    query = await startService({
+      yaml: roleYaml('query'),
+      dataDir: seeded.dirs[4],
+      keys: { live: seeded.liveKey, test: seeded.testKey },
+      env: roleEnv(broker.brokers, lake),
+    });
+    const auth = { authorization: `Bearer ${seeded.liveKey}`, 'content-type': 'application/json' };
+
+    const acked = new Set<string>();
+    let sent = 0;
+    const postEvents = async (count: number) => {
+      for (let i = 0; i < count; i += 100) {
+        await Promise.all(
+          Array.from({ length: Math.min(100, count - i) }, async () => {
+            const id = randomUUID();
+            const ingest = ingests[sent++ % 2];
+            const res = await fetch(`${ingest.baseUrl}/v1/events`, {
+              method: 'POST',
+              headers: auth,
+              body: JSON.stringify(fullEvent({ id, timestamp: new Date().toISOString() })),
+            });
+            if (res.status === 202) acked.add(id);
+            else expect(res.status).toBe(503);
+          }),
+        );
+      }
+    };
+    const traces: string[] = [];
+    const postTrace = async (index: number) => {
+      const trace = randomBytes(16).toString('hex');
+      const t0 = Date.now() - 60_000;
+      const spans = Array.from({ length: SPANS_PER_TRACE }, (_, i) => ({
+        trace_id: trace,
+        span_id: randomBytes(8).toString('hex'),
+        name: `op ${i}`,
+        service_name: 'checkout',
+        start_time: t0 + i,
+        end_time: t0 + i + 3,
+      }));
+      const res = await fetch(`${ingests[index % 2].baseUrl}/v1/traces`, { method: 'POST', headers: auth, body: JSON.stringify({ spans }) });
+      expect(res.status).toBe(202);
+      traces.push(trace);
+    };
+
+    const t0 = Date.now();
+    const lap = (what: string) => console.log(`${what}: ${Date.now() - t0} ms`);
+    await postEvents(EVENTS / 2);
+    lap('first half of events');
+    for (let t = 0; t < TRACES / 2; t++) await postTrace(t);
+    // Kill the worker that is taking events (all of one project's events are in one partition).
+    const accepted = async (worker: RunningProcess) => {
+      const text = await (await fetch(`${worker.baseUrl}/metrics`)).text();
+      return Number(/faultline_receiver_accepted_items_total\{receiver="kafka",signal="events"\} (\d+)/.exec(text)?.[1] ?? 0);
+    };
+    let victim: RunningProcess | undefined;
+    for (let i = 0; i < 100 && !victim; i++) {
+      for (const worker of workers) if ((await accepted(worker)) > 0) victim = worker;
+      if (!victim) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(victim).toBeDefined();
+    lap('victim found');
+    victim!.child.kill('SIGKILL');
+    expect(await victim!.exited).toBe('SIGKILL');
+
+    await postEvents(EVENTS / 2);
+    for (let t = TRACES / 2; t < TRACES; t++) await postTrace(t);
+    // The killed worker comes back on its data directory and writer id: it flushes what it had staged.
+    const victimIndex = workers.indexOf(victim!);
+    await start('worker', seeded.dirs[2 + victimIndex], victimIndex === 0 ? 'w1' : 'w2');
+
+    lap('all sent, victim restarted');
+    const deadline = Date.now() + (FULL ? 180_000 : 60_000);
+    let ids: string[] = [];
+    while (Date.now() < deadline) {
+      ids = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < 100; page++) {
+        const res = await query.api(`/v1/events?project_id=${seeded.projectId}&limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        const body = (await res.json()) as { data: Array<{ id: string }>; next_cursor?: string | null };
+        ids.push(...body.data.map((e) => e.id));
+        cursor = body.next_cursor ?? undefined;
+        if (!cursor) break;
+      }
+      if ([...acked].every((id) => ids.includes(id))) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    lap('events readable');
+    if (ids.length < acked.size) for (const p of processes) console.log(p.output().slice(-3000));
+    expect(acked.size).toBe(EVENTS);
+    expect(ids.length).toBe(new Set(ids).size); // no duplicates in reads
+    expect(new Set(ids)).toEqual(acked);
+    for (const trace of traces) expect(await spanCountBy((path) => query!.api(path), trace, SPANS_PER_TRACE, deadline)).toBe(SPANS_PER_TRACE);
+    lap('spans readable');
+  });
+});

@@ -1,0 +1,93 @@
+// The role configurations of config/examples (ingest, worker, query, single) as the Kafka tests run
+// them: the example files themselves, with test settings for the librdkafka mock (no idempotent
+// producer, short group timeouts, short send timeout) and quick lake flushes.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { randomBytes } from 'node:crypto';
+import { packageRoot } from '../../src/paths.js';
+import type { Span } from '../../src/records/span.js';
+
+export type Role = 'ingest' | 'worker' | 'query' | 'single';
+
+export interface RoleOptions {
+  /** Pipeline budget (items) of the worker's pipelines. */
+  maxInFlightItems?: number;
+  flushIntervalMs?: number;
+  /** The kafka receiver's key for otlp_proto messages without tenant headers. */
+  key?: string;
+}
+
+/** A role's YAML: the example, tuned for tests. */
+export function roleYaml(role: Role, options: RoleOptions = {}): string {
+  const config = parse(readFileSync(join(packageRoot, 'config/examples', `${role}.yaml`), 'utf8')) as Record<string, Record<string, Record<string, unknown>>>;
+  const exporters = config.exporters ?? {};
+  const receivers = config.receivers ?? {};
+  if (exporters.kafka) Object.assign(exporters.kafka, { idempotent: false, send_timeout_ms: 2000, retry_after_s: 1, request_timeout_ms: 1500 });
+  if (receivers.kafka)
+    Object.assign(receivers.kafka, {
+      session_timeout_ms: 3000,
+      rebalance_timeout_ms: 3000,
+      heartbeat_interval_ms: 300,
+      fetch_max_wait_ms: 200,
+      retry_backoff_ms: 100,
+    });
+  if (receivers.kafka && options.key) receivers.kafka.key = options.key;
+  if (exporters.parquet && role !== 'query')
+    Object.assign(exporters.parquet, { flush: { interval_ms: options.flushIntervalMs ?? 300 }, compaction: { interval_ms: 1000, min_rows: 100000 } });
+  if (options.maxInFlightItems) {
+    for (const [id, pipeline] of Object.entries(config.service.pipelines as Record<string, Record<string, unknown>>))
+      if ((pipeline.receivers as string[]).includes('kafka') && id.startsWith('events')) pipeline.max_in_flight = { items: options.maxInFlightItems };
+  }
+  return stringify(config);
+}
+
+/** The environment the examples read. */
+export function roleEnv(brokers: string, lake: string, workerId = 'w1'): Record<string, string> {
+  return { FAULTLINE_KAFKA_BROKERS: brokers, FAULTLINE_LAKE_DIR: lake, FAULTLINE_WORKER_ID: workerId };
+}
+
+/** Spans as an OpenTelemetry Collector hands them to its kafka exporter (otlp_proto), 30 s ago. */
+export function collectorSpans(trace: string, count: number, service: string, attributes: (i: number) => Span['attributes'] = () => ({})): Span[] {
+  const start = BigInt(Date.now() - 30_000) * 1_000_000n;
+  return Array.from({ length: count }, (_, i) => ({
+    trace_id: trace,
+    span_id: randomBytes(8).toString('hex'),
+    parent_span_id: '',
+    name: `${service} ${i}`,
+    service_name: service,
+    start_time_unix_nano: start + BigInt(i),
+    end_time_unix_nano: start + BigInt(i) + 1_000_000n,
+    status: 'ok',
+    kind: 'server',
+    attributes: attributes(i),
+    resource_attributes: { 'service.name': service },
+    events: [],
+    links: [],
+    project_id: '',
+    received_at: '',
+  }));
+}
+
+/** The trace's span count as the query node reads it, polled until it reaches `expected` or the deadline passes. */
+export async function spanCountBy(api: (path: string) => Promise<Response>, trace: string, expected: number, deadline: number): Promise<number> {
+  let count = 0;
+  while (Date.now() < deadline) {
+    const res = await api(`/v1/traces/${trace}`);
+    count = res.status === 200 ? ((await res.json()) as { span_count: number }).span_count : 0;
+    if (count >= expected) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return count;
+}
+
+/** Polls `probe` until it gives a value; throws after `timeoutMs`. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
