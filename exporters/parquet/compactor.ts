@@ -20,7 +20,7 @@ import { fileNames, filePrefix, fsyncDir, listPartitions, publish, removeIfExist
 import { ROW_GROUP_ROWS } from './flusher.js';
 
 /** The lake column compacted files are sorted by. */
-const LAKE_TIME: Record<LakeSignal, string> = { events: 'timestamp', traces: 'start_time_unix_nano' };
+const LAKE_TIME: Record<LakeSignal, string> = { events: 'timestamp', traces: 'start_time_unix_nano', replays: 'started_at' };
 
 /** Most rows one merge writes, so that a merge stays short however many small files piled up. */
 export const MAX_MERGE_ROWS = 1_000_000;

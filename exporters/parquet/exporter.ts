@@ -2,18 +2,24 @@
 // size or on an interval, compacts small files in the background. Per signal, flushes and
 // compactions run one at a time (a promise chain), so they never touch the same files at once.
 // It owns its staging and journal tables (migrations.ts), serves reads from the lake and its
-// staging rows (read-source.ts), and drops expired day partitions.
+// staging rows (read-source.ts), and drops expired day partitions. Replay segments' events are
+// gzip blobs under <lake>/replay-segments (content-addressed, synced before the row is staged), so
+// every node that reads the lake reads them too.
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Exporter, ExporterSettings, ExpiryResult } from '../../src/engine/component.js';
-import type { Item, Signal } from '../../src/engine/item.js';
+import { signalBatch, type Item, type Signal } from '../../src/engine/item.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { makePrivateDir } from '../../src/storage/private-files.js';
+import type { ReplaySegment } from '../../src/records/replay.js';
 import type { ReadSource } from '../../src/storage/read-source.js';
+import { SegmentBlobs } from '../../src/storage/segment-blobs.js';
 import { compact, recoverCompactions, RowCounts, planCompactions } from './compactor.js';
 import type { ParquetConfig } from './config.js';
 import { batchFilePattern, claimBatch, finishBatch, pendingBatches, redoBatch, writeBatch } from './flusher.js';
 import { GroupCommit } from './group-commit.js';
-import { dropPartitionsBefore, lakePath, type Lake, type LakeSignal } from './lake.js';
+import { dropPartitionsBefore, fileListSql, lakePath, listDates, listFiles, listProjects, type Lake, type LakeSignal } from './lake.js';
 import { lakeTables, parquetMigrations } from './migrations.js';
 import { LakeReadSource } from './read-source.js';
 import { LAKE_SIGNALS, recover } from './recovery.js';
@@ -46,12 +52,17 @@ export class ParquetExporter implements Exporter {
   private readonly staged: Record<LakeSignal, { rows: number; bytes: number }> = {
     events: { rows: 0, bytes: 0 },
     traces: { rows: 0, bytes: 0 },
+    replays: { rows: 0, bytes: 0 },
   };
-  private readonly chains: Record<LakeSignal, Promise<unknown>> = { events: Promise.resolve(), traces: Promise.resolve() };
-  private readonly flushQueued: Record<LakeSignal, boolean> = { events: false, traces: false };
-  private readonly compactionQueued: Record<LakeSignal, boolean> = { events: false, traces: false };
+  private readonly chains: Record<LakeSignal, Promise<unknown>> = { events: Promise.resolve(), traces: Promise.resolve(), replays: Promise.resolve() };
+  private readonly flushQueued: Record<LakeSignal, boolean> = { events: false, traces: false, replays: false };
+  private readonly compactionQueued: Record<LakeSignal, boolean> = { events: false, traces: false, replays: false };
   /** A flush failed after claiming its batch: retry on the next tick even if nothing new is staged. */
-  private readonly retry: Record<LakeSignal, boolean> = { events: false, traces: false };
+  private readonly retry: Record<LakeSignal, boolean> = { events: false, traces: false, replays: false };
+  /** Replay segments' events, under the lake directory. */
+  private readonly blobs: SegmentBlobs;
+  /** Blobs stored by an export whose rows are not staged yet: expiry must not take them. */
+  private readonly storing = new Map<string, number>();
   private readonly counts = new RowCounts();
   private readonly timers: NodeJS.Timeout[] = [];
   private started = false;
@@ -66,7 +77,8 @@ export class ParquetExporter implements Exporter {
       changed: () => this.generation++,
     };
     this.readOnly = settings.readOnly ?? false;
-    this.source = new LakeReadSource(id.text, this.lake, () => this.generation);
+    this.blobs = new SegmentBlobs(join(this.lake.path, 'replay-segments'));
+    this.source = new LakeReadSource(id.text, this.lake, () => this.generation, this.blobs);
     this.logger = host.logger.child({ component: id.text });
     this.config = config;
     const stage = (signal: LakeSignal) => (items: Item[]) =>
@@ -78,6 +90,7 @@ export class ParquetExporter implements Exporter {
     this.commits = {
       events: new GroupCommit(stage('events'), config.max_batch_items),
       traces: new GroupCommit(stage('traces'), config.max_batch_items),
+      replays: new GroupCommit(stage('replays'), config.max_batch_items),
     };
   }
 
@@ -114,10 +127,36 @@ export class ParquetExporter implements Exporter {
 
   /** Resolves once the items are committed to the staging table (durable); the lake write follows. */
   async export(signal: Signal, items: Item[]): Promise<void> {
-    if (signal !== 'events' && signal !== 'traces') throw new Error(`the parquet exporter does not store ${signal}`);
-    await this.commits[signal].submit(items);
+    const batch = signalBatch(signal, items);
+    if (batch.signal === 'replays') await this.exportReplays(batch.items);
+    else await this.commits[signal].submit(items);
     const { rows, bytes } = this.staged[signal];
     if (rows >= this.config.flush.max_rows || bytes >= this.config.flush.max_bytes) this.scheduleFlush(signal);
+  }
+
+  /**
+   * Each segment's events go to the lake's blob directory first (compressed, synced), then its row
+   * to staging: a crash in between leaves an unreferenced blob, never a row without its events.
+   */
+  private async exportReplays(segments: Item<ReplaySegment>[]): Promise<void> {
+    const shas = segments.map(({ data }) => SegmentBlobs.digest(data.events_json));
+    for (const sha of shas) this.storing.set(sha, (this.storing.get(sha) ?? 0) + 1);
+    try {
+      await Promise.all(
+        segments.map(async ({ data }, i) => {
+          const blob = await this.blobs.put(data.events_json, shas[i]);
+          data.blob = blob.sha;
+          data.stored_bytes = blob.bytes;
+        }),
+      );
+      await this.commits.replays.submit(segments);
+    } finally {
+      for (const sha of shas) {
+        const n = (this.storing.get(sha) ?? 1) - 1;
+        if (n > 0) this.storing.set(sha, n);
+        else this.storing.delete(sha);
+      }
+    }
   }
 
   /**
@@ -173,13 +212,57 @@ export class ParquetExporter implements Exporter {
       const day = firstKept[signal];
       if (!day) continue;
       const table = this.lake.tables.staging[signal];
-      const before =
-        signal === 'events' ? `timestamp < make_timestamp(${BigInt(Date.parse(day)) * 1000n}::BIGINT)` : `start_ns < ${BigInt(Date.parse(day)) * 1_000_000n}`;
+      const micros = BigInt(Date.parse(day)) * 1000n;
+      const before = {
+        events: `timestamp < make_timestamp(${micros}::BIGINT)`,
+        traces: `start_ns < ${micros * 1000n}`,
+        replays: `started_at < make_timestamp(${micros}::BIGINT)`,
+      }[signal];
       deletedRows[table] = await this.lake.db.write(async (c) => (await c.run(`DELETE FROM ${table} WHERE ${before} AND batch_id IS NULL`)).rowsChanged);
       deletedPartitions.push(...dropPartitionsBefore(this.lake.path, signal, day));
     }
     if (deletedPartitions.length) this.lake.changed();
+    // The writer collects the blobs: a read-only node cannot see the rows its writer has staged.
+    if (firstKept.replays && !this.readOnly) {
+      const removed = await this.enqueue('replays', () => this.collectBlobs());
+      if (removed) deletedRows['replay-segments'] = removed;
+    }
     return { deletedRows, deletedPartitions };
+  }
+
+  /**
+   * Deletes the segment blobs no staged row or lake file references (nor an export in flight).
+   * Runs in the replays chain, so no flush or compaction moves rows meanwhile; staging is read
+   * before the files are listed, so a row flushed in between is found in its file.
+   */
+  private async collectBlobs(): Promise<number> {
+    const reader = this.lake.db.reader();
+    const kept = new Set<string>();
+    const staged = await reader.runAndReadAll(`SELECT DISTINCT blob FROM ${this.lake.tables.staging.replays}`);
+    for (const [sha] of staged.getRows()) kept.add(String(sha));
+    const files = listProjects(this.lake.path, 'replays').flatMap((project) =>
+      listDates(this.lake.path, 'replays', project).flatMap((date) => listFiles(this.lake.path, 'replays', project, date)),
+    );
+    if (files.length) {
+      const referenced = await reader.runAndReadAll(`SELECT DISTINCT blob FROM read_parquet(${fileListSql(files)}, hive_partitioning = false)`);
+      for (const [sha] of referenced.getRows()) kept.add(String(sha));
+    }
+    let shards: string[];
+    try {
+      shards = await readdir(this.blobs.dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw error;
+    }
+    const unreferenced: string[] = [];
+    for (const shard of shards.filter((name) => /^[0-9a-f]{2}$/.test(name))) {
+      for (const name of await readdir(join(this.blobs.dir, shard))) {
+        const sha = /^([0-9a-f]{64})\.json\.gz$/.exec(name)?.[1];
+        if (sha && !kept.has(sha) && !this.storing.has(sha)) unreferenced.push(sha);
+      }
+    }
+    await this.blobs.remove(unreferenced);
+    return unreferenced.length;
   }
 
   private enqueue<T>(signal: LakeSignal, task: () => Promise<T>): Promise<T> {

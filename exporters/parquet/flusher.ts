@@ -10,14 +10,34 @@
 // (b) and (c). Every acknowledged row reaches the lake exactly once.
 import { existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { LAKE_ROW_SQL, type Lake, type LakeSignal } from './lake.js';
+import { fileListSql, LAKE_ROW_SQL, listDates, listFiles, type Lake, type LakeSignal } from './lake.js';
 import { fileNames, filePrefix, flushTmpDir, fsyncDir, listPartitions, publish, removeIfExists, sqlString } from './files.js';
 
 /** Rows per Parquet row group: large, since DuckDB reads small row groups much more slowly (bench/README.md). */
 export const ROW_GROUP_ROWS = 122_880;
 
 /** The staging column a batch is sorted by before it is written (events: timestamp; spans: start). */
-const STAGING_TIME: Record<LakeSignal, string> = { events: 'timestamp', traces: 'start_ns' };
+const STAGING_TIME: Record<LakeSignal, string> = { events: 'timestamp', traces: 'start_ns', replays: 'started_at' };
+
+const REPLAY_KEY = ['dataset', 'project_id', 'replay_id', 'segment_id'];
+
+/**
+ * Replay segments are idempotent on (dataset, project, replay id, segment id): a flush writes a
+ * segment only when no published file has it, and once per batch (the first copy, as the read
+ * layer would keep). Costs a scan of the replay_id column of the batch's projects' replay files.
+ */
+async function replayDedupSql(lake: Lake, batchId: bigint): Promise<string> {
+  const staging = lake.tables.staging.replays;
+  const projects = await lake.db.reader().runAndReadAll(`SELECT DISTINCT project_id FROM ${staging} WHERE batch_id = ${batchId}`);
+  const files = projects
+    .getRows()
+    .flatMap(([project]) => listDates(lake.path, 'replays', String(project)).flatMap((date) => listFiles(lake.path, 'replays', String(project), date)));
+  const published = files.length
+    ? `AND NOT EXISTS (SELECT 1 FROM read_parquet(${fileListSql(files)}, hive_partitioning = true, hive_types = {'project_id': VARCHAR}) l
+         WHERE ${REPLAY_KEY.map((column) => `l.${column} = s.${column}`).join(' AND ')})`
+    : '';
+  return `${published} QUALIFY row_number() OVER (PARTITION BY ${REPLAY_KEY.join(', ')} ORDER BY received_at) = 1`;
+}
 
 /** `part-[<writer>-]<B>-<i>.parquet`: the files flush B published. */
 export function batchFilePattern(batchId: bigint, writer = ''): RegExp {
@@ -55,12 +75,13 @@ export async function writeBatch(lake: Lake, signal: LakeSignal, batchId: bigint
   const tmp = flushTmpDir(lake.path, signal, batchId, lake.writer);
   removeIfExists(tmp);
   mkdirSync(dirname(tmp), { recursive: true });
+  const dedup = signal === 'replays' ? await replayDedupSql(lake, batchId) : '';
   // A read connection: COPY reads committed rows and writes files, and must not hold up ingest
   // (which waits on the single writer) while it compresses.
   await lake.db
     .reader()
     .run(
-      `COPY (SELECT ${LAKE_ROW_SQL[signal]} FROM ${lake.tables.staging[signal]} WHERE batch_id = ${batchId} ORDER BY ${STAGING_TIME[signal]}) ` +
+      `COPY (SELECT ${LAKE_ROW_SQL[signal]} FROM ${lake.tables.staging[signal]} s WHERE batch_id = ${batchId} ${dedup} ORDER BY ${STAGING_TIME[signal]}) ` +
         `TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS}, ` +
         `PARTITION_BY (project_id, date), FILENAME_PATTERN '${filePrefix(lake.writer)}${batchId}-{i}', OVERWRITE_OR_IGNORE)`,
     );

@@ -14,11 +14,11 @@ import type { ServiceSettings } from '../../src/config/service-schema.js';
 import type { Database } from '../../src/storage/database.js';
 import type { LakeTables } from './migrations.js';
 
-export type LakeSignal = 'events' | 'traces';
+export type LakeSignal = 'events' | 'traces' | 'replays';
 
 /**
  * SELECT list turning staging rows into lake rows (the hive columns project_id and date last, for
- * COPY … PARTITION_BY). Events are dated by their timestamp, spans by their start, in UTC.
+ * COPY … PARTITION_BY). Events are dated by their timestamp, spans and replay segments by their start, in UTC.
  */
 export const LAKE_ROW_SQL: Record<LakeSignal, string> = {
   events: `
@@ -47,11 +47,21 @@ export const LAKE_ROW_SQL: Record<LakeSignal, string> = {
     doc,
     project_id,
     strftime(make_timestamp(start_ns // 1000), '%Y-%m-%d') AS date`,
+  // Replay segments, dated by their start; the events are a blob under <lake>/replay-segments.
+  replays: `
+    replay_id, segment_id, dataset, started_at, finished_at, received_at, environment, release,
+    user_id, user_email,
+    from_json(urls, '["VARCHAR"]') AS urls,
+    from_json(error_ids, '["VARCHAR"]') AS error_ids,
+    from_json(trace_ids, '["VARCHAR"]') AS trace_ids,
+    event_count, raw_bytes, stored_bytes, has_full_snapshot, blob, doc,
+    project_id,
+    strftime(started_at, '%Y-%m-%d') AS date`,
 };
 
 /**
  * SELECT list giving lake rows the shape of the DuckDB tables the read queries expect (events:
- * the `events` table plus title/culprit; spans: the `spans` table).
+ * the `events` table plus title/culprit; spans: the `spans` table; replays: `replay_segments`).
  */
 export const LAKE_READ_SQL: Record<LakeSignal, string> = {
   events: `dataset, project_id, id, timestamp, received_at, issue_id, environment, release, level,
@@ -59,6 +69,9 @@ export const LAKE_READ_SQL: Record<LakeSignal, string> = {
     CAST(to_json(tags) AS VARCHAR) AS tags, doc, title, culprit`,
   traces: `dataset, project_id, trace_id, span_id, parent_span_id, name, service_name,
     start_time_unix_nano AS start_ns, end_time_unix_nano AS end_ns, status, kind, received_at, doc`,
+  replays: `dataset, project_id, replay_id, segment_id, started_at, finished_at, received_at, environment, release,
+    user_id, user_email, CAST(to_json(urls) AS VARCHAR) AS urls, CAST(to_json(error_ids) AS VARCHAR) AS error_ids,
+    CAST(to_json(trace_ids) AS VARCHAR) AS trace_ids, event_count, raw_bytes, stored_bytes, has_full_snapshot, blob, doc`,
 };
 
 export function signalDir(lake: string, signal: LakeSignal): string {

@@ -3,6 +3,7 @@
 // a flush takes the rows), and the flush and compaction journals. Each named instance has tables
 // of its own (`parquet` → lake_*, `parquet/archive` → lake_archive_*).
 import type { Migration } from '../../src/storage/migrate.js';
+import { REPLAY_COLUMN_TYPES } from '../../src/records/replay-row.js';
 import type { LakeSignal } from './lake.js';
 
 export interface LakeTables {
@@ -14,7 +15,7 @@ export interface LakeTables {
 export function lakeTables(instanceName: string | undefined): LakeTables {
   const prefix = instanceName ? `lake_${instanceName.replace(/[^A-Za-z0-9_]/g, '_')}_` : 'lake_';
   return {
-    staging: { events: `${prefix}staging_events`, traces: `${prefix}staging_spans` },
+    staging: { events: `${prefix}staging_events`, traces: `${prefix}staging_spans`, replays: `${prefix}staging_replays` },
     flushes: `${prefix}flushes`,
     compactions: `${prefix}compactions`,
   };
@@ -53,6 +54,11 @@ export function parquetMigrations(tables: LakeTables, unnamed: boolean): Migrati
           started_at TIMESTAMP NOT NULL, finished_at TIMESTAMP
         );
       `,
+    },
+    {
+      version: 2,
+      name: 'replay segments staging table',
+      sql: `CREATE TABLE ${tables.staging.replays} (${REPLAY_COLUMN_TYPES}, batch_id BIGINT);`,
     },
   ];
 }

@@ -1,23 +1,27 @@
 // What the parquet exporter serves reads from: its lake files plus the rows it acknowledged and
-// has not flushed yet (its staging tables), as one relation per signal in the read layout.
+// has not flushed yet (its staging tables), as one relation per signal in the read layout, and
+// replay segments' events from the blobs under the lake directory.
 import type { Signal } from '../../src/engine/item.js';
-import type { DateSelection, ReadSource } from '../../src/storage/read-source.js';
+import type { DateSelection, ReadSource, Row } from '../../src/storage/read-source.js';
+import type { SegmentBlobs } from '../../src/storage/segment-blobs.js';
 import { fileListSql, LAKE_READ_SQL, listDates, listFiles, type Lake, type LakeSignal } from './lake.js';
 
 /** The staging columns that make a read-layout row (staging rows have no title/culprit columns). */
 const STAGING_READ_SQL: Record<LakeSignal, string> = {
   events: `* EXCLUDE (batch_id), json_extract_string(doc, '$.title') AS title, json_extract_string(doc, '$.culprit') AS culprit`,
   traces: '* EXCLUDE (batch_id)',
+  replays: '* EXCLUDE (batch_id)',
 };
 
 export class LakeReadSource implements ReadSource {
-  readonly signals: readonly Signal[] = ['events', 'traces'];
+  readonly signals: readonly Signal[] = ['events', 'traces', 'replays'];
   readonly repeats = true;
 
   constructor(
     readonly id: string,
     private readonly lake: Lake,
     readonly generation: () => number,
+    private readonly blobs: SegmentBlobs,
   ) {}
 
   relation(signal: Signal, projectIds: string[], selection: DateSelection): string {
@@ -38,8 +42,13 @@ export class LakeReadSource implements ReadSource {
     return listDates(this.lake.path, this.lakeSignal(signal), projectId);
   }
 
+  /** A segment's events: the gzip blob under <lake>/replay-segments that its row names. */
+  segment(row: Row): Promise<Buffer | undefined> {
+    return this.blobs.gzipped(String(row.blob));
+  }
+
   private lakeSignal(signal: Signal): LakeSignal {
-    if (signal !== 'events' && signal !== 'traces') throw new Error(`the parquet exporter does not store ${signal}`);
+    if (signal !== 'events' && signal !== 'traces' && signal !== 'replays') throw new Error(`the parquet exporter does not store ${signal}`);
     return signal;
   }
 }

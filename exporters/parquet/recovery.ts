@@ -17,7 +17,7 @@ export interface Recovered {
   files: number;
 }
 
-export const LAKE_SIGNALS: readonly LakeSignal[] = ['events', 'traces'];
+export const LAKE_SIGNALS: readonly LakeSignal[] = ['events', 'traces', 'replays'];
 
 /** Must run before any flush or compaction of the lake starts (nothing else may be writing it). */
 export async function recover(lake: Lake, logger: Logger): Promise<Recovered> {

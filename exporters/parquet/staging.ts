@@ -6,6 +6,8 @@ import { eventDocumentJson } from '../../src/records/event-document.js';
 import { spanDocumentJson } from '../../src/records/span-document.js';
 import { appendEventColumns } from '../../src/records/event-row.js';
 import { appendSpanColumns } from '../../src/records/span-row.js';
+import { replaySegmentDocument } from '../../src/records/replay.js';
+import { appendReplayColumns } from '../../src/records/replay-row.js';
 import type { LakeSignal } from './lake.js';
 import type { LakeTables } from './migrations.js';
 
@@ -33,6 +35,13 @@ export async function stageItems(connection: DuckDBConnection, tables: LakeTable
       for (const span of batch.items) {
         const doc = spanDocumentJson(span.data);
         appendSpanColumns(appender, span, doc);
+        append(doc);
+      }
+    else if (batch.signal === 'replays')
+      // The events are not staged: the exporter stored them as a blob first (`blob` set).
+      for (const segment of batch.items) {
+        const doc = replaySegmentDocument(segment.data);
+        appendReplayColumns(appender, segment, doc);
         append(doc);
       }
     appender.flushSync();

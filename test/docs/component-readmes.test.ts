@@ -61,7 +61,7 @@ describe('faultline components', () => {
         expect.objectContaining({ key: 'max_backlog_bytes', default: '16777216' }),
       ],
     });
-    expect(byType.parquet).toMatchObject({ singleton: false, reads: ['events', 'traces'] });
+    expect(byType.parquet).toMatchObject({ singleton: false, reads: ['events', 'traces', 'replays'] });
     expect(byType.otlp).toMatchObject({ kind: 'receiver', signals: { traces: 'beta' } });
     expect(byType.exceptions).toMatchObject({ kind: 'connector', from: 'traces', to: 'events', requires: { traces: ['validated'] } });
     const text = componentsText(all);
