@@ -253,6 +253,8 @@ describe('envelopes', () => {
       { type: 4, data: { href: 'https://shop.example.com/cart', width: 1280, height: 720 }, timestamp: t },
       { type: 2, data: { node: { type: 0, childNodes: [], id: 1 }, initialOffset: { left: 0, top: 0 } }, timestamp: t + 1 },
       { type: 3, data: { source: 2, type: 2, id: 1, x: 10, y: 10 }, timestamp: t + 500 },
+      // The replay SDK stamps its performance spans in epoch seconds: stored in milliseconds.
+      { type: 5, data: { tag: 'performanceSpan', payload: { op: 'navigation.navigate', startTimestamp: (t + 600) / 1000 } }, timestamp: (t + 600) / 1000 },
     ];
     const body = envelope({ event_id: hex(12) }, [
       [
@@ -277,7 +279,16 @@ describe('envelopes', () => {
     const replay = (await (await svc.api(`/v1/replays/rpl_${hex(12)}?project_id=default`)).json()) as Json;
     expect(replay).toMatchObject({ id: `rpl_${hex(12)}`, environment: 'production', release: 'shop@2.0.0', urls: ['https://shop.example.com/cart'] });
     const segment = (await (await svc.api(`/v1/replays/rpl_${hex(12)}/segments/0?project_id=default`)).json()) as Json[];
-    expect(segment.map((e) => e.type)).toEqual([4, 2, 3]);
+    expect(segment.map((e) => e.type)).toEqual([4, 2, 3, 5]);
+    expect(segment.map((e) => e.timestamp)).toEqual([t, t + 1, t + 500, t + 600]);
+    expect(segment[3].data.payload.startTimestamp).toBe((t + 600) / 1000);
+    // A bad recording's reason says which fields are wrong.
+    const noTime = envelope({ event_id: hex(15) }, [
+      [{ type: 'replay_event' }, JSON.stringify({ type: 'replay_event', replay_id: hex(15), segment_id: 0, timestamp: t / 1000 })],
+      [{ type: 'replay_recording' }, `{"segment_id":0}\n${JSON.stringify([{ type: 4, data: {}, timestamp: 'soon' }])}`],
+    ]);
+    const refused = (await (await post('envelope', noTime)).json()) as { skipped: Array<{ reason: string }> };
+    expect(refused.skipped).toEqual([expect.objectContaining({ reason: 'the replay chunk is invalid: events[0].timestamp: must be epoch milliseconds' })]);
     // A recording that is not rrweb events is skipped with the reason; the rest of the envelope stays.
     const bad = envelope({ event_id: hex(14) }, [
       [{ type: 'replay_event' }, JSON.stringify({ type: 'replay_event', replay_id: hex(14), segment_id: 0, timestamp: t / 1000 })],

@@ -57,6 +57,26 @@ export function mapReplay(replayEvent: JsonObject | undefined, recording: Buffer
   return { ok: true, segment: out };
 }
 
+/** Epoch seconds between 2000 and 2200: what the replay SDK puts in some events' `timestamp`. */
+const MIN_S = 946_684_800;
+const MAX_S = 7_258_118_400;
+
+/**
+ * The rrweb events with every `timestamp` in epoch milliseconds. `@sentry/browser`'s replay
+ * integration stamps its own custom events (type 5: `performanceSpan`, e.g. navigation and
+ * resource timings) in epoch *seconds*, the rest (rrweb's, and its breadcrumbs) in milliseconds;
+ * players and the replays store read milliseconds, so those are converted here (other fields and
+ * the payloads' own `startTimestamp`/`endTimestamp`, in seconds by Sentry's convention, are kept).
+ */
+export function rrwebMilliseconds(events: unknown): unknown {
+  if (!Array.isArray(events)) return events;
+  return events.map((event: unknown) => {
+    if (!isJsonObject(event)) return event;
+    const t = event.timestamp;
+    return typeof t === 'number' && t >= MIN_S && t <= MAX_S ? { ...event, timestamp: Math.round(t * 1000) } : event;
+  });
+}
+
 /** Event ids as the event store keeps them (dashed UUIDs), so error bookmarks find their events. */
 function eventUuid(id: string): string {
   const hex = id.replaceAll('-', '').toLowerCase();

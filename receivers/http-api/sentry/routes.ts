@@ -18,7 +18,7 @@ import { isJsonObject, parseEnvelope, parseJsonPayload, type EnvelopeItem, type 
 import { mapSentryEvent, sentryEventId } from './event.js';
 import { inflateCapped, parseEvents } from '../routes/replays.js';
 import type { ReplayChunkInput } from '../../../src/records/replay.js';
-import { mapReplay } from './replay.js';
+import { mapReplay, rrwebMilliseconds } from './replay.js';
 import { aggregateCounts, sessionCounts } from './sessions.js';
 import { mapStandaloneSpan, mapTransaction } from './spans.js';
 
@@ -340,16 +340,26 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
       const { data, events, ...fields } = mapped.segment;
       chunk =
         typeof data === 'string'
-          ? { fields, events: parseEvents(await inflateCapped(Buffer.from(data, 'base64'), options.maxEnvelopeBytes, 'data'), 'data'), form: 'data' }
-          : { fields, events, form: 'events' };
+          ? {
+              fields,
+              events: rrwebMilliseconds(parseEvents(await inflateCapped(Buffer.from(data, 'base64'), options.maxEnvelopeBytes, 'data'), 'data')),
+              form: 'data',
+            }
+          : { fields, events: rrwebMilliseconds(events), form: 'events' };
     } catch (error) {
       return skip(item, `the replay recording could not be read: ${(error as Error).message}`);
     }
     const record: Item = { data: chunk, tenant: state.tenant, receivedAt, size: recording.payload.length };
     await consumer.consume([record]);
-    if (record.outcome?.kind === 'rejected') skip(item, record.outcome.message);
+    // The SDK (and whoever reads its debug log) gets the field-level details, not just "invalid".
+    if (record.outcome?.kind === 'rejected') skip(item, withDetails(record.outcome.message, record.outcome.details));
     else count('replay_recording', record.outcome ? 'dropped' : 'accepted');
   }
+}
+
+/** A rejection's message with its field errors: `message: path: why; path: why`. */
+function withDetails(message: string, details: ReadonlyArray<{ path: string; message: string }>): string {
+  return details.length ? `${message}: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}` : message;
 }
 
 /** CORS headers for a request from `origin`, or undefined when the project does not allow it. */

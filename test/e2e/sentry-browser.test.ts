@@ -1,0 +1,265 @@
+// The unmodified @sentry/browser, from npm, in headless Chromium (Debian's, driven by playwright-core)
+// pointed at a Faultline DSN (issue #16): the page is served from another loopback origin than the
+// service, so every request is cross-origin and a preflighted one really is preflighted. A captured
+// exception and an unhandled error become events grouped into issues; the replay integration's
+// recording becomes a replay; a minified bundle whose debug ids `sentry-cli sourcemaps inject`
+// injected, uploaded with `faultline sourcemaps upload`, gets its frames symbolicated; a project
+// whose allowed_origins leave the page out refuses it. Everything is read back through /v1.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageRoot } from '../../src/paths.js';
+import { browserBinary } from '../support/browsers.js';
+import { childEnv, runCli } from '../support/process.js';
+import { startService, tempDir, type TestService } from '../support/service.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- documents read back are checked field by field
+type Json = Record<string, any>;
+
+const RELEASE = 'shop@3.1.0';
+/** The app's source: `priceOf` throws on line 3, column 37 (the `new`), called from `checkout`. */
+const APP_SOURCE = `export function priceOf(item: { sku: string; qty: number; price?: number }): number {
+  const unit = item.price;
+  if (unit === undefined) throw new TypeError(\`no price for \${item.sku}\`);
+  return unit * item.qty;
+}
+
+export function checkout(items: Array<{ sku: string; qty: number; price?: number }>): number {
+  return items.reduce((sum, item) => sum + priceOf(item), 0);
+}
+
+(globalThis as unknown as { checkout: typeof checkout }).checkout = checkout;
+`;
+
+let svc: TestService;
+let browser: Browser;
+let page: Page;
+let site: Server;
+let pageOrigin: string;
+let dsn: string;
+let publicKey: string;
+let ingestId: number;
+let buildDir: string;
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what} did not arrive within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function eventMatching(text: string): Promise<Json> {
+  return until(`an event matching "${text}"`, async () => {
+    const res = await svc.api(`/v1/events?project_id=default&query=${encodeURIComponent(text)}`);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const [event] = ((await res.json()) as { data: Json[] }).data;
+    if (!event) return undefined;
+    return (await (await svc.api(`/v1/events/${event.id as string}`)).json()) as Json;
+  });
+}
+
+/** The browser SDK bundled as the page loads it: `window.Sentry`. */
+async function sdkBundle(): Promise<string> {
+  const out = await build({
+    stdin: { contents: "import * as Sentry from '@sentry/browser'; globalThis.Sentry = Sentry;", resolveDir: packageRoot, loader: 'js' },
+    bundle: true,
+    format: 'iife',
+    minify: true,
+    target: 'chrome110',
+    write: false,
+    logLevel: 'silent',
+  });
+  return out.outputFiles[0].text;
+}
+
+/** The app minified with its map, debug ids injected by sentry-cli, uploaded by `faultline sourcemaps upload`. */
+async function buildAndUploadApp(): Promise<string> {
+  buildDir = tempDir('faultline-sentry-browser-');
+  mkdirSync(join(buildDir, 'src'));
+  writeFileSync(join(buildDir, 'src/checkout.ts'), APP_SOURCE);
+  await build({
+    entryPoints: [join(buildDir, 'src/checkout.ts')],
+    outfile: join(buildDir, 'dist/assets/app.min.js'),
+    bundle: true,
+    minify: true,
+    sourcemap: true,
+    format: 'iife',
+    target: 'chrome110',
+    logLevel: 'silent',
+  });
+  const inject = spawnSync(join(packageRoot, 'node_modules/.bin/sentry-cli'), ['sourcemaps', 'inject', join(buildDir, 'dist')], {
+    encoding: 'utf8',
+    env: { ...process.env, SENTRY_DISABLE_UPDATE_CHECK: 'true' },
+  });
+  expect(inject.status, `${inject.stdout}\n${inject.stderr}`).toBe(0);
+  const code = readFileSync(join(buildDir, 'dist/assets/app.min.js'), 'utf8');
+  expect(code).toMatch(/\/\/# debugId=[0-9a-f-]{36}/);
+  const upload = await runCli(['sourcemaps', 'upload', '--project', 'default', '--release', RELEASE, '--url', svc.baseUrl, join(buildDir, 'dist')], {
+    ...childEnv(buildDir),
+    FAULTLINE_KEY: svc.liveKey,
+  });
+  expect(upload.code, `${upload.stdout}\n${upload.stderr}`).toBe(0);
+  expect(upload.stdout).toMatch(/~\/assets\/app\.min\.js\.map\s+source_map\s+\d+\s+[0-9a-f-]{36}/);
+  return code;
+}
+
+beforeAll(async () => {
+  const executablePath = browserBinary('chromium');
+  const launching = chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  const [started, sdk] = await Promise.all([startService(), sdkBundle()]);
+  svc = started;
+  const app = await buildAndUploadApp();
+  const [project] = ((await (await svc.api('/v1/projects')).json()) as { data: Json[] }).data;
+  const url = new URL(project.dsn as string);
+  publicKey = url.username;
+  ingestId = project.ingest_id as number;
+  dsn = `http://${publicKey}@${new URL(svc.baseUrl).host}${url.pathname}`;
+
+  // The shop's own origin: another port than the service's.
+  site = createServer((req, res) => {
+    const scripts: Record<string, string> = { '/sentry.js': sdk, '/assets/app.min.js': app };
+    if (req.url === '/') {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        `<!doctype html><title>shop</title><button id="pay" data-sku="mug">Pay</button>` +
+          `<script src="/sentry.js"></script><script src="/assets/app.min.js"></script>` +
+          `<script>Sentry.init(${JSON.stringify({ dsn, release: RELEASE, environment: 'staging', replaysSessionSampleRate: 1, replaysOnErrorSampleRate: 1 }).slice(0, -1)},` +
+          ` integrations: [Sentry.replayIntegration({ maskAllText: false, blockAllMedia: false, minReplayDuration: 0, flushMinDelay: 100 })] });</script>` +
+          // The shop's handler calls into the minified bundle and reports what it throws.
+          `<script>document.getElementById('pay').addEventListener('click', () => {` +
+          ` try { checkout([{ sku: document.getElementById('pay').dataset.sku, qty: 1 }]); } catch (error) { Sentry.captureException(error); } });</script>`,
+      );
+    } else if (req.url && scripts[req.url] !== undefined) {
+      res.writeHead(200, { 'content-type': 'text/javascript' });
+      res.end(scripts[req.url]);
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  pageOrigin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  browser = await launching;
+  page = await browser.newPage();
+  await page.goto(`${pageOrigin}/`);
+  await page.waitForFunction(() => (globalThis as unknown as { Sentry?: { getReplay(): unknown } }).Sentry?.getReplay() !== undefined);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (site) await new Promise<void>((resolve) => site.close(() => resolve()));
+  await svc?.stop();
+  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
+});
+
+describe('@sentry/browser in Chromium', () => {
+  it('captureException from a minified bundle with debug ids: an event with symbolicated frames, grouped into an issue', async () => {
+    await page.click('#pay');
+    // Another sku: a different message, so that the SDK's dedupe integration sends it too.
+    await page.locator('#pay').evaluate((button) => button.setAttribute('data-sku', 'cup'));
+    await page.click('#pay');
+    const event = await eventMatching('no price for mug');
+    expect(event).toMatchObject({
+      platform: 'javascript',
+      release: RELEASE,
+      environment: 'staging',
+      exception: { type: 'TypeError', value: 'no price for mug' },
+    });
+    expect(event.exception.mechanism).toMatchObject({ handled: true });
+    expect(event.debug_meta?.images).toEqual([expect.objectContaining({ type: 'sourcemap', code_file: `${pageOrigin}/assets/app.min.js` })]);
+    const frames = (event.exception.stacktrace as Json[]).filter((frame) => /checkout\.ts$/.test(String(frame.filename)));
+    expect(
+      frames.map((frame) => [frame.function, frame.lineno]),
+      JSON.stringify({ raw: event.exception.raw_stacktrace, stacktrace: event.exception.stacktrace, processing_errors: event.processing_errors }),
+    ).toEqual([
+      ['checkout', 8],
+      ['?', 8], // the arrow function given to reduce
+      ['priceOf', 3],
+    ]);
+    expect(event.culprit).toMatch(/^priceOf /);
+    // Only the frames of the page's inline script and of the SDK's bundle (no maps uploaded) are noted.
+    expect((event.processing_errors as Json[]).map((note) => note.type)).toEqual(['missing_source_map', 'missing_source_map']);
+    expect(JSON.stringify(event.processing_errors)).not.toContain('app.min.js');
+    expect(event.request?.url).toBe(`${pageOrigin}/`);
+    expect(event.issue_id).toEqual(expect.any(String));
+    const issue = await until('both events in the issue', async () => {
+      const body = (await (await svc.api(`/v1/issues/${event.issue_id as string}`)).json()) as Json;
+      return body.count === 2 ? body : undefined;
+    });
+    expect(issue).toMatchObject({ count: 2 });
+  });
+
+  it('an unhandled error is reported by the global handler, unhandled', async () => {
+    await page.evaluate(() => {
+      setTimeout(() => {
+        throw new RangeError('unhandled in the browser');
+      });
+    });
+    const event = await eventMatching('unhandled in the browser');
+    expect(event.exception).toMatchObject({ type: 'RangeError', mechanism: { handled: false } });
+    expect(event.issue_id).toEqual(expect.any(String));
+  });
+
+  it('the replay integration sends a replay with a full snapshot, listed on GET /v1/replays', async () => {
+    const replayId = await page.evaluate(async () => {
+      const replay = (globalThis as unknown as { Sentry: { getReplay(): { flush(): Promise<void>; getReplayId(): string | undefined } } }).Sentry.getReplay();
+      await replay.flush();
+      return replay.getReplayId();
+    });
+    expect(replayId).toMatch(/^[0-9a-f]{32}$/);
+    const id = `rpl_${replayId as string}`;
+    const listed = await until('the replay', async () => {
+      const body = (await (await svc.api('/v1/replays?project_id=default')).json()) as { data: Json[] };
+      return body.data.find((replay) => replay.id === id);
+    });
+    expect(listed).toMatchObject({ id, release: RELEASE, environment: 'staging' });
+    const res = await svc.api(`/v1/replays/${id}/segments/0`);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const events = (await res.json()) as Json[];
+    expect(events.some((event) => event.type === 2 && event.data?.node)).toBe(true); // rrweb's full snapshot
+    expect(events.some((event) => event.type === 4 && event.data?.href === `${pageOrigin}/`)).toBe(true); // its meta
+  });
+
+  it('a preflighted request passes the preflight; a project whose allowed_origins leave the page out refuses it', async () => {
+    const envelopeUrl = `${svc.baseUrl}/api/${ingestId}/envelope/`;
+    const send = (url: string, key: string) =>
+      page.evaluate(
+        async ([url, key]) => {
+          const body = `{}\n{"type":"client_report"}\n{"discarded_events":[]}\n`;
+          try {
+            const res = await fetch(url, {
+              method: 'POST',
+              headers: { 'content-type': 'application/x-sentry-envelope', 'x-sentry-auth': `Sentry sentry_key=${key}, sentry_version=7` },
+              body,
+            });
+            return res.status;
+          } catch (error) {
+            return String(error);
+          }
+        },
+        [url, key],
+      );
+    expect(await send(envelopeUrl, publicKey)).toBe(200);
+
+    await svc.service.host.catalog.setAllowedOrigins('default', ['https://shop.example.com']);
+    try {
+      expect(await send(envelopeUrl, publicKey)).toMatch(/TypeError: Failed to fetch/);
+      // The SDK's own request (a simple one, not preflighted) is refused too; nothing is stored.
+      await page.evaluate(() => (globalThis as unknown as { Sentry: { captureMessage(m: string): void } }).Sentry.captureMessage('from a refused origin'));
+      const refused = await fetch(envelopeUrl, { method: 'OPTIONS', headers: { origin: pageOrigin, 'access-control-request-method': 'POST' } });
+      expect(refused.status).toBe(403);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const res = await svc.api(`/v1/events?project_id=default&query=${encodeURIComponent('from a refused origin')}`);
+      expect(((await res.json()) as { data: unknown[] }).data).toEqual([]);
+    } finally {
+      await svc.service.host.catalog.setAllowedOrigins('default', null);
+    }
+  });
+});
