@@ -11,6 +11,7 @@ import type { GroupingResult } from './grouping.js';
 import type { IssuesResult } from './issues.js';
 import type { ReplaysResult } from './replays.js';
 import type { AlertingResult } from './alerting.js';
+import type { KafkaBenchResult } from './kafka.js';
 
 export interface Machine {
   cpu: string;
@@ -96,6 +97,7 @@ export interface Results {
   replays?: ReplaysResult;
   grouping?: GroupingResult;
   alerting?: AlertingResult;
+  kafka?: KafkaBenchResult | { na: string };
   goals: Goal[];
   profiles?: Record<string, ProfileSummary>;
 }
@@ -336,6 +338,40 @@ export function formatReport(r: Results): string {
       ),
     );
     out.push('');
+  }
+
+  if (r.kafka) {
+    const k = r.kafka;
+    if ('na' in k) out.push(`BEYOND ONE MACHINE  ${k.na}`, '');
+    else {
+      out.push(
+        `BEYOND ONE MACHINE  ingest -> Kafka (librdkafka mock) -> worker -> lake -> query, in one process, against the single-process path; ${n0(k.events)} events, ${n0(k.spans)} spans, lake flush every ${k.flushIntervalMs} ms`,
+      );
+      const row = (label: string, p: typeof k.single) => [
+        label,
+        n0(p.eventsPerSecond),
+        n0(p.spansPerSecond),
+        n0(p.ackToReadable.p50Ms),
+        n0(p.ackToReadable.p99Ms),
+      ];
+      out.push(
+        table(
+          ['', 'events/s (sent to readable)', 'spans/s', 'ack→readable p50 ms', 'p99 ms'],
+          [
+            row('single process', k.single),
+            row('through Kafka', k.kafka),
+            [
+              'ratio Kafka / single',
+              `${n1((k.kafka.eventsPerSecond / k.single.eventsPerSecond) * 100)} %`,
+              `${n1((k.kafka.spansPerSecond / k.single.spansPerSecond) * 100)} %`,
+              '',
+              '',
+            ],
+          ],
+        ),
+      );
+      out.push('');
+    }
   }
 
   if (r.storage || r.memory) {

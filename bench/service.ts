@@ -100,19 +100,24 @@ export interface InProcessService {
   stop(): Promise<void>;
 }
 
-/** The service in this process on `dataDir` (bootstrapped on its first start), as the tests start it. */
-export async function startInProcess(dataDir: string, yaml?: string): Promise<InProcessService> {
-  const env = { FAULTLINE_DATA_DIR: dataDir, FAULTLINE_HTTP_PORT: '0', FAULTLINE_OTLP_PORT: '0', FAULTLINE_APP_URL: 'http://faultline.bench' };
+/** The service in this process on `dataDir` (bootstrapped on its first start, or seeded with a catalog whose live key is `seededKey`), as the tests start it. */
+export async function startInProcess(
+  dataDir: string,
+  yaml?: string,
+  options: { env?: Record<string, string>; seededKey?: string } = {},
+): Promise<InProcessService> {
+  const env = { FAULTLINE_DATA_DIR: dataDir, FAULTLINE_HTTP_PORT: '0', FAULTLINE_OTLP_PORT: '0', FAULTLINE_APP_URL: 'http://faultline.bench', ...options.env };
   const source = yaml ? parseConfigText(yaml, 'bench.yaml') : readConfigFile(undefined);
   const { config, errors } = resolveConfig(source, defaultRegistry(), env);
   if (!config) throw new Error(`invalid config: ${JSON.stringify(errors)}`);
   const service = await Service.open(config, pino({ level: 'silent' }));
   const started = await service.start();
-  if (!started.bootstrap) throw new Error('expected a fresh catalog to bootstrap');
+  const liveKey = started.bootstrap?.live.secret ?? options.seededKey;
+  if (!liveKey) throw new Error('expected a fresh catalog to bootstrap');
   return {
     service,
     baseUrl: `http://127.0.0.1:${started.httpPort}`,
-    liveKey: started.bootstrap.live.secret,
+    liveKey,
     stop: () => service.stop(),
   };
 }
