@@ -23,7 +23,7 @@ import type { Database } from '../storage/database.js';
 import { SETTABLE_STATUSES, type IssueStatus } from '../storage/issues.js';
 import type { Storage } from '../storage/storage.js';
 import { verifyPassword, type Session, type Users } from '../storage/users.js';
-import { ISSUE_SORTS, InvalidWebCursorError, WebData, type IssueSort } from './data.js';
+import { chartWindow, ISSUE_SORTS, InvalidWebCursorError, WebData, type IssueSort } from './data.js';
 import { AlertsPage, ProjectsPage, SourcemapsPage } from './pages/admin.js';
 import { IssuePage } from './pages/issue.js';
 import { IssuesPage } from './pages/issues.js';
@@ -203,22 +203,20 @@ export function createWebApp(options: WebAppOptions): WebApp {
     }
     const q = event.url.searchParams;
     const range = q.get('range') === '30d' ? '30d' : '24h';
-    const wanted = q.get('event');
-    let doc: string | undefined;
-    if (wanted) doc = await storage.events.get(s.session.dataset, [issue.project_id], wanted);
-    else doc = (await storage.events.list({ dataset: s.session.dataset, projectId: issue.project_id, issueId: [issue.id] }, 1)).docs[0];
-    const event_ = doc ? (JSON.parse(doc) as ErrorEvent) : undefined;
-    if (event_ && event_.issue_id !== issue.id) throw new PageError(404, `Event ${wanted} is not an event of this issue.`);
+    const wanted = q.get('event') ?? undefined;
     const unit = range === '24h' ? 'hour' : 'day';
     const buckets = range === '24h' ? 24 : 30;
     const now = Date.now();
-    const [counts, tags, neighbours] = await Promise.all([
-      data.counts(s.session.dataset, issue.project_id, [issue.id], unit, buckets, now),
+    const [timeline, tags] = await Promise.all([
+      data.issueTimeline(s.session.dataset, issue.project_id, issue.id, { unit, buckets, now }, wanted),
       data.tagDistribution(s.session.dataset, issue.project_id, issue.id),
-      event_ ? data.neighbours(s.session.dataset, issue.project_id, issue.id, event_) : Promise.resolve({}),
     ]);
-    const size = unit === 'hour' ? 3600_000 : 86_400_000;
-    const end = Math.floor(now / size) * size + size;
+    if (wanted && !timeline.event) throw new PageError(404, `Event ${wanted} is not an event of this issue.`);
+    const doc = timeline.event ? await storage.events.get(s.session.dataset, [issue.project_id], timeline.event) : undefined;
+    const event_ = doc ? (JSON.parse(doc) as ErrorEvent) : undefined;
+    const neighbours = { older: timeline.older, newer: timeline.newer };
+    const counts = timeline.counts;
+    const { size, end } = chartWindow(unit, buckets, now);
     const labels = Array.from({ length: buckets }, (_, i) => {
       const t = new Date(end - (buckets - i) * size).toISOString();
       return unit === 'hour' ? `${t.slice(11, 16)} UTC` : t.slice(0, 10);
@@ -231,7 +229,7 @@ export function createWebApp(options: WebAppOptions): WebApp {
         event: event_,
         neighbours,
         range,
-        counts: counts.get(issue.id) ?? [],
+        counts,
         labels,
         tags,
         raw: q.get('view') === 'raw',

@@ -158,6 +158,44 @@ describe('the web app', () => {
     expect(statuses[5]).toBe(429);
   });
 
+  it("reads the issue page's events in one pass: the latest event, older/newer links, the chart and the tag counts", async () => {
+    const hour = 3600_000;
+    const now = Date.now();
+    const post = async (hoursAgo: number, browser: string, fingerprint = ['issue-page-timeline']) => {
+      const res = await svc.api('/v1/events', {
+        method: 'POST',
+        body: JSON.stringify(fullEvent({ id: randomUUID(), timestamp: new Date(now - hoursAgo * hour).toISOString(), fingerprint, tags: { browser } })),
+      });
+      expect(res.status).toBe(202);
+      return (await res.json()) as { id: string; permalink: string };
+    };
+    const oldest = await post(5, 'chrome');
+    const middle = await post(3, 'chrome');
+    const latest = await post(1, 'safari');
+    const other = await post(2, 'chrome', ['another-issue']);
+    const issue = latest.permalink.split('/').at(-1) as string;
+    expect(oldest.permalink).toBe(latest.permalink);
+
+    const browser = new WebClient(svc.baseUrl);
+    await browser.signIn('member@example.com', memberPassword);
+    const page = await (await browser.fetch(`/issues/${issue}`)).text();
+    expect(page).toContain(latest.id);
+    expect(page).toContain(`event=${middle.id}`); // the older link
+    expect(page).toContain('Newest event');
+    expect(page).toContain('Events per hour, last 24 hours: 3 events');
+    expect(page).toMatch(/aria-label="chrome: 2 of 3"/);
+    expect(page).toMatch(/aria-label="safari: 1 of 3"/);
+
+    const mid = await (await browser.fetch(`/issues/${issue}?event=${middle.id}`)).text();
+    expect(mid).toContain(`event=${latest.id}`);
+    expect(mid).toContain(`event=${oldest.id}`);
+    const first = await (await browser.fetch(`/issues/${issue}?event=${oldest.id}`)).text();
+    expect(first).toContain('Oldest event');
+
+    expect((await browser.fetch(`/issues/${issue}?event=${other.id}`)).status).toBe(404);
+    expect((await browser.fetch(`/issues/${issue}?event=${randomUUID()}`)).status).toBe(404);
+  });
+
   it('does not redirect off-site after sign-in', async () => {
     const browser = new WebClient(svc.baseUrl);
     const res = await browser.signIn('member@example.com', memberPassword, '//evil.example/x');

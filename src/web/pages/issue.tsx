@@ -7,6 +7,7 @@ import type { ErrorEvent, ExceptionInfo, StackFrame } from '../../records/event.
 import type { Issue } from '../../storage/issues.js';
 import { BarChart } from './charts.js';
 import { Csrf, Page, type Viewer, TableHead } from './layout.js';
+import { TAG_SAMPLE } from '../data.js';
 
 export interface IssueView {
   viewer: Viewer;
@@ -303,6 +304,7 @@ export function IssuePage(v: IssueView) {
       {v.tags.length > 0 && (
         <section aria-labelledby="tags-title">
           <h2 id="tags-title">Tags</h2>
+          {issue.count > TAG_SAMPLE && <p class="muted">Over the latest {TAG_SAMPLE.toLocaleString('en-US')} events.</p>}
           <div class="tags">
             {v.tags.map((tag) => (
               <table class="tag">
