@@ -202,21 +202,22 @@ export function createWebApp(options: WebAppOptions): WebApp {
       );
     }
     const q = event.url.searchParams;
-    const range = q.get('range') === '30d' ? '30d' : '24h';
+    const now = Date.now();
+    // An issue not seen for a day opens on its 30 days, where its events are.
+    const range = (q.get('range') ?? (now - Date.parse(issue.last_seen) > 86_400_000 ? '30d' : '24h')) === '30d' ? '30d' : '24h';
     const wanted = q.get('event') ?? undefined;
     const unit = range === '24h' ? 'hour' : 'day';
     const buckets = range === '24h' ? 24 : 30;
-    const now = Date.now();
+    const { size, start, end } = chartWindow(unit, buckets, now);
     const [timeline, tags] = await Promise.all([
-      data.issueTimeline(s.session.dataset, issue.project_id, issue.id, { unit, buckets, now }, wanted),
-      data.tagDistribution(s.session.dataset, issue.project_id, issue.id),
+      data.issueTimeline(s.session.dataset, issue, { unit, buckets, now }, wanted),
+      data.tagDistribution(s.session.dataset, issue.project_id, issue.id, start),
     ]);
     if (wanted && !timeline.event) throw new PageError(404, `Event ${wanted} is not an event of this issue.`);
     const doc = timeline.event ? await storage.events.get(s.session.dataset, [issue.project_id], timeline.event) : undefined;
     const event_ = doc ? (JSON.parse(doc) as ErrorEvent) : undefined;
     const neighbours = { older: timeline.older, newer: timeline.newer };
     const counts = timeline.counts;
-    const { size, end } = chartWindow(unit, buckets, now);
     const labels = Array.from({ length: buckets }, (_, i) => {
       const t = new Date(end - (buckets - i) * size).toISOString();
       return unit === 'hour' ? `${t.slice(11, 16)} UTC` : t.slice(0, 10);

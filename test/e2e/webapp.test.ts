@@ -194,6 +194,12 @@ describe('the web app', () => {
 
     expect((await browser.fetch(`/issues/${issue}?event=${other.id}`)).status).toBe(404);
     expect((await browser.fetch(`/issues/${issue}?event=${randomUUID()}`)).status).toBe(404);
+
+    // An issue last seen days ago opens on its 30 days, where its events are.
+    const old = await post(72, 'firefox', ['issue-page-old']);
+    const oldPage = await (await browser.fetch(old.permalink.replace(/^https?:\/\/[^/]+/, ''))).text();
+    expect(oldPage).toContain('Events per day, last 30 days: 1 events');
+    expect(oldPage).toMatch(/aria-label="firefox: 1 of 1"/);
   });
 
   it('does not redirect off-site after sign-in', async () => {

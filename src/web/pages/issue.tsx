@@ -304,7 +304,10 @@ export function IssuePage(v: IssueView) {
       {v.tags.length > 0 && (
         <section aria-labelledby="tags-title">
           <h2 id="tags-title">Tags</h2>
-          {issue.count > TAG_SAMPLE && <p class="muted">Over the latest {TAG_SAMPLE.toLocaleString('en-US')} events.</p>}
+          <p class="muted">
+            Events of the last {v.range === '24h' ? '24 hours' : '30 days'}
+            {issue.count > TAG_SAMPLE ? `, at most the latest ${TAG_SAMPLE.toLocaleString('en-US')}` : ''}.
+          </p>
           <div class="tags">
             {v.tags.map((tag) => (
               <table class="tag">
