@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getRequestIP, type H3Event } from 'h3';
 import type { Logger } from 'pino';
-import { primaryDsn } from '../api/projects.js';
+import { dsnOf, primaryDsn } from '../api/projects.js';
 import { parseQuery } from '../api/query-syntax.js';
 import type { Principal } from '../auth/authenticator.js';
 import { packageRoot } from '../paths.js';
@@ -18,7 +18,7 @@ import type { HttpHost, PageHandler } from '../http/host.js';
 import type { ErrorEvent } from '../records/event.js';
 import type { Alerts } from '../storage/alerts.js';
 import type { ArtifactStore } from '../storage/artifacts.js';
-import type { Catalog, Project } from '../storage/catalog.js';
+import { CatalogError, type Catalog, type Project } from '../storage/catalog.js';
 import type { Database } from '../storage/database.js';
 import { SETTABLE_STATUSES, type IssueStatus } from '../storage/issues.js';
 import type { Storage } from '../storage/storage.js';
@@ -456,7 +456,11 @@ export function createWebApp(options: WebAppOptions): WebApp {
           created,
           projects: projects.map((project) => {
             const own = keys.filter((k) => k.project_id === project.id);
-            return { project, dsn: primaryDsn(own, project, appUrl, s.session.dataset), keys: own.filter((k) => k.kind !== 'dsn') };
+            return {
+              project,
+              dsn: primaryDsn(own, project, appUrl, s.session.dataset),
+              keys: own.map((key) => ({ key, dsn: key.kind === 'dsn' && key.public_key ? dsnOf(key.public_key, project, appUrl) : undefined })),
+            };
           }),
         }),
       );
@@ -475,8 +479,29 @@ export function createWebApp(options: WebAppOptions): WebApp {
         const projectId = String(form.get('project') ?? '');
         if (!(await projectsOf(s)).some((p) => p.id === projectId)) throw new PageError(404, `No project ${projectId}.`);
         const name = String(form.get('name') ?? '').trim();
-        const created = await catalog.createKey({ dataset: form.get('dataset') === 'test' ? 'test' : 'live', projectId, name: name || undefined });
-        return projectsPage(s, { id: created.key.id, secret: created.secret });
+        const dsn = form.get('kind') === 'dsn';
+        const created = await catalog.createKey({ dataset: form.get('dataset') === 'test' ? 'test' : 'live', projectId, name: name || undefined, dsn });
+        // A DSN key's secret is never used by SDKs (they send the public key): the page lists its DSN instead.
+        return dsn ? redirect('/projects') : projectsPage(s, { id: created.key.id, secret: created.secret });
+      }, 'admin'),
+    );
+
+    http.page(
+      'POST',
+      '/projects',
+      action(async (_event, s, form) => {
+        try {
+          await catalog.createProject({
+            id: String(form.get('id') ?? '').trim(),
+            name: String(form.get('name') ?? ''),
+            platform: String(form.get('platform') ?? '').trim() || undefined,
+            orgId: s.principal.orgId,
+          });
+        } catch (error) {
+          if (error instanceof CatalogError) throw new PageError(error.code === 'conflict' ? 409 : 400, error.message);
+          throw error;
+        }
+        return redirect('/projects');
       }, 'admin'),
     );
 

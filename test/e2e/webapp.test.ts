@@ -83,6 +83,34 @@ describe('the web app', () => {
     expect(keys.data[0].keys.some((k) => k.name === 'from the web')).toBe(true);
   });
 
+  it('lets an admin create a project and a DSN key for it (the DSN listed), and refuses a member', async () => {
+    const member = new WebClient(svc.baseUrl);
+    await member.signIn('member@example.com', memberPassword);
+    const memberPage = await (await member.fetch('/projects')).text();
+    expect(memberPage).not.toContain('Create project');
+    expect((await member.post('/projects', { _csrf: WebClient.csrfOf(memberPage), id: 'sneaky', name: 'Sneaky' })).status).toBe(403);
+
+    const admin = new WebClient(svc.baseUrl);
+    await admin.signIn('admin@example.com', adminPassword);
+    const csrf = WebClient.csrfOf(await (await admin.fetch('/projects')).text());
+    const created = await admin.post('/projects', { _csrf: csrf, id: 'shop-web', name: 'Shop web', platform: 'javascript' });
+    expect(created.status).toBe(303);
+    expect((await admin.post('/projects', { _csrf: csrf, id: 'shop-web', name: 'Again' })).status).toBe(409);
+    expect((await admin.post('/projects', { _csrf: csrf, id: 'Not An Id', name: 'Bad' })).status).toBe(400);
+
+    expect((await admin.post('/projects/keys', { _csrf: csrf, project: 'shop-web', name: 'browser', dataset: 'live', kind: 'dsn' })).status).toBe(303);
+    const projects = (await (await svc.api('/v1/projects')).json()) as {
+      data: Array<{ id: string; name: string; keys: Array<{ name: string; type: string; dsn?: string }> }>;
+    };
+    const project = projects.data.find((p) => p.id === 'shop-web');
+    expect(project?.name).toBe('Shop web');
+    const dsn = project?.keys.find((k) => k.name === 'browser');
+    expect(dsn?.type).toBe('dsn');
+    expect(dsn?.dsn).toMatch(/^http:\/\/[0-9a-f]{32}@/);
+    const page = await (await admin.fetch('/projects')).text();
+    expect(page).toContain(dsn?.dsn as string);
+  });
+
   it('lets an admin create, mute and delete alert rules (every bad field listed), and refuses a member', async () => {
     const member = new WebClient(svc.baseUrl);
     await member.signIn('member@example.com', memberPassword);
