@@ -19,7 +19,7 @@ import { mapSentryEvent, sentryEventId } from './event.js';
 import { inflateCapped, parseEvents } from '../routes/replays.js';
 import type { ReplayChunkInput } from '../../../src/records/replay.js';
 import { mapReplay, rrwebMilliseconds } from './replay.js';
-import { aggregateCounts, sessionCounts } from './sessions.js';
+import { aggregateCounts, MAX_COUNT, sessionCounts } from './sessions.js';
 import { mapStandaloneSpan, mapTransaction } from './spans.js';
 
 export interface SentryRouteOptions {
@@ -33,6 +33,8 @@ export interface SentryRouteOptions {
 
 const EVENT_SIZE = 4096;
 const SPAN_SIZE = 512;
+/** Each attachment is a synced file write before the answer: an envelope of thousands of tiny ones is not. */
+const MAX_ATTACHMENTS = 100;
 const ALLOW_HEADERS = 'content-type, content-encoding, x-sentry-auth, authorization, sentry-trace, baggage';
 const EXPOSE_HEADERS = 'x-sentry-rate-limits, retry-after, x-request-id';
 
@@ -298,10 +300,14 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
         skip(item, 'its event was not stored');
         continue;
       }
+      if (attachmentItems.indexOf(item) >= MAX_ATTACHMENTS) {
+        skip(item, `an envelope keeps at most ${MAX_ATTACHMENTS} attachments`);
+        continue;
+      }
       const name = typeof item.header.filename === 'string' && item.header.filename !== '' ? item.header.filename : `attachment-${item.index}`;
       await attachments.add(tenant.dataset, tenant.projectId, dashed(attachTo), {
         name,
-        contentType: typeof item.header.content_type === 'string' && item.header.content_type !== '' ? item.header.content_type : undefined,
+        contentType: mediaType(item.header.content_type),
         attachmentType: typeof item.header.attachment_type === 'string' ? item.header.attachment_type : undefined,
         bytes: item.payload,
         eventAt,
@@ -413,6 +419,14 @@ function withHeaders(error: unknown, headers: Record<string, string>): unknown {
   return new ApiError(error.status, error.code, error.message, error.details, { ...error.headers, ...headers });
 }
 
+const TOKEN = "[A-Za-z0-9!#$%&'*+.^_`|~-]+";
+const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(\\s*;\\s*${TOKEN}=(${TOKEN}|"[^"\\\\\\x00-\\x1f]*"))*$`);
+
+/** An attachment's content type if it is a well-formed media type (it is sent back as a header), else undefined. */
+function mediaType(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length <= 255 && MEDIA_TYPE.test(value) ? value : undefined;
+}
+
 /** The 32 hex digits of a well-formed event id, else undefined. */
 function validEventId(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
@@ -430,7 +444,7 @@ function discardedEvents(payload: JsonObject): DiscardedEvents[] {
   const label = (value: unknown) => (typeof value !== 'string' ? 'unknown' : /^[a-z][a-z0-9_]{0,63}$/.test(value) ? value : 'other');
   for (const entry of Array.isArray(payload.discarded_events) ? payload.discarded_events : []) {
     if (!isJsonObject(entry) || typeof entry.quantity !== 'number' || !Number.isSafeInteger(entry.quantity) || entry.quantity <= 0) continue;
-    out.push({ reason: label(entry.reason), category: label(entry.category), quantity: entry.quantity });
+    out.push({ reason: label(entry.reason), category: label(entry.category), quantity: Math.min(entry.quantity, MAX_COUNT) });
   }
   return out;
 }
