@@ -291,7 +291,7 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
     const eventStored = event !== undefined || !items.some((i) => i.type === 'event');
     const eventAt =
       event && typeof (event.record.data as JsonObject).timestamp === 'string' ? ((event.record.data as JsonObject).timestamp as string) : undefined;
-    for (const item of attachmentItems) {
+    for (const [position, item] of attachmentItems.entries()) {
       if (!attachTo) {
         skip(item, 'an attachment needs the event_id of its event in the envelope header');
         continue;
@@ -300,7 +300,7 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
         skip(item, 'its event was not stored');
         continue;
       }
-      if (attachmentItems.indexOf(item) >= MAX_ATTACHMENTS) {
+      if (position >= MAX_ATTACHMENTS) {
         skip(item, `an envelope keeps at most ${MAX_ATTACHMENTS} attachments`);
         continue;
       }
