@@ -2,6 +2,7 @@
 // POST /v1/events and, with the same bodies and driver, to the bare node:http baseline.
 import { startBaseline } from './baseline-server.js';
 import { drive, settle, type DriveResult } from './driver.js';
+import { cpuPerItem, CpuWindow, type CpuPerItem } from './memory.js';
 import type { ChildService } from './service.js';
 
 export interface EventsLoadOptions {
@@ -21,11 +22,13 @@ async function load(url: string, headers: Record<string, string>, options: Event
   return drive({ url, connections: options.connections, duration: options.duration, headers, nextBody });
 }
 
-/** The bare server (a child process): read the body, JSON.parse, answer 202. */
-export async function measureBareEvents(options: EventsLoadOptions): Promise<DriveResult> {
+/** The bare server (a child process): read the body, JSON.parse, answer 202; its CPU per accepted request over the measured run. */
+export async function measureBareEvents(options: EventsLoadOptions): Promise<DriveResult & { cpu: CpuPerItem }> {
   const bare = await startBaseline();
   try {
-    return await load(`${bare.url}/v1/events`, { 'content-type': 'application/json' }, options);
+    const window = new CpuWindow(bare.pid);
+    const result = await load(`${bare.url}/v1/events`, { 'content-type': 'application/json' }, options, () => window.start());
+    return { ...result, cpu: cpuPerItem(window.stop(), result.ok) };
   } finally {
     await bare.stop();
   }

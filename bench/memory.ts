@@ -101,3 +101,36 @@ export function cpuSeconds(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks (USER_HZ = 100)
 }
+
+/**
+ * The yardstick of issue #18: CPU time (user + system, all threads) of a process over a window,
+ * read from /proc/<pid>/stat at `start()` and `stop()`. Per item it is steady where throughput
+ * on a shared 2-core machine is not.
+ */
+export class CpuWindow {
+  private startSeconds = Number.NaN;
+  seconds = Number.NaN;
+
+  constructor(private readonly pid: number) {}
+
+  start(): void {
+    this.startSeconds = cpuSeconds(this.pid);
+  }
+
+  stop(): number {
+    this.seconds = cpuSeconds(this.pid) - this.startSeconds;
+    return this.seconds;
+  }
+}
+
+/** CPU per item: the figure the yardstick prints, in µs. */
+export interface CpuPerItem {
+  /** CPU seconds over the measured window (user + system, all threads). */
+  cpuSeconds: number;
+  items: number;
+  microsPerItem: number;
+}
+
+export function cpuPerItem(cpuSeconds: number, items: number): CpuPerItem {
+  return { cpuSeconds, items, microsPerItem: items > 0 ? (cpuSeconds * 1e6) / items : Number.NaN };
+}

@@ -98,8 +98,32 @@ export interface Results {
   grouping?: GroupingResult;
   alerting?: AlertingResult;
   kafka?: KafkaBenchResult | { na: string };
+  /** CPU per item accepted, service against baseline (see YardstickRow). */
+  yardstick?: YardstickRow[];
   goals: Goal[];
   profiles?: Record<string, ProfileSummary>;
+}
+
+/**
+ * The yardstick (issue #18): the service child's CPU time (user + system, all threads, from
+ * /proc/<pid>/stat before and after the measured load) per item it accepted, beside the same
+ * figure for the baseline measured in the same run.
+ */
+export interface YardstickRow {
+  signal: 'events' | 'spans' | 'replay chunks (JSON events)' | 'replay chunks (raw gzip)';
+  /** Service CPU seconds over the measured load, and the items accepted in it. */
+  cpuSeconds: number;
+  items: number;
+  microsPerItem: number;
+  baseline: string;
+  baselineMicrosPerItem: number;
+  /** Faultline's CPU per item over the baseline's. */
+  ratio: number;
+}
+
+export function yardstickRow(signal: YardstickRow['signal'], cpuSeconds: number, items: number, baseline: string, baselineMicrosPerItem: number): YardstickRow {
+  const microsPerItem = items > 0 ? (cpuSeconds * 1e6) / items : Number.NaN;
+  return { signal, cpuSeconds, items, microsPerItem, baseline, baselineMicrosPerItem, ratio: microsPerItem / baselineMicrosPerItem };
 }
 
 export interface Goal {
@@ -117,6 +141,16 @@ export function evaluateGoals(r: Results): Goal[] {
     goals.push({ goal: 'events >= 10,000/s', value: `${fmt(e.faultline.okPerSecond)}/s`, pass: e.faultline.okPerSecond >= 10_000 });
     goals.push({ goal: 'events p99 <= 25 ms', value: `${fmt(e.faultline.latency.p99, 1)} ms`, pass: e.faultline.latency.p99 <= 25 });
     goals.push({ goal: 'events >= 0.35 x bare node:http', value: `${fmt(e.ratio, 3)} x`, pass: e.ratio >= 0.35 });
+  }
+  const ys = (signal: YardstickRow['signal']) => r.yardstick?.find((y) => y.signal === signal);
+  const ye = ys('events');
+  if (ye) {
+    goals.push({ goal: 'events CPU <= 100 µs/event', value: `${fmt(ye.microsPerItem, 1)} µs`, pass: ye.microsPerItem <= 100 });
+    goals.push({ goal: 'events CPU <= 2 x bare node:http', value: `${fmt(ye.ratio, 2)} x`, pass: ye.ratio <= 2 });
+  }
+  const ysp = ys('spans');
+  if (ysp) {
+    goals.push({ goal: 'spans CPU <= 10 µs/span', value: `${fmt(ysp.microsPerItem, 1)} µs`, pass: ysp.microsPerItem <= 10 });
   }
   if (r.spans) {
     const s = r.spans;
@@ -235,6 +269,19 @@ export function formatReport(r: Results): string {
     out.push('');
   }
 
+  if (r.yardstick?.length) {
+    out.push(
+      "CPU PER ITEM  the service child's CPU (user + system, all threads, /proc/<pid>/stat) over the measured load / items accepted; baselines in the same run",
+    );
+    out.push(
+      table(
+        ['', 'Faultline µs/item', 'items', 'baseline', 'baseline µs/item', 'ratio'],
+        r.yardstick.map((y) => [y.signal, n1(y.microsPerItem), n0(y.items), y.baseline, n1(y.baselineMicrosPerItem), n2(y.ratio)]),
+      ),
+    );
+    out.push('');
+  }
+
   if (r.reads) {
     const rd = r.reads;
     out.push(
@@ -295,12 +342,18 @@ export function formatReport(r: Results): string {
   if (r.replays) {
     const p = r.replays;
     out.push(
-      `REPLAYS  ${n1(p.chunkBytes / 1e6)} MB rrweb chunks, in process (CPU is the whole process's: server and client); stored ${p.storedPerRawByte.toFixed(3)} bytes per raw byte (gzip)`,
+      `REPLAYS  ${n1(p.chunkBytes / 1e6)} MB rrweb chunks to the service (child process); CPU ms/chunk: the service's and the sender's together, service: the child's alone; stored ${p.storedPerRawByte.toFixed(3)} bytes per raw byte (gzip)`,
     );
     out.push(
       table(
-        ['', 'chunks/s', 'raw MB/s', 'CPU ms/chunk'],
-        p.cases.map((c) => [c.label, n1(c.chunksPerSecond), n1(c.rawMBPerSecond), n1(c.cpuMillisPerChunk)]),
+        ['', 'chunks/s', 'raw MB/s', 'CPU ms/chunk', 'service CPU ms/chunk'],
+        p.cases.map((c) => [
+          c.label,
+          n1(c.chunksPerSecond),
+          n1(c.rawMBPerSecond),
+          n1(c.cpuMillisPerChunk),
+          Number.isFinite(c.serviceCpuMillisPerChunk) ? n1(c.serviceCpuMillisPerChunk) : '',
+        ]),
       ),
     );
     out.push('');

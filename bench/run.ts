@@ -23,7 +23,7 @@ import { eventBodies, SpanPayloads } from './payloads.js';
 import { formatProfile, newestProfile, summarizeProfile } from './profile.js';
 import { measureReads } from './reads.js';
 import { hashPassword, Users } from '../src/storage/users.js';
-import { evaluateGoals, formatReport, machineInfo, type Results } from './report.js';
+import { evaluateGoals, formatReport, machineInfo, yardstickRow, type Results } from './report.js';
 import { startChild, startInProcess, tempDir, type ChildService } from './service.js';
 import { measureDecode, measureFaultlineSpans } from './spans.js';
 import { measureSymbolication } from './symbolication.js';
@@ -205,7 +205,9 @@ async function main(): Promise<void> {
         cpu0 = cpuSeconds(svc.pid);
       },
     );
-    const cpuCores = (cpuSeconds(svc.pid) - cpu0) / fl.seconds;
+    const eventsCpu = cpuSeconds(svc.pid) - cpu0;
+    const cpuCores = eventsCpu / fl.seconds;
+    (results.yardstick ??= []).push(yardstickRow('events', eventsCpu, fl.ok, 'bare node:http + JSON.parse, per request', bare.cpu.microsPerItem));
     const memory = {
       steadyMB: sampler.steady('events'),
       steadyAnonMB: sampler.steady('events', 'anonMB'),
@@ -301,7 +303,11 @@ async function main(): Promise<void> {
         cpu0 = cpuSeconds(svc.pid);
       },
     );
-    const cpuCores = (cpuSeconds(svc.pid) - cpu0) / fl.seconds;
+    const spansCpu = cpuSeconds(svc.pid) - cpu0;
+    const cpuCores = spansCpu / fl.seconds;
+    const spansAccepted = fl.ok * spanPayloads.spansPerRequest;
+    if (decode)
+      (results.yardstick ??= []).push(yardstickRow('spans', spansCpu, spansAccepted, 'decodeTraceRequestProtobuf, per span', decode.cpuMicrosPerSpan));
     const memory = {
       steadyMB: sampler.steady('spans'),
       steadyAnonMB: sampler.steady('spans', 'anonMB'),
@@ -368,8 +374,18 @@ async function main(): Promise<void> {
   }
 
   if (phases.has('replays')) {
-    log(`Replays: 1 MB chunks through the service in process, ${settings.symbolicationSeconds} s per case…`);
+    log(`Replays: 1 MB chunks through the service (child process), ${settings.symbolicationSeconds} s per case…`);
     results.replays = await measureReplays({ seconds: settings.symbolicationSeconds });
+    const [baseline, json, raw] = results.replays.cases;
+    const row = (signal: 'replay chunks (JSON events)' | 'replay chunks (raw gzip)', c: typeof json) =>
+      yardstickRow(
+        signal,
+        (c.serviceCpuMillisPerChunk * c.chunks) / 1000,
+        c.chunks,
+        'JSON.parse + gzip in process, per chunk',
+        baseline.cpuMillisPerChunk * 1000,
+      );
+    (results.yardstick ??= []).push(row('replay chunks (JSON events)', json), row('replay chunks (raw gzip)', raw));
   }
 
   if (phases.has('grouping')) {

@@ -33,6 +33,8 @@ export interface DecodeResult {
   spansPerSecond: number;
   /** ms per 512-span request. */
   msPerRequest: number;
+  /** This thread's CPU per decoded span, µs (the yardstick's baseline for spans). */
+  cpuMicrosPerSpan: number;
 }
 
 /** Decodes distinct patched payloads in a loop for `seconds` (after a short warm-up). */
@@ -53,6 +55,14 @@ export function measureDecode(payloads: SpanPayloads, seconds: number): DecodeRe
   };
   run(Math.min(1000, seconds * 200)); // warm-up: let V8 optimize the decoder
   spans = 0;
+  const cpu0 = process.cpuUsage();
   const { requests, elapsed } = run(seconds * 1000);
-  return { seconds: elapsed, requests, spansPerSecond: spans / elapsed, msPerRequest: (elapsed * 1000) / requests };
+  const cpu = process.cpuUsage(cpu0);
+  return {
+    seconds: elapsed,
+    requests,
+    spansPerSecond: spans / elapsed,
+    msPerRequest: (elapsed * 1000) / requests,
+    cpuMicrosPerSpan: (cpu.user + cpu.system) / spans,
+  };
 }

@@ -177,3 +177,30 @@ describe('a body that stalls', () => {
     socket.destroy();
   });
 });
+
+describe('POST /v1/events, served lean from node:http (issue #18)', () => {
+  const count = (text: string, status: number) =>
+    sample(text, 'faultline_http_request_duration_seconds_count', `route="/v1/events",status="${status}",method="POST"`);
+
+  it('answers as through h3: the request id echoed, the latency recorded under its route, errors in the one body', async () => {
+    const before = await metrics();
+    const ok = await svc.api('/v1/events?project_id=', { method: 'POST', headers: { 'x-request-id': 'lean-1' }, body: JSON.stringify(fullEvent()) });
+    expect(ok.status).toBe(202);
+    expect(ok.headers.get('x-request-id')).toBe('lean-1');
+    expect(ok.headers.get('content-type')).toBe('application/json');
+    expect(await ok.json()).toMatchObject({ status: 'queued', id: expect.any(String) });
+    const bad = await svc.api('/v1/events', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' });
+    const body = await expectError(bad, 415, 'unsupported_media_type');
+    expect(body.error.request_id).toBe(bad.headers.get('x-request-id'));
+    await expectError(await svc.api('/v1/events', { method: 'POST', key: null, body: '{}' }), 401, 'unauthorized');
+    const after = await metrics();
+    expect(count(after, 202) - count(before, 202)).toBe(1);
+    expect(count(after, 415) - count(before, 415)).toBe(1);
+  });
+
+  it('leaves other methods and paths to h3: 405 with Allow, 404 for a neighbour', async () => {
+    const put = await svc.api('/v1/events', { method: 'PUT', body: '{}' });
+    await expectError(put, 405, 'method_not_allowed');
+    await expectError(await svc.api('/v1/eventsx', { method: 'POST', body: '{}' }), 404, 'not_found');
+  });
+});

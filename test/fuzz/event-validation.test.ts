@@ -13,6 +13,7 @@ import type { Item } from '../../src/engine/item.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import { MAX_STORABLE_MILLIS } from '../../src/records/nanos.js';
 import { FUZZ_TIMEOUT_MS, mostlyValid, oddValue } from './fuzz-config.js';
+import { expectCompiledParity } from '../support/validation-parity.js';
 
 const RECEIVED = Date.parse('2026-11-22T12:00:00Z');
 const config = validationConfigSchema.parse({ max_tags: 5, max_frames: 5, max_breadcrumbs: 3, max_string_length: 50 });
@@ -78,6 +79,7 @@ describe('fuzz: event validation', () => {
     () => {
       fc.assert(
         fc.property(fc.oneof(fc.anything(), event), (raw) => {
+          expectCompiledParity(raw); // the compiled accept-path says what zod says
           const result = validateEvent(raw, config);
           if (!result.ok) expectDetails(result.errors);
           else expect(JSON.parse(JSON.stringify(result.event))).toBeTypeOf('object');

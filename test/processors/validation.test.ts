@@ -7,6 +7,7 @@ import { validationConfigSchema, type ValidationConfig } from '../../processors/
 import { validationFactory } from '../../processors/validation/factory.js';
 import { errorEventJsonSchema } from '../../src/records/event-schema.js';
 import { parseRelease, validateEvent } from '../../processors/validation/validate.js';
+import { expectCompiledParity } from '../support/validation-parity.js';
 
 const defaults = validationConfigSchema.parse({});
 
@@ -30,6 +31,7 @@ function itemOf(data: unknown): Item {
 }
 
 async function run(data: unknown, config: Partial<ValidationConfig> = {}): Promise<Item> {
+  expectCompiledParity(data);
   const item = itemOf(data);
   await processor(config).process([item]);
   return item;
@@ -59,12 +61,14 @@ function setAt(target: Record<string, any>, path: string, value: unknown): Recor
 }
 
 function errorsOf(raw: unknown, config = defaults) {
+  expectCompiledParity(raw);
   const result = validateEvent(raw, config);
   if (result.ok) throw new Error('expected the event to be rejected');
   return result.errors;
 }
 
 function accepted(raw: unknown, config: ValidationConfig = defaults) {
+  expectCompiledParity(raw);
   const result = validateEvent(raw, config);
   if (!result.ok) throw new Error(`expected the event to be accepted: ${JSON.stringify(result.errors)}`);
   return result;

@@ -27,6 +27,7 @@ export function eventIngestRoute({ host, receiverId, consumer, maxBodyBytes }: E
     summary: 'Ingest one error event',
     tag: 'events',
     auth: true,
+    lean: true, // the hottest route: served from node:http before h3 builds a web Request (src/http/host.ts)
     query: [INGEST_PROJECT_DOC],
     requestBody: { contentType: 'application/json', schema: errorEventJsonSchema },
     responses: {
