@@ -66,6 +66,11 @@ export interface ReadsOptions {
   /** Longest time spent walking the cursor, seconds. */
   walkSeconds: number;
   filter: { environment: string; release: string; query: string };
+  /**
+   * Draw the random event and trace ids among the newest this many rows (the large mode loads
+   * documents for those only: load.ts); from every row by default.
+   */
+  sampleNewest?: number;
   /** A web app session cookie (`fl_session=…`): adds the issue page to the cases. */
   webCookie?: string;
   log?: (line: string) => void;
@@ -88,8 +93,10 @@ export async function measureReads(options: ReadsOptions): Promise<ReadTiming[]>
   const database = svc.service.host.database;
   const reader = () => database.reader();
   const sample = async (sql: string) => (await reader().runAndReadAll(sql)).getRows().map((r) => String(r[0]));
-  const eventIds = await sample(`SELECT id FROM events USING SAMPLE ${Math.max(requests, 50)} ROWS`);
-  const traceIds = await sample(`SELECT trace_id FROM spans USING SAMPLE ${Math.max(requests, 50)} ROWS`);
+  const newest = (table: string, column: string, order: string) =>
+    options.sampleNewest ? `(SELECT ${column} FROM ${table} ORDER BY ${order} DESC LIMIT ${Math.floor(options.sampleNewest * 0.9)})` : table;
+  const eventIds = await sample(`SELECT id FROM ${newest('events', 'id', 'timestamp')} USING SAMPLE ${Math.max(requests, 50)} ROWS`);
+  const traceIds = await sample(`SELECT trace_id FROM ${newest('spans', 'trace_id', 'start_ns')} USING SAMPLE ${Math.max(requests, 50)} ROWS`);
   const issueIds = await sample(`SELECT issue_id FROM events USING SAMPLE ${Math.max(requests, 50)} ROWS`);
 
   // Walk the cursor; the deep case cycles over the cursors of the last 10 pages walked.
@@ -138,6 +145,17 @@ export async function measureReads(options: ReadsOptions): Promise<ReadTiming[]>
         const after = decodeCursor(deep[n % deep.length]);
         return rowsOf(r(), EVENT_PAGE_SQL(`${BASE_WHERE} AND ${CURSOR_WHERE}`), { ...base, cursor_ts: after.micros, cursor_id: after.id, limit: 51 });
       },
+    },
+    {
+      name: 'issues: first page',
+      request: 'GET /v1/issues (by last seen)',
+      path: () => '/v1/issues?project_id=default',
+      sql: (r) =>
+        rowsOf(
+          r(),
+          'SELECT title, id, last_seen, count FROM issues WHERE dataset = $dataset AND project_id = $project ORDER BY last_seen DESC, id DESC LIMIT $limit',
+          { ...base, limit: 51 },
+        ),
     },
     {
       name: 'events: one event',
