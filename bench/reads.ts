@@ -177,10 +177,16 @@ export async function measureReads(options: ReadsOptions): Promise<ReadTiming[]>
         const [spans] = await Promise.all([
           rowsOf(
             r(),
-            'SELECT doc, span_id, parent_span_id, name, service_name, start_ns, end_ns, status FROM spans WHERE trace_id = $trace AND dataset = $dataset AND project_id IN ($p0) ORDER BY start_ns, span_id',
+            // The shape src/storage/traces.ts runs (trace_id alone first, so the trace_id index is
+            // taken): with the predicates side by side DuckDB scans the table (0.7 s at 10M spans).
+            'WITH t AS MATERIALIZED (SELECT * FROM spans WHERE trace_id = $trace) SELECT doc, span_id, parent_span_id, name, service_name, start_ns, end_ns, status FROM t WHERE dataset = $dataset AND project_id IN ($p0) ORDER BY start_ns, span_id',
             params,
           ),
-          rowsOf(r(), 'SELECT id FROM events WHERE trace_id = $trace AND dataset = $dataset AND project_id IN ($p0) ORDER BY timestamp, id', params),
+          rowsOf(
+            r(),
+            'WITH t AS MATERIALIZED (SELECT dataset, project_id, id, timestamp FROM events WHERE trace_id = $trace) SELECT id FROM t WHERE dataset = $dataset AND project_id IN ($p0) ORDER BY timestamp, id',
+            params,
+          ),
         ]);
         return spans;
       },
