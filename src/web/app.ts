@@ -214,8 +214,8 @@ export function createWebApp(options: WebAppOptions): WebApp {
     const now = Date.now();
     const [counts, tags, neighbours] = await Promise.all([
       data.counts(s.session.dataset, issue.project_id, [issue.id], unit, buckets, now),
-      data.tagDistribution(s.session.dataset, issue.project_id, issue),
-      event_ ? data.neighbours(s.session.dataset, issue.project_id, issue, event_) : Promise.resolve({}),
+      data.tagDistribution(s.session.dataset, issue.project_id, issue.id),
+      event_ ? data.neighbours(s.session.dataset, issue.project_id, issue.id, event_) : Promise.resolve({}),
     ]);
     const size = unit === 'hour' ? 3600_000 : 86_400_000;
     const end = Math.floor(now / size) * size + size;
@@ -233,8 +233,7 @@ export function createWebApp(options: WebAppOptions): WebApp {
         range,
         counts: counts.get(issue.id) ?? [],
         labels,
-        tags: tags.tags,
-        tagsSampled: tags.sampled < issue.count ? tags.sampled : undefined,
+        tags,
         raw: q.get('view') === 'raw',
         notice,
       }),

@@ -29,10 +29,6 @@ export interface IssueQuery {
 
 const SORT_KEY: Record<IssueSort, string> = { last_seen: 'epoch_us(last_seen)', first_seen: 'epoch_us(first_seen)', count: 'count' };
 const HOUR_MS = 3600 * 1000;
-/** The issue page's tag distribution reads this many of the issue's latest events. */
-export const TAG_SAMPLE = 1000;
-/** How many of an issue's events (on average) the neighbours' first window holds. */
-const NEIGHBOUR_WINDOW = 32;
 const DAY_MS = 24 * HOUR_MS;
 
 export class InvalidWebCursorError extends Error {}
@@ -162,96 +158,54 @@ export class WebData {
     return out;
   }
 
-  /**
-   * The most frequent values of each tag (with the environment and release) on the issue's latest
-   * `sample` events. All of them made the issue page take seconds at 10M events (every event's
-   * tags parsed as JSON, 900k for the busiest issue); the latest 1,000 are a fraction of it. They
-   * are found in a window ending at the issue's last event and sized from its count, so DuckDB's
-   * zone maps skip the older row groups (rows arrive in time order); when the window holds too
-   * few (the events are not evenly spread), the issue's whole history is read.
-   */
+  /** The most frequent values of each tag on the issue's events (with the environment and release). */
   async tagDistribution(
     dataset: Dataset,
     projectId: string,
-    issue: { id: string; first_seen: string; last_seen: string; count: number },
+    issueId: string,
     top = 5,
-    sample = TAG_SAMPLE,
-  ): Promise<{ sampled: number; tags: Array<{ key: string; total: number; values: Array<{ value: string; count: number }> }> }> {
-    const first = Date.parse(issue.first_seen);
-    const last = Date.parse(issue.last_seen);
-    const share = Math.min(1, (2 * sample) / Math.max(1, issue.count));
-    const windows = share < 1 && Number.isFinite(first) && Number.isFinite(last) ? [Math.floor(last - (last - first) * share), undefined] : [undefined];
-    let rows: DuckDBValue[][] = [];
-    for (const since of windows) {
-      const params: Record<string, DuckDBValue> = { dataset, project: projectId, issue: issue.id, top, sample };
-      if (since !== undefined) params.since = BigInt(since) * 1000n;
-      const result = await this.read(
-        `WITH e AS (SELECT environment, release, tags FROM ${this.storage.eventRows.relation([projectId])}
-                     WHERE dataset = $dataset AND project_id = $project AND issue_id = $issue
-                       ${since === undefined ? '' : 'AND timestamp >= make_timestamp($since::BIGINT)'}
-                     ORDER BY timestamp DESC LIMIT $sample),
-              kv AS (
-                SELECT 'environment' AS key, environment AS value FROM e
-                UNION ALL SELECT 'release', release FROM e
-                UNION ALL SELECT unnest(map_keys(m)), unnest(map_values(m))
-                  FROM (SELECT json_transform(tags, '"MAP(VARCHAR, VARCHAR)"') AS m FROM e WHERE tags IS NOT NULL)),
-              c AS (SELECT key, value, count(*)::INTEGER AS n FROM kv WHERE value IS NOT NULL GROUP BY ALL),
-              r AS (SELECT *, row_number() OVER (PARTITION BY key ORDER BY n DESC, value) AS rank, sum(n) OVER (PARTITION BY key)::INTEGER AS total FROM c)
-         SELECT key, value, n, total, (SELECT count(*) FROM e)::INTEGER AS sampled FROM r WHERE rank <= $top
-          ORDER BY key = 'environment' DESC, key = 'release' DESC, key, rank`,
-        params,
-      );
-      rows = result.getRows();
-      if (Number(rows[0]?.[4] ?? 0) >= Math.min(sample, issue.count)) break;
-    }
+  ): Promise<Array<{ key: string; total: number; values: Array<{ value: string; count: number }> }>> {
+    const result = await this.read(
+      `WITH e AS (SELECT environment, release, tags FROM ${this.storage.eventRows.relation([projectId])}
+                   WHERE dataset = $dataset AND project_id = $project AND issue_id = $issue),
+            kv AS (
+              SELECT 'environment' AS key, environment AS value FROM e
+              UNION ALL SELECT 'release', release FROM e
+              UNION ALL SELECT k, json_extract_string(tags, '$."' || replace(replace(k, '\\', '\\\\'), '"', '\\"') || '"')
+                FROM (SELECT tags, unnest(json_keys(tags)) AS k FROM e WHERE tags IS NOT NULL)),
+            c AS (SELECT key, value, count(*)::INTEGER AS n FROM kv WHERE value IS NOT NULL GROUP BY ALL),
+            r AS (SELECT *, row_number() OVER (PARTITION BY key ORDER BY n DESC, value) AS rank, sum(n) OVER (PARTITION BY key)::INTEGER AS total FROM c)
+       SELECT key, value, n, total FROM r WHERE rank <= $top ORDER BY key = 'environment' DESC, key = 'release' DESC, key, rank`,
+      { dataset, project: projectId, issue: issueId, top },
+    );
     const out: Array<{ key: string; total: number; values: Array<{ value: string; count: number }> }> = [];
-    for (const [key, value, n, total] of rows) {
+    for (const [key, value, n, total] of result.getRows()) {
       let entry = out[out.length - 1];
       if (!entry || entry.key !== String(key)) out.push((entry = { key: String(key), total: Number(total), values: [] }));
       entry.values.push({ value: String(value), count: Number(n) });
     }
-    return { sampled: Number(rows[0]?.[4] ?? 0), tags: out };
+    return out;
   }
 
-  /**
-   * The ids of the events of the issue just older and just newer than this one (timestamp, then
-   * id). Each side is looked for first in a window around the event sized from the issue's count
-   * (some 32 events' worth), so the zone maps skip the rest of the table: unbounded, "just older"
-   * read every older event of the issue (100 ms for the busiest issue at 10M events). When the
-   * window holds none and does not reach the issue's first (last) event, that side is looked for
-   * again without it.
-   */
+  /** The ids of the events of the issue just older and just newer than this one (timestamp, then id). */
   async neighbours(
     dataset: Dataset,
     projectId: string,
-    issue: { id: string; first_seen: string; last_seen: string; count: number },
+    issueId: string,
     event: { id: string; timestamp: string },
-    window = NEIGHBOUR_WINDOW,
   ): Promise<{ older?: string; newer?: string }> {
-    const ts = isoMicros(event.timestamp);
-    const [firstMs, lastMs] = [Date.parse(issue.first_seen), Date.parse(issue.last_seen)];
-    const known = Number.isFinite(firstMs) && Number.isFinite(lastMs);
-    const [first, last] = known ? [BigInt(firstMs) * 1000n, BigInt(lastMs) * 1000n] : [0n, 0n];
-    const span = known && issue.count > window ? BigInt(Math.ceil((Number(last - first) * window) / issue.count)) : undefined;
+    const params = { dataset, project: projectId, issue: issueId, ts: isoMicros(event.timestamp), id: event.id };
     const relation = this.storage.eventRows.relation([projectId]);
     const base = `FROM ${relation} WHERE dataset = $dataset AND project_id = $project AND issue_id = $issue`;
-    const side = async (older: boolean, bound?: bigint): Promise<string | undefined> => {
-      const params: Record<string, DuckDBValue> = { dataset, project: projectId, issue: issue.id, ts, id: event.id };
-      if (bound !== undefined) params.bound = bound;
-      const [lt, gt] = older ? ['<', '>='] : ['>', '<='];
-      const result = await this.read(
-        `SELECT id ${base} AND (timestamp ${lt} make_timestamp($ts::BIGINT) OR (timestamp = make_timestamp($ts::BIGINT) AND id ${lt} $id))
-           ${bound === undefined ? '' : `AND timestamp ${gt} make_timestamp($bound::BIGINT)`}
-         ORDER BY timestamp ${older ? 'DESC' : ''}, id ${older ? 'DESC' : ''} LIMIT 1`,
-        params,
-      );
-      const found = result.getRows()[0]?.[0];
-      if (found != null) return String(found);
-      const reached = bound === undefined || (older ? bound <= first : bound >= last);
-      return reached ? undefined : side(older);
-    };
-    const [older, newer] = await Promise.all([side(true, span === undefined ? undefined : ts - span), side(false, span === undefined ? undefined : ts + span)]);
-    return { older, newer };
+    const result = await this.read(
+      `SELECT (SELECT id ${base} AND (timestamp < make_timestamp($ts::BIGINT) OR (timestamp = make_timestamp($ts::BIGINT) AND id < $id))
+                ORDER BY timestamp DESC, id DESC LIMIT 1) AS older,
+              (SELECT id ${base} AND (timestamp > make_timestamp($ts::BIGINT) OR (timestamp = make_timestamp($ts::BIGINT) AND id > $id))
+                ORDER BY timestamp, id LIMIT 1) AS newer`,
+      params,
+    );
+    const [older, newer] = result.getRows()[0] ?? [];
+    return { older: older == null ? undefined : String(older), newer: newer == null ? undefined : String(newer) };
   }
 
   /** Environments and releases seen in the project (the list's filter choices). */

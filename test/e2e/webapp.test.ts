@@ -5,9 +5,6 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullEvent, startService, type TestService } from '../support/service.js';
 import { createUser, WebClient } from '../support/web.js';
-import { WebData } from '../../src/web/data.js';
-import type { Storage } from '../../src/storage/storage.js';
-import type { Issue } from '../../src/storage/issues.js';
 
 let svc: TestService;
 let adminPassword: string;
@@ -176,60 +173,5 @@ describe('the web app', () => {
     expect(html).toContain('Sandbox');
     expect(html).toContain('No issues yet');
     expect(html).toContain('/v1/events');
-  });
-});
-
-describe("the issue page's tags and neighbours", () => {
-  it('counts the tags of the latest events when asked for fewer than the issue has, and of all of them otherwise', async () => {
-    const type = `TagSampleError${randomUUID().slice(0, 8)}`;
-    const hour = Date.now() - 3600_000;
-    // Six events an hour apart: the three newest are on route /new, the three oldest on /old.
-    let permalink = '';
-    const events: Array<{ id: string; timestamp: string }> = [];
-    for (let i = 0; i < 6; i++) {
-      const event = fullEvent({
-        id: randomUUID(),
-        timestamp: new Date(hour - (5 - i) * 3600_000).toISOString(),
-        exception: { type, value: 'sampled', stacktrace: [{ filename: 'src/tags.js', function: 'sample', lineno: 1, in_app: true }] },
-        tags: { route: i >= 3 ? '/new' : '/old', browser: 'firefox' },
-      });
-      const res = await svc.api('/v1/events', { method: 'POST', body: JSON.stringify(event) });
-      expect(res.status).toBe(202);
-      permalink = ((await res.json()) as { permalink: string }).permalink;
-      events.push(event as { id: string; timestamp: string });
-    }
-    const id = permalink.split('/').at(-1) as string;
-    const storage = svc.service.storage as Storage;
-    const issue = await storage.issues.get('live', ['default'], id);
-    expect(issue?.count).toBe(6);
-    const data = new WebData(svc.service.host.database, storage);
-    const route = (tags: Awaited<ReturnType<WebData['tagDistribution']>>) => tags.tags.find((t) => t.key === 'route');
-
-    // Two of six: read in a window before the issue's last event (a third of its history, here).
-    const latest = await data.tagDistribution('live', 'default', issue as Issue, 5, 2);
-    expect(latest.sampled).toBe(2);
-    expect(route(latest)).toEqual({ key: 'route', total: 2, values: [{ value: '/new', count: 2 }] });
-    // Four of six: the window is the whole history again.
-    expect(route(await data.tagDistribution('live', 'default', issue as Issue, 5, 4))?.values).toEqual([
-      { value: '/new', count: 3 },
-      { value: '/old', count: 1 },
-    ]);
-
-    const all = await data.tagDistribution('live', 'default', issue as Issue);
-    expect(all.sampled).toBe(6);
-    expect(route(all)?.values).toEqual([
-      { value: '/new', count: 3 },
-      { value: '/old', count: 3 },
-    ]);
-    expect(all.tags.find((t) => t.key === 'browser')).toEqual({ key: 'browser', total: 6, values: [{ value: 'firefox', count: 6 }] });
-
-    // Neighbours: without a window (6 events), with one that holds them (2 events' worth), and
-    // with one too narrow to (a tenth of an event's worth: looked for again without it).
-    for (const window of [32, 2, 0.1]) {
-      const at = (i: number) => data.neighbours('live', 'default', issue as Issue, events[i], window);
-      expect(await at(2)).toEqual({ older: events[1].id, newer: events[3].id });
-      expect(await at(0)).toEqual({ older: undefined, newer: events[1].id });
-      expect(await at(5)).toEqual({ older: events[4].id, newer: undefined });
-    }
   });
 });

@@ -17,8 +17,6 @@ export interface IssueView {
   counts: number[];
   labels: string[];
   tags: Array<{ key: string; total: number; values: Array<{ value: string; count: number }> }>;
-  /** Set when the tags are of the issue's latest events only: how many. */
-  tagsSampled?: number;
   raw: boolean;
   notice?: string;
 }
@@ -305,7 +303,6 @@ export function IssuePage(v: IssueView) {
       {v.tags.length > 0 && (
         <section aria-labelledby="tags-title">
           <h2 id="tags-title">Tags</h2>
-          {v.tagsSampled !== undefined && <p class="range">Of the latest {v.tagsSampled.toLocaleString('en-US')} events</p>}
           <div class="tags">
             {v.tags.map((tag) => (
               <table class="tag">
