@@ -281,6 +281,16 @@ export interface LoadResult {
   fileBytes: number;
 }
 
+export interface LoadOptions {
+  /**
+   * Only the newest this many events, and the spans of the newest this many / 12.5 traces, get a
+   * document in the DocStore (all of them by default). At 10M rows the documents alone would take
+   * ~150 GB and most of an hour to write; the large mode (large.ts) reads the newest rows' pages
+   * and looks up documents of the rows that have one.
+   */
+  documents?: number;
+}
+
 /** Writes `events` events and about `spans` spans into the data directory's DuckDB file. */
 export async function bulkLoad(
   dataDir: string,
@@ -288,6 +298,7 @@ export async function bulkLoad(
   spans: number,
   log: (line: string) => void = () => undefined,
   now = Date.now(),
+  options: LoadOptions = {},
 ): Promise<Omit<LoadResult, 'fileBytes'>> {
   const started = performance.now();
   const db = await Database.open(dataDir);
@@ -298,6 +309,9 @@ export async function bulkLoad(
   const traces = Math.max(1, Math.round(spans / SPANS_PER_TRACE));
   const windowMs = 30 * DAY_MS - 3600_000; // the last 30 days (less an hour of slack for retention's day boundary)
   const startMs = now - windowMs;
+  // Rows numbered from here on (events) and traces from here on (spans) get their documents.
+  const firstEventDoc = Math.max(0, events - (options.documents ?? events));
+  const firstTraceDoc = Math.max(0, traces - Math.round((options.documents ?? spans) / SPANS_PER_TRACE));
   try {
     await db.write(async (c) => {
       await createTemplateTable(
@@ -367,10 +381,11 @@ export async function bulkLoad(
           )
           SELECT '${DATASET}' AS dataset, '${PROJECT}' AS project_id, r.id, make_timestamp(r.ts_ms * 1000) AS timestamp, make_timestamp(r.received_ms * 1000) AS received_at,
             tpl.issue_id, r.environment, tpl.release, tpl.level, tpl.type AS exception_type, tpl.value AS exception_value, tpl.message, r.user_id,
-            r.user_id || '@example.com' AS user_email, r.trace_id, NULL::VARCHAR AS replay_id, r.tags, ${eventDoc} AS doc, r.i - ${lo} AS n
+            r.user_id || '@example.com' AS user_email, r.trace_id, NULL::VARCHAR AS replay_id, r.tags,
+            CASE WHEN r.i >= ${firstEventDoc} THEN ${eventDoc} ELSE '' END AS doc, r.i - ${lo} AS n
           FROM r3 AS r JOIN bench_event_tpl AS tpl ON tpl.t = r.t
           `);
-        for (let at = 0; at < hi - lo; at += DOC_BATCH) {
+        for (let at = Math.max(0, firstEventDoc - lo); at < hi - lo; at += DOC_BATCH) {
           // (n, not rowid: a temporary table's row ids are not 0-based inside a transaction)
           const rows = (await c.runAndReadAll(`SELECT id, doc FROM bench_event_chunk WHERE n >= ${at} AND n < ${at + DOC_BATCH}`)).getRows();
           await docs.put(rows.map(([id, doc]) => ({ kind: 'events', key: [DATASET, PROJECT, String(id)], doc: String(doc) })));
@@ -424,7 +439,7 @@ export async function bulkLoad(
           )
           SELECT '${DATASET}', '${PROJECT}', s.trace_id, s.span_id, s.parent_span_id, tpl.name, tpl.service, s.start_ms * 1000000, s.end_ms * 1000000,
             CASE WHEN hash(s.k * 17 + s.j) % 50 = 0 THEN 'error' ELSE 'unset' END, tpl.kind, make_timestamp((s.end_ms + 2000) * 1000),
-            ${spanDoc}
+            CASE WHEN s.k >= ${firstTraceDoc} THEN ${spanDoc} ELSE '' END
           FROM s JOIN bench_span_tpl AS tpl ON tpl.t = s.role * 4 + (s.k % 4)::INTEGER
           `);
         spanCount += Number(result.getRows()[0]?.[0] ?? 0);

@@ -384,6 +384,10 @@ interface SpanTemplate {
   /** Offsets of every occurrence of each distinct trace id (16 bytes) and span id (8 bytes). */
   traceIdOffsets: number[][];
   spanIdOffsets: number[][];
+  /** Offsets of every span's start and end time (fixed64 nanoseconds, little-endian). */
+  timeOffsets: number[];
+  /** When the template's spans were recorded (ms): a request's times move by the time since. */
+  recordedAt: number;
 }
 
 function offsetsOf(bytes: Buffer, id: Buffer): number[] {
@@ -401,10 +405,25 @@ function buildTemplate(serviceIndex: number, spansPerBatch: number, random: () =
   const spanIds = [...new Set(spans.map((s) => s.spanContext().spanId))];
   const traceIdOffsets = traceIds.map((id) => offsetsOf(bytes, Buffer.from(id, 'hex')));
   const spanIdOffsets = spanIds.map((id) => offsetsOf(bytes, Buffer.from(id, 'hex')));
+  // Span.start_time_unix_nano is field 7 and end_time_unix_nano field 8, both fixed64 (tags 0x39, 0x41).
+  const timeOffsets: number[] = [];
+  for (const span of spans) {
+    for (const [tag, time] of [
+      [0x39, span.startTime],
+      [0x41, span.endTime],
+    ] as const) {
+      const field = Buffer.alloc(9);
+      field[0] = tag;
+      field.writeBigUInt64LE(BigInt(time[0]) * 1_000_000_000n + BigInt(time[1]), 1);
+      const at = offsetsOf(bytes, field);
+      if (at.length === 0) throw new Error('a span time was not found in the encoded request');
+      for (const offset of at) if (!timeOffsets.includes(offset + 1)) timeOffsets.push(offset + 1);
+    }
+  }
   // Every trace id is on each of its spans; every span id on its span and its children.
   const traceRefs = traceIdOffsets.reduce((n, o) => n + o.length, 0);
   if (traceRefs !== spans.length) throw new Error(`trace ids found ${traceRefs} times in the encoded request, expected ${spans.length}`);
-  return { bytes, spans: spans.length, traceIdOffsets, spanIdOffsets };
+  return { bytes, spans: spans.length, traceIdOffsets, spanIdOffsets, timeOffsets, recordedAt: Date.now() };
 }
 
 export class SpanPayloads {
@@ -447,6 +466,10 @@ export class SpanPayloads {
       const id = this.randomBytes(8);
       for (const at of offsets) id.copy(body, at);
     }
+    // Spans that have just ended, as an SDK exports them (not the same start times in every
+    // request): the DocStore keys spans by start time, and the times decide where they land.
+    const shift = BigInt(Date.now() - template.recordedAt) * 1_000_000n;
+    for (const at of template.timeOffsets) body.writeBigUInt64LE(body.readBigUInt64LE(at) + shift, at);
     return body;
   }
 

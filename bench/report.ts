@@ -88,6 +88,8 @@ export interface Results {
     loadSeconds: number;
     databaseBytes: number;
     cases: ReadTiming[];
+    /** The large mode: only the newest this many rows have documents (bench/large.ts). */
+    documents?: number;
     /** RSS of this process (bench + in-process service) after the reads. */
     rssMB: number;
   };
@@ -295,6 +297,7 @@ export function formatReport(r: Results): string {
       ),
     );
     for (const c of rd.cases) out.push(`    ${c.name}: ${c.request}`);
+    if (rd.documents) out.push(`  documents in the DocStore for the newest ${n0(rd.documents)} events and spans only (bench/large.ts)`);
     out.push(`  RSS of the bench process holding the in-process service after the reads: ${n0(rd.rssMB)} MB`);
     out.push('');
   }

@@ -16,12 +16,12 @@ import { Database } from '../src/storage/database.js';
 import { migrate } from '../src/storage/migrate.js';
 import { measureBareEvents, measureFaultlineEvents } from './events.js';
 import { drive } from './driver.js';
-import { bulkLoad } from './load.js';
 import { cpuSeconds, directoryBytes, docStoreBytes, duckdbBytes, readRss, RssSampler } from './memory.js';
 import { measureOverload } from './overload.js';
 import { eventBodies, SpanPayloads } from './payloads.js';
 import { formatProfile, newestProfile, summarizeProfile } from './profile.js';
 import { measureReads } from './reads.js';
+import { largeSizes, loadOnce } from './large.js';
 import { hashPassword, Users } from '../src/storage/users.js';
 import { evaluateGoals, formatReport, machineInfo, yardstickRow, type Results } from './report.js';
 import { startChild, startInProcess, tempDir, type ChildService } from './service.js';
@@ -39,6 +39,8 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean', default: false },
     events: { type: 'string' },
     spans: { type: 'string' },
+    documents: { type: 'string' },
+    data: { type: 'string' },
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
@@ -339,10 +341,14 @@ async function main(): Promise<void> {
       note: 'child process; steady = median RSS over the 2nd half of the events and spans loads (the larger), peak = VmHWM incl. overload',
     };
 
-  if (phases.has('reads')) {
-    log(`Reads: bulk-loading ${N_EVENTS.toLocaleString('en-US')} events and ${N_SPANS.toLocaleString('en-US')} spans…`);
-    const dataDir = removeLater(tempDir('faultline-bench-reads-'));
-    const loaded = await bulkLoad(dataDir, N_EVENTS, N_SPANS, log);
+  if (phases.has('reads') || phases.has('large')) {
+    // `large`: the reads at 10M rows, documents for the newest only (large.ts).
+    const large = phases.has('large') ? largeSizes(args) : undefined;
+    const [nEvents, nSpans] = large ? [large.events, large.spans] : [N_EVENTS, N_SPANS];
+    log(`Reads: bulk-loading ${nEvents.toLocaleString('en-US')} events and ${nSpans.toLocaleString('en-US')} spans…`);
+    // --data DIR: load there once and reuse the rows in later runs (large.ts).
+    const dataDir = args.data ?? removeLater(tempDir('faultline-bench-reads-'));
+    const loaded = await loadOnce(dataDir, nEvents, nSpans, log, large?.documents);
     const databaseBytes = duckdbBytes(dataDir);
     log(`  loaded in ${loaded.seconds.toFixed(1)} s, ${(databaseBytes / 2 ** 30).toFixed(2)} GiB; starting the service in-process…`);
     const svc = await startInProcess(dataDir, readsConfig());
@@ -356,9 +362,10 @@ async function main(): Promise<void> {
       maxSeconds: settings.readMaxSecondsPerSide,
       walkSeconds: settings.readWalkSeconds,
       filter: { environment: 'production', release: 'shop-web@2.15.0', query: 'undefined' },
+      sampleNewest: large?.documents,
       log,
     });
-    results.reads = { ...loaded, loadSeconds: loaded.seconds, databaseBytes, cases, rssMB: readRss(process.pid).rssMB };
+    results.reads = { ...loaded, documents: large?.documents, loadSeconds: loaded.seconds, databaseBytes, cases, rssMB: readRss(process.pid).rssMB };
     await svc.stop();
     cleanup.pop();
   }
@@ -413,7 +420,13 @@ async function main(): Promise<void> {
 /** A web app user and session, so the reads can time the issue page as a signed-in browser gets it. */
 async function benchSession(database: Database): Promise<string> {
   const users = new Users(database);
-  const user = await users.create({ email: 'bench@example.com', role: 'member', passwordHash: await hashPassword('bench-password'), orgId: 'default' });
+  // (a run reusing loaded rows with --data finds the user of the run before it)
+  const user = await users.create({
+    email: `bench-${Date.now()}@example.com`,
+    role: 'member',
+    passwordHash: await hashPassword('bench-password'),
+    orgId: 'default',
+  });
   return `fl_session=${(await users.startSession(user.id)).token}`;
 }
 

@@ -55,6 +55,10 @@ function decode(text: string): { k: string; id: string } {
 
 /** Events the issue page's tag distribution reads: the issue's latest ones. */
 export const TAG_SAMPLE = 10_000;
+/** How many of an issue's events (on average) the first look for an event's neighbours spans. */
+const NEIGHBOUR_WINDOW = 32;
+/** A timestamp past any stored one (microseconds; 2262, the largest nanosecond time). */
+const MAX_MICROS = 9_223_372_036_854_775n;
 
 export class WebData {
   constructor(
@@ -212,9 +216,10 @@ export class WebData {
    */
   async issueTimeline(
     dataset: Dataset,
-    issue: { id: string; project_id: string; last_seen: string },
+    issue: { id: string; project_id: string; last_seen: string; first_seen?: string; count?: number },
     chart: { unit: 'hour' | 'day'; buckets: number; now?: number },
     eventId?: string,
+    window = NEIGHBOUR_WINDOW,
   ): Promise<{ event?: string; older?: string; newer?: string; counts: number[] }> {
     const relation = this.storage.eventRows.relation([issue.project_id]);
     const base = `FROM ${relation} WHERE dataset = $dataset AND project_id = $project AND issue_id = $issue`;
@@ -230,13 +235,30 @@ export class WebData {
     out.event = cur.id;
     const { size, start } = chartWindow(chart.unit, chart.buckets, chart.now);
     const at = '(timestamp = make_timestamp($ts::BIGINT) AND id';
+    // The neighbours are looked for within ~`window` events' worth of the issue's history around
+    // the shown event first: without a lower bound, "just older" than the latest event read every
+    // older event of the issue (100-300 ms for the busiest issue at 10M events, bench/README.md).
+    // A side the window holds nothing for is looked for again without it, unless the window
+    // already reaches the issue's first (last) event.
+    const ts = BigInt(cur.micros);
+    const [first, last] = [Date.parse(issue.first_seen ?? ''), Date.parse(issue.last_seen)];
+    const span =
+      Number.isFinite(first) && Number.isFinite(last) && (issue.count ?? 0) > window
+        ? BigInt(Math.ceil(((last - first) * 1000 * window) / (issue.count as number)))
+        : undefined;
+    const bounds = { from: span === undefined ? 0n : ts - span, to: span === undefined ? MAX_MICROS : ts + span };
+    const older = (from: bigint) =>
+      `(SELECT id ${base} AND (timestamp < make_timestamp($ts::BIGINT) OR ${at} < $id)) AND timestamp >= make_timestamp(${from}::BIGINT) ORDER BY timestamp DESC, id DESC LIMIT 1)`;
+    const newer = (to: bigint) =>
+      `(SELECT id ${base} AND (timestamp > make_timestamp($ts::BIGINT) OR ${at} > $id)) AND timestamp <= make_timestamp(${to}::BIGINT) ORDER BY timestamp, id LIMIT 1)`;
+    const values = { ...params, ts, id: cur.id, start: BigInt(start) * 1000n, size: BigInt(size) * 1000n };
     const result = await this.read(
-      `SELECT 'older' AS kind, (SELECT id ${base} AND (timestamp < make_timestamp($ts::BIGINT) OR ${at} < $id)) ORDER BY timestamp DESC, id DESC LIMIT 1) AS value, NULL AS n
-       UNION ALL SELECT 'newer', (SELECT id ${base} AND (timestamp > make_timestamp($ts::BIGINT) OR ${at} > $id)) ORDER BY timestamp, id LIMIT 1), NULL
+      `SELECT 'older' AS kind, ${older(bounds.from)} AS value, NULL AS n
+       UNION ALL SELECT 'newer', ${newer(bounds.to)}, NULL
        UNION ALL SELECT 'bucket', bucket::VARCHAR, n FROM (
          SELECT ((epoch_us(timestamp) - $start::BIGINT) // $size::BIGINT)::INTEGER AS bucket, count(*)::INTEGER AS n
            ${base} AND timestamp >= make_timestamp($start::BIGINT) GROUP BY ALL)`,
-      { ...params, ts: BigInt(cur.micros), id: cur.id, start: BigInt(start) * 1000n, size: BigInt(size) * 1000n },
+      values,
     );
     for (const [kind, value, n] of result.getRows()) {
       if (kind === 'bucket') {
@@ -244,6 +266,12 @@ export class WebData {
         if (i >= 0 && i < chart.buckets) out.counts[i] = Number(n);
       } else if (value != null) out[kind as 'older' | 'newer'] = String(value);
     }
+    const again = async (sql: string) => {
+      const found = (await this.read(`SELECT ${sql} AS value`, { ...params, ts, id: cur.id })).getRows()[0]?.[0];
+      return found == null ? undefined : String(found);
+    };
+    if (out.older === undefined && span !== undefined && bounds.from > BigInt(first) * 1000n) out.older = await again(older(0n));
+    if (out.newer === undefined && span !== undefined && bounds.to < BigInt(last) * 1000n) out.newer = await again(newer(MAX_MICROS));
     return out;
   }
 

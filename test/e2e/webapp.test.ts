@@ -5,6 +5,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullEvent, startService, type TestService } from '../support/service.js';
 import { createUser, WebClient } from '../support/web.js';
+import { WebData } from '../../src/web/data.js';
+import type { Storage } from '../../src/storage/storage.js';
+import type { Issue } from '../../src/storage/issues.js';
 
 let svc: TestService;
 let adminPassword: string;
@@ -228,6 +231,37 @@ describe('the web app', () => {
     const oldPage = await (await browser.fetch(old.permalink.replace(/^https?:\/\/[^/]+/, ''))).text();
     expect(oldPage).toContain('Events per day, last 30 days: 1 events');
     expect(oldPage).toMatch(/aria-label="firefox: 1 of 1"/);
+  });
+
+  it("finds an event's neighbours in a window around it first, and without it when the window holds none", async () => {
+    const hour = 3600_000;
+    const now = Date.now();
+    // Six events of one issue: five an hour apart, and one ten hours before them (an uneven gap).
+    const events: Array<{ id: string }> = [];
+    for (const hoursAgo of [16, 6, 5, 4, 3, 2]) {
+      const event = { id: randomUUID(), timestamp: new Date(now - hoursAgo * hour).toISOString(), fingerprint: ['issue-page-window'] };
+      const res = await svc.api('/v1/events', { method: 'POST', body: JSON.stringify(fullEvent(event)) });
+      expect(res.status).toBe(202);
+      events.push(event);
+    }
+    const storage = svc.service.storage as Storage;
+    const first = JSON.parse((await storage.events.get('live', ['default'], events[0].id)) as string) as { issue_id: string };
+    const issue = (await storage.issues.get('live', ['default'], first.issue_id)) as Issue;
+    expect(issue.count).toBe(6);
+    const data = new WebData(svc.service.host.database, storage);
+    // Windows of 32 events' worth (more than the issue has: none), 2 (14 h / 6 × 2 ≈ 4.7 h) and a
+    // tenth of one (~14 min: every neighbour is found by the second look).
+    for (const window of [32, 2, 0.1]) {
+      const at = async (i: number) => {
+        const { event, older, newer } = await data.issueTimeline('live', issue, { unit: 'hour', buckets: 24, now }, events[i].id, window);
+        expect(event).toBe(events[i].id);
+        return { older, newer };
+      };
+      expect(await at(1)).toEqual({ older: events[0].id, newer: events[2].id }); // ten hours back: beyond the window of 2
+      expect(await at(3)).toEqual({ older: events[2].id, newer: events[4].id });
+      expect(await at(0)).toEqual({ older: undefined, newer: events[1].id });
+      expect(await at(5)).toEqual({ older: events[4].id, newer: undefined });
+    }
   });
 
   it('does not redirect off-site after sign-in', async () => {
