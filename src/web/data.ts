@@ -54,7 +54,7 @@ function decode(text: string): { k: string; id: string } {
 }
 
 /** Events the issue page's tag distribution reads: the issue's latest ones. */
-export const TAG_SAMPLE = 10_000;
+export const TAG_SAMPLE = 1_000;
 /** How many of an issue's events (on average) the first look for an event's neighbours spans. */
 const NEIGHBOUR_WINDOW = 32;
 /** A timestamp past any stored one (microseconds; 2262, the largest nanosecond time). */
