@@ -82,18 +82,12 @@ export class Catalog {
   private orgs?: Organization[];
   private dsnKeys?: Map<string, ApiKey>;
   private readonly keyListeners: Array<() => void> = [];
-  private readonly changeListeners: Array<(change: CatalogChange) => void> = [];
 
   constructor(private readonly db: Database) {}
 
   /** Called whenever a key is created or revoked, so caches of credentials can be dropped. */
   onKeysChanged(listener: () => void): void {
     this.keyListeners.push(listener);
-  }
-
-  /** Called with every change this node makes to projects and keys (not with changes applied from elsewhere). */
-  onChange(listener: (change: CatalogChange) => void): void {
-    this.changeListeners.push(listener);
   }
 
   /**
@@ -198,15 +192,15 @@ export class Catalog {
 
   /** Sets the origins browser SDKs may report from (null or empty: any). */
   async setAllowedOrigins(id: string, origins: string[] | null): Promise<Project> {
-    if (!(await this.project(id))) throw new CatalogError('not_found', `no project ${id}`);
+    const old = await this.project(id);
+    if (!old) throw new CatalogError('not_found', `no project ${id}`);
     const value = origins && origins.length ? JSON.stringify(origins) : null;
     await this.db.write(async (c) => {
       await c.run('UPDATE projects SET allowed_origins = ? WHERE id = ?', [value, id]);
+      await this.db.recordChange(c, { kind: 'project', project: { ...old, allowed_origins: value === null ? null : [...(origins as string[])] } });
     });
     this.projects = undefined;
-    const project = (await this.project(id)) as Project;
-    this.changed({ kind: 'project', project });
-    return project;
+    return (await this.project(id)) as Project;
   }
 
   async createProject(input: { id: string; name: string; platform?: string; orgId?: string }): Promise<Project> {
@@ -252,11 +246,11 @@ export class Catalog {
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, 'dsn', ?)`,
         [dsnKey.id, orgId, project.id, dsnKey.dataset, dsnKey.name, dsnKey.display_prefix, dsnHash(project.public_key), project.created_at, project.public_key],
       );
+      await this.db.recordChange(c, { kind: 'project', project });
+      await this.db.recordChange(c, { kind: 'key', key: dsnKey, secret_hash: dsnHash(project.public_key) });
     });
     this.projects = undefined;
     this.keysChanged();
-    this.changed({ kind: 'project', project });
-    this.changed({ kind: 'key', key: dsnKey, secret_hash: dsnHash(project.public_key) });
     return project;
   }
 
@@ -290,9 +284,9 @@ export class Catalog {
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)`,
         [key.id, key.org_id, key.project_id, key.dataset, key.name, key.display_prefix, secretHash, key.created_at, key.kind, key.public_key],
       );
+      await this.db.recordChange(c, { kind: 'key', key, secret_hash: secretHash });
     });
     this.keysChanged();
-    this.changed({ kind: 'key', key, secret_hash: secretHash });
     return { key, secret };
   }
 
@@ -312,15 +306,19 @@ export class Catalog {
          RETURNING ${KEY_COLUMNS}, secret_hash`,
         [id],
       );
-      return rows<ApiKey & { secret_hash: string }>(result)[0];
+      const row = rows<ApiKey & { secret_hash: string }>(result)[0];
+      if (row) {
+        const { secret_hash, ...key } = row;
+        await this.db.recordChange(c, { kind: 'key', key, secret_hash });
+      }
+      return row;
     });
     if (!revoked) {
       const known = (await this.listKeys()).some((k) => k.id === id);
       throw new CatalogError(known ? 'conflict' : 'not_found', known ? `key ${id} is revoked already` : `no key ${id}`);
     }
     this.keysChanged();
-    const { secret_hash, ...key } = revoked;
-    this.changed({ kind: 'key', key, secret_hash });
+    const { secret_hash: _hash, ...key } = revoked;
     return key;
   }
 
@@ -355,10 +353,6 @@ export class Catalog {
       );
     }
     return this.projects;
-  }
-
-  private changed(change: CatalogChange): void {
-    for (const listener of this.changeListeners) listener(change);
   }
 
   private keysChanged(): void {

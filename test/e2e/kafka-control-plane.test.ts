@@ -4,10 +4,10 @@
 // on the ingest node holds on the query node; a node started afterwards replays all of it.
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startMockBroker, seededDataDirs, type MockBroker } from '../support/kafka.js';
-import { roleEnv, roleYaml, until } from '../support/kafka-roles.js';
+import { startMockBroker, startRoleNodes, type MockBroker } from '../support/kafka.js';
+import { roleYaml, until } from '../support/kafka-roles.js';
 import { childEnv, runCli } from '../support/process.js';
-import { fullEvent, startService, tempDir, type TestService } from '../support/service.js';
+import { fullEvent, startService, type TestService } from '../support/service.js';
 
 describe('the shared control plane over Kafka', () => {
   let broker: MockBroker | undefined;
@@ -20,13 +20,8 @@ describe('the shared control plane over Kafka', () => {
 
   it('replicates keys, projects and issue statuses to every node, and to a node that starts late', { timeout: 90_000 }, async () => {
     broker = await startMockBroker();
-    const lake = tempDir('faultline-shared-lake-');
-    const seeded = await seededDataDirs(4);
+    const { ingest, worker, query, seeded, env } = await startRoleNodes(broker.brokers, 1);
     const keys = { live: seeded.liveKey, test: seeded.testKey };
-    const env = roleEnv(broker.brokers, lake);
-    const ingest = await startService({ yaml: roleYaml('ingest'), dataDir: seeded.dirs[0], keys, env });
-    const worker = await startService({ yaml: roleYaml('worker'), dataDir: seeded.dirs[1], keys, env });
-    const query = await startService({ yaml: roleYaml('query'), dataDir: seeded.dirs[2], keys, env });
     services.push(ingest, worker, query);
 
     // A project and a key made with the CLI against the query node...
