@@ -81,10 +81,12 @@ export class Service {
     };
     const metrics = new Metrics();
     const database = await Database.open(settings.data_dir);
-    const catalog = new Catalog(database);
+    const shared = settings.control_plane.brokers.trim() !== '';
+    // With a shared control plane projects are created on any node: ingest ids are hashed, not max + 1.
+    const catalog = new Catalog(database, shared ? 'hashed' : 'sequential');
     const auth = new Authenticator(catalog);
     // With a shared control plane, other nodes share the artifacts path (see src/storage/artifacts.ts).
-    const artifacts = new ArtifactStore(database, settings.artifacts.path, settings.control_plane.brokers.trim() !== '');
+    const artifacts = new ArtifactStore(database, settings.artifacts.path, shared);
     const alerts = new Alerts(database);
     await alerts.rules.load();
     const http = new HttpHost({

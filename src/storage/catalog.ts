@@ -1,6 +1,6 @@
 // Control-plane records: organizations, projects and API keys, in catalog tables of the service's
 // DuckDB file. Projects are few and read on every request, so they are cached in memory.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { datasetOf, displayPrefix, hashSecret, newSecret, randomBase62 } from '../auth/keys.js';
 import type { Dataset } from '../engine/item.js';
 import type { Database } from './database.js';
@@ -83,7 +83,14 @@ export class Catalog {
   private dsnKeys?: Map<string, ApiKey>;
   private readonly keyListeners: Array<() => void> = [];
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /**
+     * How a new project's ingest id is chosen: `sequential` (max + 1: one node), or `hashed` (with a
+     * shared control plane, where projects are created on any node: see hashedIngestId).
+     */
+    private readonly ingestIds: 'sequential' | 'hashed' = 'sequential',
+  ) {}
 
   /** Called whenever a key is created or revoked, so caches of credentials can be dropped. */
   onKeysChanged(listener: () => void): void {
@@ -234,8 +241,15 @@ export class Catalog {
     };
     await this.db.write(async (c) => {
       // Allocated inside the write: writes are serialized, so no two projects get one number.
-      const next = rows<{ n: number }>(await c.runAndReadAll('SELECT coalesce(max(ingest_id), 0) + 1 AS n FROM projects'))[0];
-      project.ingest_id = next.n;
+      if (this.ingestIds === 'hashed') {
+        const taken = new Set(rows<{ ingest_id: number }>(await c.runAndReadAll('SELECT ingest_id FROM projects')).map((r) => Number(r.ingest_id)));
+        let attempt = 0;
+        do project.ingest_id = hashedIngestId(project.id, attempt++);
+        while (taken.has(project.ingest_id));
+      } else {
+        const next = rows<{ n: number }>(await c.runAndReadAll('SELECT coalesce(max(ingest_id), 0) + 1 AS n FROM projects'))[0];
+        project.ingest_id = next.n;
+      }
       await c.run(
         `INSERT INTO projects (id, org_id, slug, name, platform, public_key, created_at, ingest_id, allowed_origins)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
@@ -359,4 +373,21 @@ export class Catalog {
     this.dsnKeys = undefined;
     for (const listener of this.keyListeners) listener();
   }
+}
+
+/** Where hashed ingest ids start: above every sequential one a single node handed out before. */
+const HASHED_BASE = 2 ** 31;
+const HASHED_RANGE = 2 ** 47;
+
+/**
+ * A project's ingest id with a shared control plane: derived from its id (SHA-256, into 2^47
+ * numbers above 2^31, at most 15 digits as the Sentry routes take them), so nodes creating projects
+ * at once do not hand out one number twice, and two nodes that both create a project of one id
+ * agree on it. A number this node already holds moves to the next attempt; two different ids meeting
+ * on two nodes before either has seen the other's project is a birthday chance of about n²/2^48
+ * (10,000 projects: 4·10⁻⁷).
+ */
+export function hashedIngestId(projectId: string, attempt = 0): number {
+  const digest = createHash('sha256').update(`${projectId}\0${attempt}`).digest();
+  return HASHED_BASE + (digest.readUIntBE(0, 6) % HASHED_RANGE);
 }
