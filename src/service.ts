@@ -23,7 +23,7 @@ import { Quarantine } from './storage/quarantine.js';
 import type { ReadSource } from './storage/read-source.js';
 import { Alerts } from './storage/alerts.js';
 import { ArtifactStore } from './storage/artifacts.js';
-import { EventAttachments, ReleaseHealth } from './storage/sentry-ingest.js';
+import { ClientReports, EventAttachments, ReleaseHealth } from './storage/sentry-ingest.js';
 import { RetentionJob, type RetentionTarget } from './storage/retention.js';
 import type { ExpiryResult } from './engine/component.js';
 import { Storage } from './storage/storage.js';
@@ -153,6 +153,7 @@ export class Service {
       logger: host.logger,
     });
     web.mount(host.http, this.storage);
+    const attachments = new EventAttachments(host.database, host.settings.data_dir);
     mountReadApi(host.http, {
       issuePage: web.issuePage,
       catalog: host.catalog,
@@ -161,8 +162,9 @@ export class Service {
       artifacts: this.artifacts,
       alerts: host.alerts,
       limits: host.settings.limits,
-      attachments: new EventAttachments(host.database, host.settings.data_dir),
+      attachments,
       releaseHealth: new ReleaseHealth(host.database),
+      clientReports: new ClientReports(host.database),
     });
     // Only what this node writes: a read-only exporter's data (a shared lake) is its writer's to expire.
     const targets: RetentionTarget[] = graph
@@ -171,6 +173,11 @@ export class Service {
     targets.push({
       id: 'artifacts',
       expire: (cutoff) => (cutoff.artifacts ? this.artifacts.expire(cutoff.artifacts) : Promise.resolve({ deletedRows: {}, deletedPartitions: [] })),
+    });
+    // Attachments sent with Sentry events go on the day their event goes.
+    targets.push({
+      id: 'attachments',
+      expire: (cutoff) => (cutoff.events ? attachments.expire(cutoff.events) : Promise.resolve({ deletedRows: {}, deletedPartitions: [] })),
     });
     targets.push({
       id: 'alerts',

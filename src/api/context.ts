@@ -4,7 +4,7 @@ import type { PageHandler } from '../http/host.js';
 import type { Alerts } from '../storage/alerts.js';
 import type { ArtifactStore } from '../storage/artifacts.js';
 import type { Catalog } from '../storage/catalog.js';
-import type { EventAttachments, ReleaseHealth } from '../storage/sentry-ingest.js';
+import type { ClientReports, EventAttachments, ReleaseHealth } from '../storage/sentry-ingest.js';
 import type { Storage } from '../storage/storage.js';
 
 export interface ApiContext {
@@ -22,6 +22,8 @@ export interface ApiContext {
   attachments: EventAttachments;
   /** Sessions per release (release health on GET /v1/projects). */
   releaseHealth: ReleaseHealth;
+  /** What Sentry SDKs reported discarding (client reports, on GET /v1/projects). */
+  clientReports: ClientReports;
   /** The web app's issue page: what a browser without a key gets at the permalink. */
   issuePage?: PageHandler;
 }

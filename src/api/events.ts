@@ -1,7 +1,9 @@
-// GET /v1/events and GET /v1/events/{id}.
+// GET /v1/events, GET /v1/events/{id} and GET /v1/events/{id}/attachments/{attachment_id}.
 import { readProjects } from '../auth/scope.js';
+import type { Dataset } from '../engine/item.js';
 import { errors } from '../http/errors.js';
-import { json, principalOf, type RouteDefinition } from '../http/host.js';
+import { FastResponse } from 'srvx';
+import { json, principalOf, type RequestContext, type RouteDefinition } from '../http/host.js';
 import { LEVELS } from '../records/event.js';
 import { InvalidCursorError } from '../storage/cursor.js';
 import type { ApiContext } from './context.js';
@@ -10,6 +12,13 @@ import { parseQuery } from './query-syntax.js';
 
 export function eventRoutes({ catalog, storage, attachments }: ApiContext): RouteDefinition[] {
   const routes: RouteDefinition[] = [];
+  /** What the routes under /v1/events/{id} share. */
+  const oneEvent: Pick<RouteDefinition, 'method' | 'tag' | 'auth' | 'query'> = {
+    method: 'GET',
+    tag: 'events',
+    auth: true,
+    query: [{ name: 'project_id', description: 'Look in this project only', schema: { type: 'string' } }],
+  };
 
   routes.push({
     method: 'GET',
@@ -72,30 +81,60 @@ export function eventRoutes({ catalog, storage, attachments }: ApiContext): Rout
   });
 
   routes.push({
-    method: 'GET',
+    ...oneEvent,
     path: '/v1/events/:id',
     summary: 'Get one error event with its symbolicated stack trace, issue and root cause',
-    tag: 'events',
-    auth: true,
-    query: [{ name: 'project_id', description: 'Look in this project only', schema: { type: 'string' } }],
     responses: { 200: 'The event', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' },
     handler: async (ctx) => {
-      const principal = principalOf(ctx);
-      const projects = await readProjects(catalog, principal, optional(ctx.query, 'project_id'));
-      const doc = await storage.events.get(
-        principal.dataset,
-        projects.map((p) => p.id),
-        normalizeEventId(ctx.params.id),
-      );
-      if (!doc) throw errors.notFound(`no event ${ctx.params.id}`);
-      const { id, project_id: projectId } = JSON.parse(doc) as { id: string; project_id: string };
-      const files = await attachments.list(principal.dataset, projectId, id);
+      const { doc, id, projectId, dataset } = await readEvent(ctx);
+      const files = await attachments.list(dataset, projectId, id);
       // Attachments (sent by Sentry SDKs with the event) are listed when there are any.
       return json(ctx, 200, files.length ? `${doc.slice(0, -1)},"attachments":${JSON.stringify(files)}}` : doc);
     },
   });
 
+  routes.push({
+    ...oneEvent,
+    path: '/v1/events/:id/attachments/:attachment_id',
+    summary: 'Download an attachment a Sentry SDK sent with the event (its bytes, with the content type it was sent with)',
+    responses: { 200: 'The bytes', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found (no such event, or no such attachment on it)' },
+    handler: async (ctx) => {
+      // The event is looked up first, with the reader's dataset and projects: an attachment is
+      // reachable exactly when its event is.
+      const { id, projectId, dataset } = await readEvent(ctx);
+      const found = await attachments.get(dataset, projectId, id, ctx.params.attachment_id);
+      if (!found) throw errors.notFound(`no attachment ${ctx.params.attachment_id} on event ${ctx.params.id}`);
+      const { attachment, bytes } = found;
+      return new FastResponse(bytes, {
+        status: 200,
+        headers: {
+          'content-type': attachment.content_type ?? 'application/octet-stream',
+          'content-length': String(bytes.length),
+          // What an SDK sent is never rendered as a page of this origin.
+          'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(attachment.name)}`,
+          'x-content-type-options': 'nosniff',
+          'content-security-policy': "default-src 'none'; sandbox",
+          'x-request-id': ctx.requestId,
+        },
+      });
+    },
+  });
+
   return routes;
+
+  /** The event of `/v1/events/:id…` as the reader may see it (404 otherwise). */
+  async function readEvent(ctx: RequestContext): Promise<{ doc: string; id: string; projectId: string; dataset: Dataset }> {
+    const principal = principalOf(ctx);
+    const projects = await readProjects(catalog, principal, optional(ctx.query, 'project_id'));
+    const doc = await storage.events.get(
+      principal.dataset,
+      projects.map((p) => p.id),
+      normalizeEventId(ctx.params.id),
+    );
+    if (!doc) throw errors.notFound(`no event ${ctx.params.id}`);
+    const { id, project_id: projectId } = JSON.parse(doc) as { id: string; project_id: string };
+    return { doc, id, projectId, dataset: principal.dataset };
+  }
 }
 
 /** Event ids are stored as lower-case dashed UUIDs; Sentry SDKs write them as 32 hex digits. */

@@ -14,7 +14,7 @@ interface SignalActivity {
   count_24h: number;
 }
 
-export function projectRoutes({ catalog, storage, appUrl, releaseHealth }: ApiContext): RouteDefinition[] {
+export function projectRoutes({ catalog, storage, appUrl, releaseHealth, clientReports }: ApiContext): RouteDefinition[] {
   return [
     {
       method: 'GET',
@@ -31,7 +31,7 @@ export function projectRoutes({ catalog, storage, appUrl, releaseHealth }: ApiCo
         const after = cursor === undefined ? undefined : decodeProjectCursor(cursor);
         const projects = (await reachableProjects(catalog, principal)).filter((p) => after === undefined || p.id > after);
         const page = projects.slice(0, limit);
-        const [keys, activity, health, replayActivity] = await Promise.all([
+        const [keys, activity, health, replayActivity, reports] = await Promise.all([
           catalog.listKeys(),
           storage.events.activity(
             principal.dataset,
@@ -42,6 +42,10 @@ export function projectRoutes({ catalog, storage, appUrl, releaseHealth }: ApiCo
             page.map((p) => p.id),
           ),
           storage.replays.activity(
+            principal.dataset,
+            page.map((p) => p.id),
+          ),
+          clientReports.forProjects(
             principal.dataset,
             page.map((p) => p.id),
           ),
@@ -68,6 +72,7 @@ export function projectRoutes({ catalog, storage, appUrl, releaseHealth }: ApiCo
               traces: none,
               replays,
               sessions: health.get(project.id) ?? [],
+              client_reports: reports.get(project.id) ?? { discarded_total: 0, discarded_events: [] },
             },
           };
         });

@@ -201,6 +201,22 @@ export const CATALOG_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 11,
+    name: 'attachments expire with their event; client reports per project',
+    // An attachment keeps its event's timestamp, so retention removes it (row and bytes) on the
+    // day the event goes; the rows that existed take their time of receipt. Client reports (what
+    // Sentry SDKs discarded before sending, and why) are counted per project for its telemetry.
+    sql: `
+      ALTER TABLE event_attachments ADD COLUMN event_at TIMESTAMP;
+      UPDATE event_attachments SET event_at = created_at;
+      CREATE TABLE client_reports (
+        dataset VARCHAR NOT NULL, project_id VARCHAR NOT NULL, reason VARCHAR NOT NULL, category VARCHAR NOT NULL,
+        quantity BIGINT NOT NULL, last_seen_at TIMESTAMP NOT NULL,
+        PRIMARY KEY (dataset, project_id, reason, category)
+      );
+    `,
+  },
+  {
+    version: 12,
     name: 'the control plane outbox and deletion markers',
     // Changes to replicate over the shared control plane (src/kafka/control-plane.ts) are written
     // here in the transaction that makes them, sent to Kafka in seq order, and deleted once Kafka

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getRequestIP, type H3Event } from 'h3';
 import type { Logger } from 'pino';
-import { primaryDsn } from '../api/projects.js';
+import { dsnOf, primaryDsn } from '../api/projects.js';
 import { parseQuery } from '../api/query-syntax.js';
 import type { Principal } from '../auth/authenticator.js';
 import { packageRoot } from '../paths.js';
@@ -18,12 +18,12 @@ import type { HttpHost, PageHandler } from '../http/host.js';
 import type { ErrorEvent } from '../records/event.js';
 import type { Alerts } from '../storage/alerts.js';
 import type { ArtifactStore } from '../storage/artifacts.js';
-import type { Catalog, Project } from '../storage/catalog.js';
+import { CatalogError, type Catalog, type Project } from '../storage/catalog.js';
 import type { Database } from '../storage/database.js';
 import { SETTABLE_STATUSES, type IssueStatus } from '../storage/issues.js';
 import type { Storage } from '../storage/storage.js';
 import { verifyPassword, type Session, type Users } from '../storage/users.js';
-import { ISSUE_SORTS, InvalidWebCursorError, WebData, type IssueSort } from './data.js';
+import { chartWindow, ISSUE_SORTS, InvalidWebCursorError, WebData, type IssueSort } from './data.js';
 import { AlertsPage, ProjectsPage, SourcemapsPage } from './pages/admin.js';
 import { IssuePage } from './pages/issue.js';
 import { IssuesPage } from './pages/issues.js';
@@ -202,23 +202,22 @@ export function createWebApp(options: WebAppOptions): WebApp {
       );
     }
     const q = event.url.searchParams;
-    const range = q.get('range') === '30d' ? '30d' : '24h';
-    const wanted = q.get('event');
-    let doc: string | undefined;
-    if (wanted) doc = await storage.events.get(s.session.dataset, [issue.project_id], wanted);
-    else doc = (await storage.events.list({ dataset: s.session.dataset, projectId: issue.project_id, issueId: [issue.id] }, 1)).docs[0];
-    const event_ = doc ? (JSON.parse(doc) as ErrorEvent) : undefined;
-    if (event_ && event_.issue_id !== issue.id) throw new PageError(404, `Event ${wanted} is not an event of this issue.`);
+    const now = Date.now();
+    // An issue not seen for a day opens on its 30 days, where its events are.
+    const range = (q.get('range') ?? (now - Date.parse(issue.last_seen) > 86_400_000 ? '30d' : '24h')) === '30d' ? '30d' : '24h';
+    const wanted = q.get('event') ?? undefined;
     const unit = range === '24h' ? 'hour' : 'day';
     const buckets = range === '24h' ? 24 : 30;
-    const now = Date.now();
-    const [counts, tags, neighbours] = await Promise.all([
-      data.counts(s.session.dataset, issue.project_id, [issue.id], unit, buckets, now),
-      data.tagDistribution(s.session.dataset, issue.project_id, issue.id),
-      event_ ? data.neighbours(s.session.dataset, issue.project_id, issue.id, event_) : Promise.resolve({}),
+    const { size, start, end } = chartWindow(unit, buckets, now);
+    const [timeline, tags] = await Promise.all([
+      data.issueTimeline(s.session.dataset, issue, { unit, buckets, now }, wanted),
+      data.tagDistribution(s.session.dataset, issue.project_id, issue.id, start),
     ]);
-    const size = unit === 'hour' ? 3600_000 : 86_400_000;
-    const end = Math.floor(now / size) * size + size;
+    if (wanted && !timeline.event) throw new PageError(404, `Event ${wanted} is not an event of this issue.`);
+    const doc = timeline.event ? await storage.events.get(s.session.dataset, [issue.project_id], timeline.event) : undefined;
+    const event_ = doc ? (JSON.parse(doc) as ErrorEvent) : undefined;
+    const neighbours = { older: timeline.older, newer: timeline.newer };
+    const counts = timeline.counts;
     const labels = Array.from({ length: buckets }, (_, i) => {
       const t = new Date(end - (buckets - i) * size).toISOString();
       return unit === 'hour' ? `${t.slice(11, 16)} UTC` : t.slice(0, 10);
@@ -231,7 +230,7 @@ export function createWebApp(options: WebAppOptions): WebApp {
         event: event_,
         neighbours,
         range,
-        counts: counts.get(issue.id) ?? [],
+        counts,
         labels,
         tags,
         raw: q.get('view') === 'raw',
@@ -457,7 +456,11 @@ export function createWebApp(options: WebAppOptions): WebApp {
           created,
           projects: projects.map((project) => {
             const own = keys.filter((k) => k.project_id === project.id);
-            return { project, dsn: primaryDsn(own, project, appUrl, s.session.dataset), keys: own.filter((k) => k.kind !== 'dsn') };
+            return {
+              project,
+              dsn: primaryDsn(own, project, appUrl, s.session.dataset),
+              keys: own.map((key) => ({ key, dsn: key.kind === 'dsn' && key.public_key ? dsnOf(key.public_key, project, appUrl) : undefined })),
+            };
           }),
         }),
       );
@@ -476,8 +479,29 @@ export function createWebApp(options: WebAppOptions): WebApp {
         const projectId = String(form.get('project') ?? '');
         if (!(await projectsOf(s)).some((p) => p.id === projectId)) throw new PageError(404, `No project ${projectId}.`);
         const name = String(form.get('name') ?? '').trim();
-        const created = await catalog.createKey({ dataset: form.get('dataset') === 'test' ? 'test' : 'live', projectId, name: name || undefined });
-        return projectsPage(s, { id: created.key.id, secret: created.secret });
+        const dsn = form.get('kind') === 'dsn';
+        const created = await catalog.createKey({ dataset: form.get('dataset') === 'test' ? 'test' : 'live', projectId, name: name || undefined, dsn });
+        // A DSN key's secret is never used by SDKs (they send the public key): the page lists its DSN instead.
+        return dsn ? redirect('/projects') : projectsPage(s, { id: created.key.id, secret: created.secret });
+      }, 'admin'),
+    );
+
+    http.page(
+      'POST',
+      '/projects',
+      action(async (_event, s, form) => {
+        try {
+          await catalog.createProject({
+            id: String(form.get('id') ?? '').trim(),
+            name: String(form.get('name') ?? ''),
+            platform: String(form.get('platform') ?? '').trim() || undefined,
+            orgId: s.principal.orgId,
+          });
+        } catch (error) {
+          if (error instanceof CatalogError) throw new PageError(error.code === 'conflict' ? 409 : 400, error.message);
+          throw error;
+        }
+        return redirect('/projects');
       }, 'admin'),
     );
 

@@ -5,7 +5,6 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { ParsedQuery } from '../api/query-syntax.js';
 import type { Dataset } from '../engine/item.js';
-import { isoMicros } from '../records/event-row.js';
 import type { Database } from '../storage/database.js';
 import type { Issue, IssueStatus } from '../storage/issues.js';
 import { rows } from '../storage/rows.js';
@@ -31,6 +30,13 @@ const SORT_KEY: Record<IssueSort, string> = { last_seen: 'epoch_us(last_seen)', 
 const HOUR_MS = 3600 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 
+/** A chart's buckets: `buckets` buckets of `unit`, the last one holding `now`. */
+export function chartWindow(unit: 'hour' | 'day', buckets: number, now = Date.now()): { size: number; start: number; end: number } {
+  const size = unit === 'hour' ? HOUR_MS : DAY_MS;
+  const end = Math.floor(now / size) * size + size;
+  return { size, start: end - buckets * size, end };
+}
+
 export class InvalidWebCursorError extends Error {}
 
 function encode(cursor: { k: string; id: string }): string {
@@ -46,6 +52,9 @@ function decode(text: string): { k: string; id: string } {
   }
   throw new InvalidWebCursorError('the cursor is not one this page gave');
 }
+
+/** Events the issue page's tag distribution reads: the issue's latest ones. */
+export const TAG_SAMPLE = 10_000;
 
 export class WebData {
   constructor(
@@ -138,9 +147,7 @@ export class WebData {
   ): Promise<Map<string, number[]>> {
     const out = new Map(issueIds.map((id) => [id, new Array<number>(buckets).fill(0)]));
     if (issueIds.length === 0) return out;
-    const size = unit === 'hour' ? HOUR_MS : DAY_MS;
-    const end = Math.floor(now / size) * size + size;
-    const start = end - buckets * size;
+    const { size, start } = chartWindow(unit, buckets, now);
     const params: Record<string, DuckDBValue> = { dataset, project: projectId, start: BigInt(start) * 1000n, size: BigInt(size) * 1000n };
     const ids = issueIds.map((id, i) => ((params[`i${i}`] = id), `$i${i}`)).join(', ');
     const result = await this.read(
@@ -158,25 +165,33 @@ export class WebData {
     return out;
   }
 
-  /** The most frequent values of each tag on the issue's events (with the environment and release). */
+  /**
+   * The most frequent values of each tag (with the environment and release) on the issue's events
+   * since `since` (epoch ms: the chart's range), at most its latest `sample` ones: a bounded read,
+   * so the page answers as fast for an issue of millions of events as for one of a hundred. Each
+   * document's tags are parsed once, as a map.
+   */
   async tagDistribution(
     dataset: Dataset,
     projectId: string,
     issueId: string,
+    since: number,
     top = 5,
+    sample = TAG_SAMPLE,
   ): Promise<Array<{ key: string; total: number; values: Array<{ value: string; count: number }> }>> {
     const result = await this.read(
       `WITH e AS (SELECT environment, release, tags FROM ${this.storage.eventRows.relation([projectId])}
-                   WHERE dataset = $dataset AND project_id = $project AND issue_id = $issue),
+                   WHERE dataset = $dataset AND project_id = $project AND issue_id = $issue AND timestamp >= make_timestamp($since::BIGINT)
+                   ORDER BY timestamp DESC LIMIT $sample),
             kv AS (
               SELECT 'environment' AS key, environment AS value FROM e
               UNION ALL SELECT 'release', release FROM e
-              UNION ALL SELECT k, json_extract_string(tags, '$."' || replace(replace(k, '\\', '\\\\'), '"', '\\"') || '"')
-                FROM (SELECT tags, unnest(json_keys(tags)) AS k FROM e WHERE tags IS NOT NULL)),
+              UNION ALL SELECT unnest(map_keys(m)), unnest(map_values(m))
+                FROM (SELECT json_transform(tags, '"MAP(VARCHAR, VARCHAR)"') AS m FROM e WHERE tags IS NOT NULL)),
             c AS (SELECT key, value, count(*)::INTEGER AS n FROM kv WHERE value IS NOT NULL GROUP BY ALL),
             r AS (SELECT *, row_number() OVER (PARTITION BY key ORDER BY n DESC, value) AS rank, sum(n) OVER (PARTITION BY key)::INTEGER AS total FROM c)
        SELECT key, value, n, total FROM r WHERE rank <= $top ORDER BY key = 'environment' DESC, key = 'release' DESC, key, rank`,
-      { dataset, project: projectId, issue: issueId, top },
+      { dataset, project: projectId, issue: issueId, since: BigInt(since) * 1000n, top, sample },
     );
     const out: Array<{ key: string; total: number; values: Array<{ value: string; count: number }> }> = [];
     for (const [key, value, n, total] of result.getRows()) {
@@ -187,25 +202,49 @@ export class WebData {
     return out;
   }
 
-  /** The ids of the events of the issue just older and just newer than this one (timestamp, then id). */
-  async neighbours(
+  /**
+   * The issue page's reads in time: the event to show (`eventId`, else the latest), the ids just
+   * older and just newer (timestamp, then id) and the events per bucket of the chart. Each query
+   * carries a time bound where it can (the issue's last-seen time, the shown event's, the chart's
+   * start), so DuckDB's zone maps skip most row groups and the page costs about the same for an
+   * issue of a million events as for one of ten. `event` is undefined when the issue has no such
+   * event (another issue's id, or retention took them all).
+   */
+  async issueTimeline(
     dataset: Dataset,
-    projectId: string,
-    issueId: string,
-    event: { id: string; timestamp: string },
-  ): Promise<{ older?: string; newer?: string }> {
-    const params = { dataset, project: projectId, issue: issueId, ts: isoMicros(event.timestamp), id: event.id };
-    const relation = this.storage.eventRows.relation([projectId]);
+    issue: { id: string; project_id: string; last_seen: string },
+    chart: { unit: 'hour' | 'day'; buckets: number; now?: number },
+    eventId?: string,
+  ): Promise<{ event?: string; older?: string; newer?: string; counts: number[] }> {
+    const relation = this.storage.eventRows.relation([issue.project_id]);
     const base = `FROM ${relation} WHERE dataset = $dataset AND project_id = $project AND issue_id = $issue`;
+    const params = { dataset, project: issue.project_id, issue: issue.id };
+    const latest = `${base} AND timestamp >= make_timestamp($since::BIGINT) ORDER BY timestamp DESC, id DESC LIMIT 1`;
+    const current = async (sql: string, extra: Record<string, DuckDBValue>) =>
+      rows<{ id: string; micros: string }>(await this.read(`SELECT id, epoch_us(timestamp)::VARCHAR AS micros ${sql}`, { ...params, ...extra }))[0];
+    const cur = eventId
+      ? await current(`${base} AND id = $event`, { event: eventId })
+      : ((await current(latest, { since: BigInt(Date.parse(issue.last_seen) - 1000) * 1000n })) ?? (await current(latest, { since: 0n })));
+    const out: { event?: string; older?: string; newer?: string; counts: number[] } = { counts: new Array<number>(chart.buckets).fill(0) };
+    if (!cur) return out;
+    out.event = cur.id;
+    const { size, start } = chartWindow(chart.unit, chart.buckets, chart.now);
+    const at = '(timestamp = make_timestamp($ts::BIGINT) AND id';
     const result = await this.read(
-      `SELECT (SELECT id ${base} AND (timestamp < make_timestamp($ts::BIGINT) OR (timestamp = make_timestamp($ts::BIGINT) AND id < $id))
-                ORDER BY timestamp DESC, id DESC LIMIT 1) AS older,
-              (SELECT id ${base} AND (timestamp > make_timestamp($ts::BIGINT) OR (timestamp = make_timestamp($ts::BIGINT) AND id > $id))
-                ORDER BY timestamp, id LIMIT 1) AS newer`,
-      params,
+      `SELECT 'older' AS kind, (SELECT id ${base} AND (timestamp < make_timestamp($ts::BIGINT) OR ${at} < $id)) ORDER BY timestamp DESC, id DESC LIMIT 1) AS value, NULL AS n
+       UNION ALL SELECT 'newer', (SELECT id ${base} AND (timestamp > make_timestamp($ts::BIGINT) OR ${at} > $id)) ORDER BY timestamp, id LIMIT 1), NULL
+       UNION ALL SELECT 'bucket', bucket::VARCHAR, n FROM (
+         SELECT ((epoch_us(timestamp) - $start::BIGINT) // $size::BIGINT)::INTEGER AS bucket, count(*)::INTEGER AS n
+           ${base} AND timestamp >= make_timestamp($start::BIGINT) GROUP BY ALL)`,
+      { ...params, ts: BigInt(cur.micros), id: cur.id, start: BigInt(start) * 1000n, size: BigInt(size) * 1000n },
     );
-    const [older, newer] = result.getRows()[0] ?? [];
-    return { older: older == null ? undefined : String(older), newer: newer == null ? undefined : String(newer) };
+    for (const [kind, value, n] of result.getRows()) {
+      if (kind === 'bucket') {
+        const i = Number(value);
+        if (i >= 0 && i < chart.buckets) out.counts[i] = Number(n);
+      } else if (value != null) out[kind as 'older' | 'newer'] = String(value);
+    }
+    return out;
   }
 
   /** Environments and releases seen in the project (the list's filter choices). */

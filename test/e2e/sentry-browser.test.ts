@@ -1,7 +1,9 @@
 // The unmodified @sentry/browser, from npm, in headless Chromium (Debian's, driven by playwright-core)
 // pointed at a Faultline DSN (issue #16): the page is served from another loopback origin than the
 // service, so every request is cross-origin and a preflighted one really is preflighted. A captured
-// exception and an unhandled error become events grouped into issues; the replay integration's
+// exception and an unhandled error become events grouped into issues; browserTracingIntegration's
+// pageload and its child spans (streamed as `span` items) become a trace the error event links to
+// by its trace id, every span's ids and times exactly as the SDK sent them; the replay integration's
 // recording becomes a replay; a minified bundle whose debug ids `sentry-cli sourcemaps inject`
 // injected, uploaded with `faultline sourcemaps upload`, gets its frames symbolicated; a project
 // whose allowed_origins leave the page out refuses it. Everything is read back through /v1.
@@ -45,6 +47,8 @@ let dsn: string;
 let publicKey: string;
 let ingestId: number;
 let buildDir: string;
+/** The envelopes the page sent, as sent (the SDK's own bytes, to compare the stored trace with). */
+const sentEnvelopes: Buffer[] = [];
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -64,6 +68,33 @@ async function eventMatching(text: string): Promise<Json> {
     if (!event) return undefined;
     return (await (await svc.api(`/v1/events/${event.id as string}`)).json()) as Json;
   });
+}
+
+/** An envelope's items as [header, parsed payload] (the browser SDK writes JSON items on one line each, `length` optional). */
+function envelopeItems(body: Buffer): Array<[Json, Json]> {
+  const items: Array<[Json, Json]> = [];
+  let at = body.indexOf(0x0a) + 1;
+  while (at > 0 && at < body.length) {
+    const headerEnd = body.indexOf(0x0a, at);
+    const header = JSON.parse(body.subarray(at, headerEnd).toString('utf8')) as Json;
+    const length = typeof header.length === 'number' ? header.length : body.indexOf(0x0a, headerEnd + 1) - headerEnd - 1;
+    const payload = body.subarray(headerEnd + 1, length < 0 ? body.length : headerEnd + 1 + length);
+    let parsed: Json = {};
+    try {
+      parsed = JSON.parse(payload.toString('utf8')) as Json;
+    } catch {
+      // a binary item (a replay recording): not needed here
+    }
+    items.push([header, parsed]);
+    at = headerEnd + 1 + payload.length + 1;
+  }
+  return items;
+}
+
+/** Sentry's float seconds as the decimal the SDK wrote, in nanoseconds (as text, like the API). */
+function nanos(seconds: number): string {
+  const [whole, fraction = ''] = String(seconds).split('.');
+  return (BigInt(whole) * 1_000_000_000n + BigInt(fraction.slice(0, 9).padEnd(9, '0'))).toString();
 }
 
 /** The browser SDK bundled as the page loads it: `window.Sentry`. */
@@ -131,8 +162,9 @@ beforeAll(async () => {
       res.end(
         `<!doctype html><title>shop</title><button id="pay" data-sku="mug">Pay</button>` +
           `<script src="/sentry.js"></script><script src="/assets/app.min.js"></script>` +
-          `<script>Sentry.init(${JSON.stringify({ dsn, release: RELEASE, environment: 'staging', replaysSessionSampleRate: 1, replaysOnErrorSampleRate: 1 }).slice(0, -1)},` +
-          ` integrations: [Sentry.replayIntegration({ maskAllText: false, blockAllMedia: false, minReplayDuration: 0, flushMinDelay: 100 })] });</script>` +
+          `<script>Sentry.init(${JSON.stringify({ dsn, release: RELEASE, environment: 'staging', replaysSessionSampleRate: 1, replaysOnErrorSampleRate: 1, tracesSampleRate: 1 }).slice(0, -1)},` +
+          ` integrations: [Sentry.replayIntegration({ maskAllText: false, blockAllMedia: false, minReplayDuration: 0, flushMinDelay: 100 }),` +
+          ` Sentry.browserTracingIntegration({ idleTimeout: 300 })] });</script>` +
           // The shop's handler calls into the minified bundle and reports what it throws.
           `<script>document.getElementById('pay').addEventListener('click', () => {` +
           ` try { checkout([{ sku: document.getElementById('pay').dataset.sku, qty: 1 }]); } catch (error) { Sentry.captureException(error); } });</script>`,
@@ -148,6 +180,10 @@ beforeAll(async () => {
   pageOrigin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
   browser = await launching;
   page = await browser.newPage();
+  page.on('request', (request) => {
+    const body = request.postDataBuffer();
+    if (request.url().includes('/envelope/') && body) sentEnvelopes.push(body);
+  });
   await page.goto(`${pageOrigin}/`);
   await page.waitForFunction(() => (globalThis as unknown as { Sentry?: { getReplay(): unknown } }).Sentry?.getReplay() !== undefined);
 }, 60_000);
@@ -194,6 +230,51 @@ describe('@sentry/browser in Chromium', () => {
       return body.count === 2 ? body : undefined;
     });
     expect(issue).toMatchObject({ count: 2 });
+  });
+
+  it('browserTracingIntegration: the pageload and its child spans read back as a trace, exactly; the error event carries its trace id', async () => {
+    // @sentry/browser 11 streams spans (`span` items, `{version: 2, items}`) instead of sending a
+    // transaction: the pageload segment and its children arrive once the idle pageload ends.
+    const sent = await until('the pageload spans', async () => {
+      const spans = sentEnvelopes.flatMap((body) =>
+        envelopeItems(body).flatMap(([header, payload]) => (header.type === 'span' && Array.isArray(payload.items) ? (payload.items as Json[]) : [])),
+      );
+      const root = spans.find((span) => span.is_segment === true && span.attributes?.['sentry.op']?.value === 'pageload');
+      return root ? { root, spans: spans.filter((span) => span.trace_id === root.trace_id) } : undefined;
+    });
+    const { root } = sent;
+    expect(sent.spans.length).toBeGreaterThan(5);
+    const trace = await until('the trace', async () => {
+      const res = await svc.api(`/v1/traces/${root.trace_id as string}`);
+      if (res.status !== 200) return undefined;
+      const body = (await res.json()) as Json;
+      return body.span_count >= sent.spans.length ? body : undefined;
+    });
+    expect(trace.root_span_id).toBe(root.span_id);
+    const stored = new Map((trace.spans as Json[]).map((span) => [span.span_id as string, span]));
+    expect([...stored.keys()].sort()).toEqual(sent.spans.map((span) => span.span_id as string).sort());
+    // What the SDK measured, as the trace shows it: ids, parents, op and description, times to the nanosecond.
+    for (const want of sent.spans) {
+      const span = stored.get(want.span_id as string) as Json;
+      expect(span, want.span_id as string).toMatchObject({
+        trace_id: root.trace_id,
+        parent_span_id: want.parent_span_id ?? '',
+        name: want.name,
+        start_time_unix_nano: nanos(want.start_timestamp as number),
+        end_time_unix_nano: nanos(want.end_timestamp as number),
+      });
+      expect(span.attributes['sentry.op']).toBe(want.attributes['sentry.op'].value);
+      expect(BigInt(span.end_time_unix_nano as string) - BigInt(span.start_time_unix_nano as string)).toBe(
+        BigInt(nanos(want.end_timestamp as number)) - BigInt(nanos(want.start_timestamp as number)),
+      );
+      if (want !== root) expect(want.parent_span_id).toBe(root.span_id);
+    }
+    // The children are the browser's own measurements: the page's scripts among them.
+    const children = (trace.spans as Json[]).filter((span) => span.span_id !== root.span_id);
+    expect(children.map((span) => span.attributes['sentry.op'])).toEqual(expect.arrayContaining(['browser.dom_content_loaded_event', 'resource.script']));
+    // The error captured on the page carries the pageload's trace id: the event links to the trace.
+    const event = await eventMatching('no price for mug');
+    expect(event.trace_id).toBe(root.trace_id);
   });
 
   it('an unhandled error is reported by the global handler, unhandled', async () => {

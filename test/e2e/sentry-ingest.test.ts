@@ -18,7 +18,10 @@ interface ProjectBody {
   ingest_id: number;
   dsn: string;
   keys: Array<{ id: string; type: string; dsn?: string }>;
-  telemetry: { sessions: Array<{ release: string; sessions: number; crashed: number; crash_free_rate: number }> };
+  telemetry: {
+    sessions: Array<{ release: string; sessions: number; crashed: number; crash_free_rate: number }>;
+    client_reports: { discarded_total: number; discarded_events: Array<{ reason: string; category: string; quantity: number; last_seen_at: string }> };
+  };
 }
 
 async function projects(): Promise<ProjectBody[]> {
@@ -182,14 +185,61 @@ describe('envelopes', () => {
     await expectError(await post('envelope', huge), 413, 'payload_too_large');
   });
 
-  it('stores attachments with their event, lists them on GET /v1/events/{id}', async () => {
+  it('stores attachments with their event, lists them on GET /v1/events/{id}, serves their bytes to whoever reads the event', async () => {
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff]);
     const body = envelope({ event_id: hex(10) }, [
       [{ type: 'event' }, JSON.stringify(sentryEvent(10))],
       [{ type: 'attachment', filename: 'log.txt', content_type: 'text/plain' }, 'hello log'],
+      [{ type: 'attachment', filename: 'screen shot.png', content_type: 'image/png', attachment_type: 'event.attachment' }, png],
+      [{ type: 'attachment', filename: 'page.html', content_type: 'text/html' }, '<script>alert(1)</script>'],
     ]);
     expect((await post('envelope', body)).status).toBe(200);
     const event = await getEvent(hex(10));
-    expect(event.attachments).toEqual([expect.objectContaining({ name: 'log.txt', content_type: 'text/plain', size: 9 })]);
+    expect(event.attachments).toHaveLength(3);
+    const byName = Object.fromEntries((event.attachments as Json[]).map((a) => [a.name, a]));
+    expect(byName['log.txt']).toMatchObject({ id: expect.stringMatching(/^att_[0-9a-f]{20}$/), content_type: 'text/plain', size: 9 });
+    expect(byName['screen shot.png']).toMatchObject({ content_type: 'image/png', attachment_type: 'event.attachment', size: png.length });
+
+    const download = (id: string, key?: string | null, eventId = hex(10)) => svc.api(`/v1/events/${eventId}/attachments/${id}`, { key });
+    const text = await download(byName['log.txt'].id as string);
+    expect(text.status).toBe(200);
+    expect(text.headers.get('content-type')).toBe('text/plain');
+    expect(await text.text()).toBe('hello log');
+    const image = await download(byName['screen shot.png'].id as string);
+    expect(image.headers.get('content-type')).toBe('image/png');
+    expect(image.headers.get('content-disposition')).toBe("attachment; filename*=UTF-8''screen%20shot.png");
+    expect(Buffer.from(await image.arrayBuffer())).toEqual(png);
+    // Sent HTML is never a page of this origin.
+    const html = await download(byName['page.html'].id as string);
+    expect(html.headers.get('content-type')).toBe('text/html');
+    expect(html.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(html.headers.get('content-security-policy')).toContain('sandbox');
+    // Dashed event ids work as on GET /v1/events/{id}.
+    const dashedId = `${hex(10).slice(0, 8)}-${hex(10).slice(8, 12)}-${hex(10).slice(12, 16)}-${hex(10).slice(16, 20)}-${hex(10).slice(20)}`;
+    expect((await download(byName['log.txt'].id as string, undefined, dashedId)).status).toBe(200);
+
+    // Same isolation as the event: no key 401, the test dataset and another project's key do not reach it.
+    await expectError(await download(byName['log.txt'].id as string, null), 401, 'unauthorized');
+    await expectError(await download(byName['log.txt'].id as string, svc.testKey), 404, 'not_found');
+    await svc.service.host.catalog.createProject({ id: 'attach-other', name: 'Attach other' });
+    const otherKey = await svc.service.host.catalog.createKey({ dataset: 'live', projectId: 'attach-other' });
+    expect((await download(byName['log.txt'].id as string, otherKey.secret)).status).toBe(404);
+    expect((await svc.api(`/v1/events/${hex(10)}`, { key: otherKey.secret })).status).toBe(404);
+    await expectError(await download('att_00000000000000000000'), 404, 'not_found');
+    await expectError(await download(byName['log.txt'].id as string, undefined, hex(999)), 404, 'not_found');
+
+    // An attachment whose event is refused is not kept; one without any event id is skipped.
+    const refused = envelope({ event_id: hex(16) }, [
+      [{ type: 'event' }, JSON.stringify({ event_id: hex(16), timestamp: 'never', level: 'nonsense', exception: 'no' })],
+      [{ type: 'attachment', filename: 'orphan.txt' }, 'orphan'],
+    ]);
+    const answer = (await (await post('envelope', refused)).json()) as { skipped?: Array<{ type: string; reason: string }> };
+    expect((await svc.api(`/v1/events/${hex(16)}`)).status).toBe(404);
+    expect(answer.skipped?.find((s) => s.type === 'attachment')?.reason).toBe('its event was not stored');
+    const orphan = (await (await post('envelope', envelope({}, [[{ type: 'attachment', filename: 'x.txt' }, 'x']]))).json()) as {
+      skipped: Array<{ reason: string }>;
+    };
+    expect(orphan.skipped[0].reason).toMatch(/needs the event_id/);
   });
 
   it('counts sessions per release (crash-free rate on GET /v1/projects), client reports in /metrics; ignores unknown items', async () => {
@@ -204,10 +254,43 @@ describe('envelopes', () => {
     const res = await post('envelope', body);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ id: null });
-    const [project] = await projects();
+    const project = (await projects()).find((p) => p.id === 'default') as ProjectBody;
     expect(project.telemetry.sessions).toEqual([expect.objectContaining({ release: 'shop@3.0.0', sessions: 4, crashed: 1, crash_free_rate: 0.75 })]);
+    expect(project.telemetry.client_reports).toEqual({
+      discarded_total: 2,
+      discarded_events: [{ reason: 'queue_overflow', category: 'error', quantity: 2, last_seen_at: expect.any(String) }],
+    });
+    // Reports add up per reason and category; a label that is not a snake_case word is counted as "other",
+    // quantities that are not positive whole numbers are left out.
+    const more = envelope({}, [
+      [
+        { type: 'client_report' },
+        JSON.stringify({
+          timestamp: now(),
+          discarded_events: [
+            { reason: 'queue_overflow', category: 'error', quantity: 3 },
+            { reason: 'sample_rate', category: 'transaction', quantity: 7 },
+            { reason: '<script>', category: 'error', quantity: 1 },
+            { reason: 'before_send', category: 'error', quantity: -4 },
+            { reason: 'before_send', category: 'error', quantity: 1.5 },
+            'nonsense',
+          ],
+        }),
+      ],
+    ]);
+    expect((await post('envelope', more)).status).toBe(200);
+    const after = (await projects()).find((p) => p.id === 'default') as ProjectBody;
+    expect(after.telemetry.client_reports.discarded_total).toBe(13);
+    expect(after.telemetry.client_reports.discarded_events.map((d) => [d.reason, d.category, d.quantity])).toEqual([
+      ['sample_rate', 'transaction', 7],
+      ['queue_overflow', 'error', 5],
+      ['other', 'error', 1],
+    ]);
+    // Another project's telemetry is its own.
+    const other = (await projects()).find((p) => p.id !== 'default');
+    if (other) expect(other.telemetry.client_reports).toEqual({ discarded_total: 0, discarded_events: [] });
     const metrics = await (await fetch(`${svc.baseUrl}/metrics`)).text();
-    expect(metrics).toMatch(/faultline_sentry_client_discarded_events_total\{reason="queue_overflow",category="error"\} 2/);
+    expect(metrics).toMatch(/faultline_sentry_client_discarded_events_total\{reason="queue_overflow",category="error"\} 5/);
     expect(metrics).toMatch(/faultline_sentry_envelope_items_total\{type="statsd",outcome="ignored"\} 1/);
   });
 
@@ -345,5 +428,48 @@ describe('CORS and rate limits', () => {
     } finally {
       await limited.stop();
     }
+  });
+});
+
+describe('attachment retention', () => {
+  it('removes the attachments (rows and bytes) of the events retention removes, and keeps bytes another attachment still has', async () => {
+    const dayS = 24 * 3600;
+    const shared = 'the same bytes in an old and a new event';
+    const send = (n: number, timestamp: number, attachments: Array<[string, string]>) =>
+      post(
+        'envelope',
+        envelope({ event_id: hex(n) }, [
+          [{ type: 'event' }, JSON.stringify(sentryEvent(n, { timestamp }))],
+          ...attachments.map(([name, bytes]): [Record<string, unknown>, string] => [{ type: 'attachment', filename: name }, bytes]),
+        ]),
+      );
+    expect(
+      (
+        await send(30, now() - 20 * dayS, [
+          ['old-only.txt', 'only in the old event'],
+          ['shared.txt', shared],
+        ])
+      ).status,
+    ).toBe(200);
+    expect((await send(31, now(), [['shared.txt', shared]])).status).toBe(200);
+    const old = await getEvent(hex(30));
+    const sha = (name: string) => (old.attachments as Json[]).find((a) => a.name === name)?.sha256 as string;
+    const dir = join(svc.service.host.settings.data_dir, 'attachments');
+    expect(readFileSync(join(dir, sha('old-only.txt')), 'utf8')).toBe('only in the old event');
+
+    const result = await svc.service.runRetention({ events_days: 10 });
+    expect(result.deletedRows['attachments:event_attachments']).toBe(2);
+    expect((await svc.api(`/v1/events/${hex(30)}`)).status).toBe(404);
+    expect((await svc.api(`/v1/events/${hex(30)}/attachments/${(old.attachments as Json[])[0].id as string}`)).status).toBe(404);
+    expect(() => readFileSync(join(dir, sha('old-only.txt')))).toThrow(/ENOENT/);
+    // The new event keeps its attachment, bytes included.
+    const kept = await getEvent(hex(31));
+    expect(kept.attachments).toEqual([expect.objectContaining({ name: 'shared.txt', sha256: sha('shared.txt') })]);
+    const res = await svc.api(`/v1/events/${hex(31)}/attachments/${(kept.attachments as Json[])[0].id as string}`);
+    expect(await res.text()).toBe(shared);
+    const rowsLeft = await svc.service.host.database
+      .reader()
+      .runAndReadAll("SELECT count(*) FROM event_attachments WHERE event_id LIKE '00000000-%-00000000001e'");
+    expect(Number(rowsLeft.getRows()[0][0])).toBe(0);
   });
 });

@@ -83,6 +83,34 @@ describe('the web app', () => {
     expect(keys.data[0].keys.some((k) => k.name === 'from the web')).toBe(true);
   });
 
+  it('lets an admin create a project and a DSN key for it (the DSN listed), and refuses a member', async () => {
+    const member = new WebClient(svc.baseUrl);
+    await member.signIn('member@example.com', memberPassword);
+    const memberPage = await (await member.fetch('/projects')).text();
+    expect(memberPage).not.toContain('Create project');
+    expect((await member.post('/projects', { _csrf: WebClient.csrfOf(memberPage), id: 'sneaky', name: 'Sneaky' })).status).toBe(403);
+
+    const admin = new WebClient(svc.baseUrl);
+    await admin.signIn('admin@example.com', adminPassword);
+    const csrf = WebClient.csrfOf(await (await admin.fetch('/projects')).text());
+    const created = await admin.post('/projects', { _csrf: csrf, id: 'shop-web', name: 'Shop web', platform: 'javascript' });
+    expect(created.status).toBe(303);
+    expect((await admin.post('/projects', { _csrf: csrf, id: 'shop-web', name: 'Again' })).status).toBe(409);
+    expect((await admin.post('/projects', { _csrf: csrf, id: 'Not An Id', name: 'Bad' })).status).toBe(400);
+
+    expect((await admin.post('/projects/keys', { _csrf: csrf, project: 'shop-web', name: 'browser', dataset: 'live', kind: 'dsn' })).status).toBe(303);
+    const projects = (await (await svc.api('/v1/projects')).json()) as {
+      data: Array<{ id: string; name: string; keys: Array<{ name: string; type: string; dsn?: string }> }>;
+    };
+    const project = projects.data.find((p) => p.id === 'shop-web');
+    expect(project?.name).toBe('Shop web');
+    const dsn = project?.keys.find((k) => k.name === 'browser');
+    expect(dsn?.type).toBe('dsn');
+    expect(dsn?.dsn).toMatch(/^http:\/\/[0-9a-f]{32}@/);
+    const page = await (await admin.fetch('/projects')).text();
+    expect(page).toContain(dsn?.dsn as string);
+  });
+
   it('lets an admin create, mute and delete alert rules (every bad field listed), and refuses a member', async () => {
     const member = new WebClient(svc.baseUrl);
     await member.signIn('member@example.com', memberPassword);
@@ -156,6 +184,50 @@ describe('the web app', () => {
     for (let i = 0; i < 6; i++) statuses.push((await browser.signIn('limited@example.com', 'wrong-password')).status);
     expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
     expect(statuses[5]).toBe(429);
+  });
+
+  it("reads the issue page's events in one pass: the latest event, older/newer links, the chart and the tag counts", async () => {
+    const hour = 3600_000;
+    const now = Date.now();
+    const post = async (hoursAgo: number, browser: string, fingerprint = ['issue-page-timeline']) => {
+      const res = await svc.api('/v1/events', {
+        method: 'POST',
+        body: JSON.stringify(fullEvent({ id: randomUUID(), timestamp: new Date(now - hoursAgo * hour).toISOString(), fingerprint, tags: { browser } })),
+      });
+      expect(res.status).toBe(202);
+      return (await res.json()) as { id: string; permalink: string };
+    };
+    const oldest = await post(5, 'chrome');
+    const middle = await post(3, 'chrome');
+    const latest = await post(1, 'safari');
+    const other = await post(2, 'chrome', ['another-issue']);
+    const issue = latest.permalink.split('/').at(-1) as string;
+    expect(oldest.permalink).toBe(latest.permalink);
+
+    const browser = new WebClient(svc.baseUrl);
+    await browser.signIn('member@example.com', memberPassword);
+    const page = await (await browser.fetch(`/issues/${issue}`)).text();
+    expect(page).toContain(latest.id);
+    expect(page).toContain(`event=${middle.id}`); // the older link
+    expect(page).toContain('Newest event');
+    expect(page).toContain('Events per hour, last 24 hours: 3 events');
+    expect(page).toMatch(/aria-label="chrome: 2 of 3"/);
+    expect(page).toMatch(/aria-label="safari: 1 of 3"/);
+
+    const mid = await (await browser.fetch(`/issues/${issue}?event=${middle.id}`)).text();
+    expect(mid).toContain(`event=${latest.id}`);
+    expect(mid).toContain(`event=${oldest.id}`);
+    const first = await (await browser.fetch(`/issues/${issue}?event=${oldest.id}`)).text();
+    expect(first).toContain('Oldest event');
+
+    expect((await browser.fetch(`/issues/${issue}?event=${other.id}`)).status).toBe(404);
+    expect((await browser.fetch(`/issues/${issue}?event=${randomUUID()}`)).status).toBe(404);
+
+    // An issue last seen days ago opens on its 30 days, where its events are.
+    const old = await post(72, 'firefox', ['issue-page-old']);
+    const oldPage = await (await browser.fetch(old.permalink.replace(/^https?:\/\/[^/]+/, ''))).text();
+    expect(oldPage).toContain('Events per day, last 30 days: 1 events');
+    expect(oldPage).toMatch(/aria-label="firefox: 1 of 1"/);
   });
 
   it('does not redirect off-site after sign-in', async () => {

@@ -82,6 +82,7 @@ describe('migrate', () => {
       await c.run('DROP TABLE release_sessions');
       await c.run('DROP TABLE control_outbox');
       await c.run('DROP TABLE control_tombstones');
+      await c.run('DROP TABLE client_reports');
       await c.run("DELETE FROM api_keys WHERE kind = 'dsn'");
       await c.run('ALTER TABLE api_keys DROP COLUMN kind');
       await c.run('ALTER TABLE api_keys DROP COLUMN public_key');

@@ -12,14 +12,14 @@ import { refusalReason, withReservedBody } from '../../../src/http/intake.js';
 import { ApiError, errors } from '../../../src/http/errors.js';
 import { json, type RequestContext, type RouteDefinition } from '../../../src/http/host.js';
 import type { ApiKey, Project } from '../../../src/storage/catalog.js';
-import { EventAttachments, ReleaseHealth, type SessionCounts } from '../../../src/storage/sentry-ingest.js';
+import { ClientReports, EventAttachments, ReleaseHealth, type DiscardedEvents, type SessionCounts } from '../../../src/storage/sentry-ingest.js';
 import { authenticateDsn, sentryKeyFromDsn, sentryKeyFromHeader } from './auth.js';
 import { isJsonObject, parseEnvelope, parseJsonPayload, type EnvelopeItem, type JsonObject, type SkippedItem } from './envelope.js';
 import { mapSentryEvent, sentryEventId } from './event.js';
 import { inflateCapped, parseEvents } from '../routes/replays.js';
 import type { ReplayChunkInput } from '../../../src/records/replay.js';
 import { mapReplay, rrwebMilliseconds } from './replay.js';
-import { aggregateCounts, sessionCounts } from './sessions.js';
+import { aggregateCounts, MAX_COUNT, sessionCounts } from './sessions.js';
 import { mapStandaloneSpan, mapTransaction } from './spans.js';
 
 export interface SentryRouteOptions {
@@ -33,6 +33,8 @@ export interface SentryRouteOptions {
 
 const EVENT_SIZE = 4096;
 const SPAN_SIZE = 512;
+/** Each attachment is a synced file write before the answer: an envelope of thousands of tiny ones is not. */
+const MAX_ATTACHMENTS = 100;
 const ALLOW_HEADERS = 'content-type, content-encoding, x-sentry-auth, authorization, sentry-trace, baggage';
 const EXPOSE_HEADERS = 'x-sentry-rate-limits, retry-after, x-request-id';
 
@@ -46,6 +48,7 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
   const { host } = options;
   const attachments = new EventAttachments(host.database, host.settings.data_dir);
   const releaseHealth = new ReleaseHealth(host.database);
+  const clientReports = new ClientReports(host.database);
   const common = {
     tag: 'sentry',
     auth: false,
@@ -169,6 +172,7 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
     const spans: Array<{ item: EnvelopeItem; records: Item[] }> = [];
     const attachmentItems: EnvelopeItem[] = [];
     const sessions: SessionCounts[] = [];
+    const discarded: DiscardedEvents[] = [];
     let replayEvent: JsonObject | undefined;
     let replayRecording: EnvelopeItem | undefined;
 
@@ -219,10 +223,7 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
             if (!counts) skip(item, 'a session needs attrs.release');
             else sessions.push(counts);
           } else if (item.type === 'client_report') {
-            for (const entry of Array.isArray(payload.discarded_events) ? payload.discarded_events : []) {
-              if (!isJsonObject(entry) || typeof entry.quantity !== 'number' || entry.quantity <= 0) continue;
-              metrics.sentryClientDiscarded.inc({ reason: String(entry.reason ?? 'unknown'), category: String(entry.category ?? 'unknown') }, entry.quantity);
-            }
+            discarded.push(...discardedEvents(payload));
             count(item.type, 'accepted');
           } else replayEvent = payload;
           break;
@@ -283,20 +284,39 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
     }
     if (replayRecording || replayEvent) await replay(replayEvent, replayRecording, consumers.replays, state, receivedAt, count, skip);
 
-    const attachTo = typeof header.event_id === 'string' ? sentryEventId(header.event_id) : state.eventId;
-    for (const item of attachmentItems) {
+    const attachTo = validEventId(header.event_id) ?? state.eventId;
+    // The event they belong to, when it came in this envelope: they expire with it, and are not
+    // kept when it was not stored (an envelope of attachments alone names its event in the header).
+    const event = events.find((e) => e.id === attachTo && e.record.outcome === undefined && consumers.events !== undefined);
+    const eventStored = event !== undefined || !items.some((i) => i.type === 'event');
+    const eventAt =
+      event && typeof (event.record.data as JsonObject).timestamp === 'string' ? ((event.record.data as JsonObject).timestamp as string) : undefined;
+    for (const [position, item] of attachmentItems.entries()) {
       if (!attachTo) {
         skip(item, 'an attachment needs the event_id of its event in the envelope header');
+        continue;
+      }
+      if (!eventStored) {
+        skip(item, 'its event was not stored');
+        continue;
+      }
+      if (position >= MAX_ATTACHMENTS) {
+        skip(item, `an envelope keeps at most ${MAX_ATTACHMENTS} attachments`);
         continue;
       }
       const name = typeof item.header.filename === 'string' && item.header.filename !== '' ? item.header.filename : `attachment-${item.index}`;
       await attachments.add(tenant.dataset, tenant.projectId, dashed(attachTo), {
         name,
-        contentType: typeof item.header.content_type === 'string' ? item.header.content_type : undefined,
+        contentType: mediaType(item.header.content_type),
         attachmentType: typeof item.header.attachment_type === 'string' ? item.header.attachment_type : undefined,
         bytes: item.payload,
+        eventAt,
       });
       count('attachment', 'accepted');
+    }
+    if (discarded.length) {
+      await clientReports.record(tenant.dataset, tenant.projectId, discarded);
+      for (const d of discarded) metrics.sentryClientDiscarded.inc({ reason: d.reason, category: d.category }, d.quantity);
     }
     if (sessions.length) {
       await releaseHealth.record(tenant.dataset, tenant.projectId, sessions);
@@ -397,6 +417,36 @@ function asSentryRefusal(error: unknown): unknown {
 function withHeaders(error: unknown, headers: Record<string, string>): unknown {
   if (!(error instanceof ApiError) || Object.keys(headers).length === 0) return error;
   return new ApiError(error.status, error.code, error.message, error.details, { ...error.headers, ...headers });
+}
+
+const TOKEN = "[A-Za-z0-9!#$%&'*+.^_`|~-]+";
+const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(\\s*;\\s*${TOKEN}=(${TOKEN}|"[^"\\\\\\x00-\\x1f]*"))*$`);
+
+/** An attachment's content type if it is a well-formed media type (it is sent back as a header), else undefined. */
+function mediaType(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length <= 255 && MEDIA_TYPE.test(value) ? value : undefined;
+}
+
+/** The 32 hex digits of a well-formed event id, else undefined. */
+function validEventId(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const hex = value.replaceAll('-', '').toLowerCase();
+  return /^[0-9a-f]{32}$/.test(hex) ? hex : undefined;
+}
+
+/**
+ * A client report's `discarded_events`: whole positive quantities with their reason and category.
+ * Both are snake_case words in Sentry's protocol (`queue_overflow`, `error`); anything else is
+ * counted as `other`, so a hostile sender cannot mint metric labels of any shape.
+ */
+function discardedEvents(payload: JsonObject): DiscardedEvents[] {
+  const out: DiscardedEvents[] = [];
+  const label = (value: unknown) => (typeof value !== 'string' ? 'unknown' : /^[a-z][a-z0-9_]{0,63}$/.test(value) ? value : 'other');
+  for (const entry of Array.isArray(payload.discarded_events) ? payload.discarded_events : []) {
+    if (!isJsonObject(entry) || typeof entry.quantity !== 'number' || !Number.isSafeInteger(entry.quantity) || entry.quantity <= 0) continue;
+    out.push({ reason: label(entry.reason), category: label(entry.category), quantity: Math.min(entry.quantity, MAX_COUNT) });
+  }
+  return out;
 }
 
 function dashed(hex: string): string {

@@ -3,7 +3,9 @@
 import type { SessionCounts } from '../../../src/storage/sentry-ingest.js';
 import { isJsonObject, type JsonObject } from './envelope.js';
 
-const count = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : 0);
+/** Counts SDKs send are small whole numbers; anything absurd is capped (the sums are BIGINT columns). */
+export const MAX_COUNT = 1_000_000_000;
+const count = (value: unknown) => (typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? Math.min(value, MAX_COUNT) : 0);
 
 function scope(attrs: unknown, fallback: JsonObject): { release: string; environment: string } | undefined {
   const source = isJsonObject(attrs) ? attrs : {};

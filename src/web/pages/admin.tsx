@@ -11,10 +11,22 @@ import { Csrf, Page, type Viewer, TableHead } from './layout.js';
 export interface ProjectsView {
   viewer: Viewer;
   appUrl: string;
-  /** `dsn`: the project's first active DSN key's, or null when it has none (`faultline keys create --project P --dsn`). */
-  projects: Array<{ project: Project; dsn: string | null; keys: ApiKey[] }>;
+  /** `dsn`: the project's first active DSN key's, or null when it has none; `keys`: API and DSN keys (with their DSN). */
+  projects: Array<{ project: Project; dsn: string | null; keys: Array<{ key: ApiKey; dsn?: string }> }>;
   /** A key just created: its secret, shown once. */
   created?: { id: string; secret: string };
+}
+
+/** An admin's form for a new project: its id (used in /v1 and in keys), name and platform. */
+function NewProjectForm({ csrf }: { csrf: string }) {
+  return (
+    <form method="post" action="/projects" class="inline">
+      <Csrf token={csrf} />
+      <label for="new-project-id">New project id</label> <input id="new-project-id" name="id" required pattern="[a-z0-9][a-z0-9_\-]{0,63}" />{' '}
+      <label for="new-project-name">Name</label> <input id="new-project-name" name="name" required /> <label for="new-project-platform">Platform</label>{' '}
+      <input id="new-project-platform" name="platform" placeholder="javascript" /> <button type="submit">Create project</button>
+    </form>
+  );
 }
 
 function Snippet({ title, code }: { title: string; code: string }) {
@@ -38,6 +50,7 @@ export function ProjectsPage(v: ProjectsView) {
           Created key <code>{v.created.id}</code>. Its secret is shown once: <code class="secret">{v.created.secret}</code>
         </p>
       )}
+      {admin && <NewProjectForm csrf={v.viewer.csrf} />}
       {v.projects.map(({ project, dsn, keys }) => (
         <section aria-labelledby={`p-${project.id}`} class="project">
           <h2 id={`p-${project.id}`}>
@@ -47,13 +60,14 @@ export function ProjectsPage(v: ProjectsView) {
             <dt>Platform</dt>
             <dd>{project.platform ?? '—'}</dd>
             <dt>DSN (Sentry SDKs)</dt>
-            <dd>{dsn === null ? 'none: create one with faultline keys create --project ' + project.id + ' --dsn' : <code>{dsn}</code>}</dd>
+            <dd>{dsn === null ? 'none yet: create a DSN key below' : <code>{dsn}</code>}</dd>
           </dl>
-          <h3>API keys</h3>
+          <h3>Keys</h3>
           <table class="keys">
             <thead>
               <tr>
                 <th scope="col">Key</th>
+                <th scope="col">Kind</th>
                 <th scope="col">Data</th>
                 <th scope="col">Name</th>
                 <th scope="col">Created</th>
@@ -62,11 +76,10 @@ export function ProjectsPage(v: ProjectsView) {
               </tr>
             </thead>
             <tbody>
-              {keys.map((key) => (
+              {keys.map(({ key, dsn: keyDsn }) => (
                 <tr>
-                  <td>
-                    <code>{key.display_prefix}…</code>
-                  </td>
+                  <td>{keyDsn ? <code>{keyDsn}</code> : <code>{key.display_prefix}…</code>}</td>
+                  <td>{key.kind === 'dsn' ? 'DSN' : 'API'}</td>
                   <td>{key.dataset === 'live' ? 'live' : 'sandbox'}</td>
                   <td>{key.name}</td>
                   <td>{key.created_at}</td>
@@ -94,6 +107,11 @@ export function ProjectsPage(v: ProjectsView) {
               <select id={`ds-${project.id}`} name="dataset">
                 <option value="live">live</option>
                 <option value="test">sandbox</option>
+              </select>{' '}
+              <label for={`kind-${project.id}`}>Kind</label>{' '}
+              <select id={`kind-${project.id}`} name="kind">
+                <option value="api">API key (/v1, OTLP)</option>
+                <option value="dsn">DSN key (Sentry SDKs)</option>
               </select>{' '}
               <button type="submit">Create key</button>
             </form>

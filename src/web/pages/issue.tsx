@@ -7,6 +7,7 @@ import type { ErrorEvent, ExceptionInfo, StackFrame } from '../../records/event.
 import type { Issue } from '../../storage/issues.js';
 import { BarChart } from './charts.js';
 import { Csrf, Page, type Viewer, TableHead } from './layout.js';
+import { TAG_SAMPLE } from '../data.js';
 
 export interface IssueView {
   viewer: Viewer;
@@ -303,6 +304,10 @@ export function IssuePage(v: IssueView) {
       {v.tags.length > 0 && (
         <section aria-labelledby="tags-title">
           <h2 id="tags-title">Tags</h2>
+          <p class="muted">
+            Events of the last {v.range === '24h' ? '24 hours' : '30 days'}
+            {issue.count > TAG_SAMPLE ? `, at most the latest ${TAG_SAMPLE.toLocaleString('en-US')}` : ''}.
+          </p>
           <div class="tags">
             {v.tags.map((tag) => (
               <table class="tag">
