@@ -81,9 +81,12 @@ export class Service {
     };
     const metrics = new Metrics();
     const database = await Database.open(settings.data_dir);
-    const catalog = new Catalog(database);
+    const shared = settings.control_plane.brokers.trim() !== '';
+    // With a shared control plane projects are created on any node: ingest ids are hashed, not max + 1.
+    const catalog = new Catalog(database, shared ? 'hashed' : 'sequential');
     const auth = new Authenticator(catalog);
-    const artifacts = new ArtifactStore(database, settings.artifacts.path);
+    // With a shared control plane, other nodes share the artifacts path (see src/storage/artifacts.ts).
+    const artifacts = new ArtifactStore(database, settings.artifacts.path, shared);
     const alerts = new Alerts(database);
     await alerts.rules.load();
     const http = new HttpHost({
@@ -125,7 +128,11 @@ export class Service {
       .map((b) => b.trim())
       .filter(Boolean);
     if (brokers.length) {
-      this.controlPlane = new ControlPlane({ brokers, topic: host.settings.control_plane.topic }, host.catalog, host.issueStates, host.logger);
+      this.controlPlane = new ControlPlane(
+        { brokers, topic: host.settings.control_plane.topic },
+        { database: host.database, catalog: host.catalog, issueStates: host.issueStates, alertRules: host.alerts.rules, artifacts: this.artifacts },
+        host.logger,
+      );
       await this.controlPlane.start();
     }
     mountOperationalRoutes(host.http, host.metrics, host.settings.app_url);

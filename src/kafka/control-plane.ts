@@ -1,41 +1,65 @@
 // The shared control plane (issue #15): a compacted Kafka topic, `faultline.catalog`, that every
 // node writes its control-plane changes to and consumes into its local catalog. One record per
-// row, keyed by the row (`project:<id>`, `key:<id>`, `issue:<id>`) and holding its full state, so
-// compaction keeps exactly what a node starting late needs: it replays the topic from the start.
-// Applying is idempotent (projects are created once, key revocations stick, issue statuses are
-// last-writer-wins by the time of the change), so replays, redeliveries and a node's own records
-// coming back are harmless.
+// row, keyed by the row (`project:<id>`, `key:<id>`, `issue:<id>`, `alert_rule:<id>`,
+// `artifact_bundle:<id>`) and holding its full state (or a deletion marker), so compaction keeps
+// exactly what a node starting late needs: it replays the topic from the start. Applying is
+// idempotent (projects are created once, key revocations stick, issue statuses and alert rules are
+// last-writer-wins by the time of the change, deletions leave a marker in the catalog), so replays,
+// redeliveries and a node's own records coming back are harmless.
+//
+// Durable outbox: a change is written to the catalog's control_outbox table in the transaction
+// that makes it (Database.recordChange), sent in order, and deleted once Kafka acknowledged it; a
+// node resends what is left at start. A change made while the broker is down survives a crash.
 import { randomBytes } from 'node:crypto';
+import kafkajs from 'kafkajs';
 import type { Consumer, Producer } from 'kafkajs';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Logger } from 'pino';
-import type { Catalog, CatalogChange } from '../storage/catalog.js';
-import type { IssueStates, StatusChange } from '../storage/issue-states.js';
+import type { AlertRules } from '../storage/alert-rules.js';
+import type { ArtifactStore } from '../storage/artifacts.js';
+import type { Catalog } from '../storage/catalog.js';
+import { changeKey, type ControlChange, type Journal } from '../storage/control-journal.js';
+import type { Database } from '../storage/database.js';
+import type { IssueStates } from '../storage/issue-states.js';
+import { rows } from '../storage/rows.js';
 import { createKafka } from './connection.js';
 
-export const CATALOG_SCHEMA = 1;
+const { CompressionTypes } = kafkajs;
 
-/** What travels on the topic: a catalog change or an issue status, with the schema number. */
-export type ControlRecord = (CatalogChange | ({ kind: 'issue_status' } & StatusChange)) & { schema?: number; node?: string };
+export const CATALOG_SCHEMA = 1;
+/** Records per produce request when the outbox is sent. */
+const BATCH = 200;
+
+/** What travels on the topic: a change, with the schema number and the node that made it. */
+export type ControlRecord = ControlChange & { schema?: number; node?: string };
 
 export interface ControlPlaneConfig {
   brokers: string[];
   topic: string;
 }
 
-export class ControlPlane {
+/** The stores the control plane replicates. */
+export interface ControlStores {
+  database: Database;
+  catalog: Catalog;
+  issueStates: IssueStates;
+  alertRules: AlertRules;
+  artifacts: ArtifactStore;
+}
+
+export class ControlPlane implements Journal {
   private readonly producer: Producer;
   private readonly consumer: Consumer;
   private readonly node = randomBytes(6).toString('hex');
-  /** Records not yet acknowledged by Kafka, in the order they were made; retried until they are. */
-  private readonly outbox: ControlRecord[] = [];
   private sending?: Promise<void>;
+  /** Set when the outbox may hold rows the sending loop has not read yet. */
+  private dirty = false;
   private stopped = false;
   private applied = 0;
 
   constructor(
     private readonly config: ControlPlaneConfig,
-    private readonly catalog: Catalog,
-    private readonly issueStates: IssueStates,
+    private readonly stores: ControlStores,
     private readonly logger: Logger,
   ) {
     const kafka = createKafka(
@@ -53,13 +77,23 @@ export class ControlPlane {
       maxWaitTimeInMs: 200,
       allowAutoTopicCreation: true,
     });
-    catalog.onChange((change) => this.publish(change));
-    issueStates.onStatusChange((change) => this.publish({ kind: 'issue_status', ...change }));
+    stores.database.journal = this;
   }
 
   /** Records applied from the topic so far (operations and tests). */
   get appliedCount(): number {
     return this.applied;
+  }
+
+  /** Journal: the change joins the outbox, in the caller's transaction. */
+  async record(connection: DuckDBConnection, change: ControlChange): Promise<void> {
+    const record: ControlRecord = { ...change, schema: CATALOG_SCHEMA, node: this.node };
+    await connection.run('INSERT INTO control_outbox SELECT coalesce(max(seq), 0) + 1, ?, ? FROM control_outbox', [changeKey(change), JSON.stringify(record)]);
+  }
+
+  /** Journal: what was recorded is committed, so it may go. */
+  committed(): void {
+    this.flush();
   }
 
   async start(): Promise<void> {
@@ -86,12 +120,14 @@ export class ControlPlane {
         if (!this.stopped) this.logger.error({ err: String(error) }, 'the control plane cannot consume its topic');
       }
     })();
-    this.flush();
+    this.flush(); // what an earlier run left in the outbox
   }
 
   async shutdown(): Promise<void> {
     this.stopped = true;
-    await this.sending?.catch(() => undefined);
+    if (this.stores.database.journal === this) this.stores.database.journal = undefined;
+    // What is not sent yet stays in the outbox for the next start: no need to wait for a broker that is down.
+    await Promise.race([this.sending?.catch(() => undefined), new Promise((r) => setTimeout(r, 2000).unref())]);
     await this.consumer.disconnect().catch(() => undefined);
     await this.producer.disconnect().catch(() => undefined);
   }
@@ -101,47 +137,59 @@ export class ControlPlane {
       this.logger.warn({ schema: record.schema }, 'skipped a control-plane record of a newer schema');
       return;
     }
+    const { catalog, issueStates, alertRules, artifacts, database } = this.stores;
     try {
-      if (record.kind === 'issue_status') await this.issueStates.applyStatus(record);
-      else if (record.kind === 'project' || record.kind === 'key') await this.catalog.apply(record);
+      if (record.kind === 'issue_status') await issueStates.applyStatus(record);
+      else if (record.kind === 'project' || record.kind === 'key') await catalog.apply(record);
+      else if (record.kind === 'artifact_bundle') await artifacts.apply(record);
+      else if (record.kind === 'alert_rule') {
+        // An older change than this node holds: publish the newer state again, so that it is what compaction keeps.
+        const newer = await alertRules.apply(record);
+        if (newer) await database.write((c) => database.recordChange(c, newer));
+      } else return;
       this.applied++;
     } catch (error) {
       this.logger.warn({ kind: record.kind, err: String(error) }, 'could not apply a control-plane record');
     }
   }
 
-  private publish(change: ControlRecord): void {
-    this.outbox.push({ ...change, schema: CATALOG_SCHEMA, node: this.node });
-    this.flush();
-  }
-
   private flush(): void {
-    this.sending ??= (async () => {
-      while (this.outbox.length && !this.stopped) {
-        const records = this.outbox.slice(0, 500);
-        try {
-          await this.producer.connect();
-          await this.producer.send({
-            topic: this.config.topic,
-            acks: -1,
-            messages: records.map((record) => ({ key: recordKey(record), value: JSON.stringify(record) })),
-          });
-          this.outbox.splice(0, records.length);
-        } catch (error) {
-          this.logger.warn({ err: String(error), pending: this.outbox.length }, 'control-plane changes not in Kafka yet: retrying');
-          await new Promise((r) => setTimeout(r, 1000));
-        }
-      }
-    })().finally(() => {
+    this.dirty = true;
+    this.sending ??= this.send().finally(() => {
       this.sending = undefined;
-      if (this.outbox.length && !this.stopped) this.flush();
     });
   }
-}
 
-/** The compaction key: one per row. */
-export function recordKey(record: ControlRecord): string {
-  if (record.kind === 'project') return `project:${record.project.id}`;
-  if (record.kind === 'key') return `key:${record.key.id}`;
-  return `issue:${record.id}`;
+  /** Sends the outbox in order until it is empty, deleting what Kafka acknowledged. */
+  private async send(): Promise<void> {
+    while (!this.stopped) {
+      this.dirty = false;
+      let pending: Array<{ seq: bigint; key: string; value: string }>;
+      try {
+        pending = rows(await this.stores.database.reader().runAndReadAll(`SELECT seq, key, value FROM control_outbox ORDER BY seq LIMIT ${BATCH}`));
+      } catch (error) {
+        if (!this.stopped) this.logger.warn({ err: String(error) }, 'could not read the control-plane outbox');
+        return;
+      }
+      if (!pending.length) {
+        if (this.dirty) continue;
+        return;
+      }
+      try {
+        await this.producer.connect();
+        await this.producer.send({
+          topic: this.config.topic,
+          acks: -1,
+          compression: CompressionTypes.GZIP,
+          messages: pending.map(({ key, value }) => ({ key, value })),
+        });
+        const last = pending[pending.length - 1].seq;
+        await this.stores.database.write((c) => c.run('DELETE FROM control_outbox WHERE seq <= ?', [last]));
+      } catch (error) {
+        if (this.stopped) return;
+        this.logger.warn({ err: String(error), pending: pending.length }, 'control-plane changes not in Kafka yet: retrying');
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+  }
 }

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
 import type { AlertAction, AlertRuleInput, AlertState, AlertType } from '../records/alert-rule.js';
+import { changeKey, deletedAt, markDeleted, type AlertRuleChange } from './control-journal.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { Database } from './database.js';
 import { rows } from './rows.js';
@@ -132,15 +133,16 @@ export class AlertRules {
       last_evaluated_at: null,
       last_value: null,
     };
-    await this.db.write((c) =>
-      c.run(
+    await this.db.write(async (c) => {
+      await c.run(
         `INSERT INTO alert_rules (id, dataset, org_id, project_id, name, type, environment, enabled, frequency, conditions, actions,
            created_at, updated_at, counting_since, state)
          VALUES ($id, $dataset, $org, $project, $name, $type, $environment, $enabled, $frequency, $conditions, $actions,
            make_timestamp($now::BIGINT), make_timestamp($now::BIGINT), make_timestamp($now::BIGINT), 'ok')`,
         { ...this.params(rule), id: rule.id, dataset: rule.dataset, org: rule.org_id, now: micros(now) },
-      ),
-    );
+      );
+      await this.db.recordChange(c, ruleChange(rule));
+    });
     this.byId.set(rule.id, rule);
     this.reindex();
     return rule;
@@ -160,27 +162,92 @@ export class AlertRules {
       old.project_id !== input.project_id ||
       old.environment !== input.environment ||
       JSON.stringify(old.conditions) !== JSON.stringify(input.conditions);
-    const rule: AlertRule = { ...old, ...input, updated_at: now };
+    // Later than the last change, wherever it was made: the control plane replicates by updated_at.
+    const rule: AlertRule = { ...old, ...input, updated_at: Math.max(now, old.updated_at + 1) };
     if (recount) Object.assign(rule, { counting_since: now, state: 'ok', state_changed_at: old.state === 'ok' ? old.state_changed_at : now, last_value: null });
-    await this.db.write((c) =>
-      c.run(
-        `UPDATE alert_rules SET project_id = $project, name = $name, type = $type, environment = $environment, enabled = $enabled,
-           frequency = $frequency, conditions = $conditions, actions = $actions, updated_at = make_timestamp($now::BIGINT),
-           counting_since = make_timestamp($since::BIGINT), state = $state WHERE id = $id`,
-        { ...this.params(rule), id, now: micros(now), since: micros(rule.counting_since), state: rule.state },
-      ),
-    );
+    await this.db.write(async (c) => {
+      await this.writeDefinition(c, rule);
+      await this.db.recordChange(c, ruleChange(rule));
+    });
     this.byId.set(id, rule);
     this.reindex();
     return rule;
   }
 
-  async delete(id: string): Promise<boolean> {
-    if (!this.byId.has(id)) return false;
-    await this.db.write((c) => c.run('DELETE FROM alert_rules WHERE id = $id', { id }));
+  async delete(id: string, now = Date.now()): Promise<boolean> {
+    const old = this.byId.get(id);
+    if (!old) return false;
+    const at = Math.max(now, old.updated_at + 1);
+    await this.db.write(async (c) => {
+      await c.run('DELETE FROM alert_rules WHERE id = $id', { id });
+      await markDeleted(c, `alert_rule:${id}`, at);
+      await this.db.recordChange(c, { kind: 'alert_rule', id, deleted: true, updated_at: at });
+    });
     this.byId.delete(id);
     this.reindex();
     return true;
+  }
+
+  /**
+   * A rule's definition or deletion as another node made it (the shared control plane), applied
+   * last-writer-wins by updated_at: a change older than what this node holds (the rule, or its
+   * deletion) changes nothing and returns the newer state, for the control plane to publish again
+   * so that it is what the compacted topic keeps. A rule's state (ok/firing) stays this node's.
+   */
+  async apply(change: AlertRuleChange): Promise<AlertRuleChange | undefined> {
+    const key = changeKey(change);
+    return this.db.write(async (c) => {
+      const deleted = await deletedAt(c, key);
+      if ('deleted' in change) {
+        const held = this.byId.get(change.id);
+        if (held && held.updated_at > change.updated_at) return ruleChange(held);
+        if (deleted !== undefined && deleted >= change.updated_at) return undefined;
+        await c.run('DELETE FROM alert_rules WHERE id = $id', { id: change.id });
+        await markDeleted(c, key, change.updated_at);
+        this.byId.delete(change.id);
+        this.reindex();
+        return undefined;
+      }
+      const incoming = change.rule;
+      if (deleted !== undefined && deleted >= incoming.updated_at) return { kind: 'alert_rule', id: incoming.id, deleted: true, updated_at: deleted };
+      const held = this.byId.get(incoming.id);
+      if (held && held.updated_at >= incoming.updated_at) return held.updated_at > incoming.updated_at ? ruleChange(held) : undefined;
+      const rule: AlertRule = held
+        ? { ...held, ...incoming, state: held.state, state_changed_at: held.state_changed_at, last_fired_at: held.last_fired_at }
+        : { ...incoming, last_evaluated_at: null, last_value: null };
+      if (held && held.counting_since !== rule.counting_since) Object.assign(rule, { state: 'ok', last_value: null });
+      if (held) await this.writeDefinition(c, rule);
+      else
+        await c.run(
+          `INSERT INTO alert_rules (id, dataset, org_id, project_id, name, type, environment, enabled, frequency, conditions, actions,
+             created_at, updated_at, counting_since, state, state_changed_at, last_fired_at)
+           VALUES ($id, $dataset, $org, $project, $name, $type, $environment, $enabled, $frequency, $conditions, $actions,
+             make_timestamp($created::BIGINT), make_timestamp($now::BIGINT), make_timestamp($since::BIGINT), $state, NULL, NULL)`,
+          {
+            ...this.params(rule),
+            id: rule.id,
+            dataset: rule.dataset,
+            org: rule.org_id,
+            created: micros(rule.created_at),
+            now: micros(rule.updated_at),
+            since: micros(rule.counting_since),
+            state: rule.state,
+          },
+        );
+      if (!held) Object.assign(rule, { state_changed_at: null, last_fired_at: null });
+      this.byId.set(rule.id, rule);
+      this.reindex();
+      return undefined;
+    });
+  }
+
+  private writeDefinition(c: DuckDBConnection, rule: AlertRule): Promise<unknown> {
+    return c.run(
+      `UPDATE alert_rules SET project_id = $project, name = $name, type = $type, environment = $environment, enabled = $enabled,
+         frequency = $frequency, conditions = $conditions, actions = $actions, updated_at = make_timestamp($now::BIGINT),
+         counting_since = make_timestamp($since::BIGINT), state = $state WHERE id = $id`,
+      { ...this.params(rule), id: rule.id, now: micros(rule.updated_at), since: micros(rule.counting_since), state: rule.state },
+    );
   }
 
   /** Writes state changes inside the caller's transaction (with the firings they go with). */
@@ -227,6 +294,12 @@ export class AlertRules {
       tenant[rule.type].push(rule);
     }
   }
+}
+
+/** What the control plane carries of a rule: its definition, not what the evaluator measured. */
+function ruleChange(rule: AlertRule): AlertRuleChange {
+  const { last_evaluated_at: _evaluated, last_value: _value, ...definition } = rule;
+  return { kind: 'alert_rule', rule: definition };
 }
 
 function newestFirst(a: AlertRule, b: AlertRule): number {

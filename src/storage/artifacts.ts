@@ -9,7 +9,15 @@
 // them is gone — so a crash can leave a file nothing refers to (swept at the next start), never a
 // reference to a missing file. Placing and unlinking run one at a time (an in-process lock: one
 // process writes the catalog), so a delete never unlinks a file an upload is about to refer to.
-import { createHash, randomUUID } from 'node:crypto';
+//
+// Shared (a shared control plane is configured, issue #15): every node points at one path, and a
+// bundle's metadata reaches the other nodes' catalogs through the control plane. A node then knows
+// only part of what refers to a content at any moment (an upload on another node may be on its
+// way), so it never unlinks stored contents: deletions and expiry remove the metadata only, and
+// the bytes of deleted bundles stay on the shared path (content-addressed, so an upload of the same
+// file reuses them). Each process stages its uploads in a directory of its own under tmp/, and
+// sweeps only staging directories a day old.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,6 +26,7 @@ import type { ExpiryResult } from '../engine/component.js';
 import type { Dataset } from '../engine/item.js';
 import type { ArtifactFile, ArtifactLookup, ArtifactScope, ArtifactType } from '../records/artifact.js';
 import { uuidv7 } from '../records/uuid.js';
+import { changeKey, deletedAt, markDeleted, type ArtifactBundleChange } from './control-journal.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { Database } from './database.js';
 import { makePrivateDir, syncDir } from './private-files.js';
@@ -79,6 +88,8 @@ const SHARD = /^[0-9a-f]{2}$/;
 const SHA256 = /^[0-9a-f]{64}$/;
 /** Lists of names, types and hashes are passed typed: an empty one has no type of its own. */
 const TEXT_LIST = LIST(VARCHAR);
+/** Shared path: a staging directory this old belongs to a process that died mid-upload. */
+const STALE_STAGING_MS = 24 * 3600_000;
 
 export class ArtifactStore implements ArtifactLookup {
   private lock: Promise<unknown> = Promise.resolve();
@@ -94,8 +105,10 @@ export class ArtifactStore implements ArtifactLookup {
     private readonly db: Database,
     /** `service.artifacts.path`, resolved. */
     readonly dir: string,
+    /** Whether other nodes share the path (see the top of this file). */
+    private readonly shared = false,
   ) {
-    this.staging = join(dir, 'tmp');
+    this.staging = shared ? join(dir, 'tmp', `${Date.now()}-${randomBytes(6).toString('hex')}`) : join(dir, 'tmp');
   }
 
   /**
@@ -104,6 +117,11 @@ export class ArtifactStore implements ArtifactLookup {
    */
   async start(): Promise<number> {
     makePrivateDir(this.dir);
+    if (this.shared) {
+      await this.sweepStaleStaging();
+      await this.present();
+      return 0;
+    }
     const swept = await this.exclusive(async () => {
       await rm(this.staging, { recursive: true, force: true });
       makePrivateDir(this.staging);
@@ -172,7 +190,10 @@ export class ArtifactStore implements ArtifactLookup {
               debug_id,
               source_mapping_url,
             }));
-          await this.db.write((c) => insertBundle(c, bundle, digest));
+          await this.db.write(async (c) => {
+            await insertBundle(c, bundle, digest);
+            await this.db.recordChange(c, { kind: 'artifact_bundle', bundle, digest });
+          });
           return { bundle, created: true };
         } catch (error) {
           // Nothing refers to what this upload placed (it was new, and the lock is held).
@@ -233,7 +254,7 @@ export class ArtifactStore implements ArtifactLookup {
   /** Deletes a bundle, then the stored files no other bundle refers to. False: no such bundle. */
   async delete(id: string): Promise<boolean> {
     return this.exclusive(async () => {
-      const { bundles, shas } = await this.db.write((c) => deleteBundles(c, 'id = $id', { id }));
+      const { bundles, shas } = await this.db.write((c) => this.deleteAndRecord(c, 'id = $id', { id }));
       await this.unlinkUnreferenced(shas);
       return bundles > 0;
     });
@@ -242,10 +263,31 @@ export class ArtifactStore implements ArtifactLookup {
   /** Retention: deletes the bundles created before `firstKeptDay` (`YYYY-MM-DD`, UTC) and the files only they referred to. */
   async expire(firstKeptDay: string): Promise<ExpiryResult> {
     return this.exclusive(async () => {
-      const { bundles, files, shas } = await this.db.write((c) => deleteBundles(c, 'created_at < CAST($day AS TIMESTAMP)', { day: firstKeptDay }));
+      const { bundles, files, shas } = await this.db.write((c) => this.deleteAndRecord(c, 'created_at < CAST($day AS TIMESTAMP)', { day: firstKeptDay }));
       await this.unlinkUnreferenced(shas);
       return { deletedRows: { artifact_bundles: bundles, artifact_files: files }, deletedPartitions: [] };
     });
+  }
+
+  /**
+   * A bundle's metadata or deletion as another node made it (the shared control plane): its bytes
+   * are on the shared path already (placed before the metadata committed there). Idempotent: a
+   * bundle is inserted once, and never after its deletion.
+   */
+  async apply(change: ArtifactBundleChange): Promise<void> {
+    const key = changeKey(change);
+    await this.exclusive(() =>
+      this.db.write(async (c) => {
+        if ('deleted' in change) {
+          await deleteBundles(c, 'id = $id', { id: change.id });
+          await markDeleted(c, key, Date.now());
+          return;
+        }
+        if ((await deletedAt(c, key)) !== undefined) return;
+        if ((await c.runAndReadAll('SELECT 1 FROM artifact_bundles WHERE id = ?', [change.bundle.id])).getRows().length) return;
+        await insertBundle(c, change.bundle, change.digest);
+      }),
+    );
   }
 
   /**
@@ -317,10 +359,35 @@ export class ArtifactStore implements ArtifactLookup {
     return true;
   }
 
-  /** Unlinks the stored files of these contents that no bundle refers to any more. */
+  /** Deletes bundles (deleteBundles) and records each deletion for the control plane. */
+  private async deleteAndRecord(
+    c: DuckDBConnection,
+    where: string,
+    params: Record<string, string>,
+  ): Promise<{ bundles: number; files: number; shas: string[] }> {
+    const deleted = await deleteBundles(c, where, params);
+    for (const id of deleted.ids) {
+      await markDeleted(c, `artifact_bundle:${id}`, Date.now());
+      await this.db.recordChange(c, { kind: 'artifact_bundle', id, deleted: true });
+    }
+    return deleted;
+  }
+
+  /** Shared path: removes the staging directories of processes that died mid-upload a day ago or more. */
+  private async sweepStaleStaging(): Promise<void> {
+    const parent = join(this.dir, 'tmp');
+    makePrivateDir(parent);
+    for (const name of await readdir(parent)) {
+      const info = await stat(join(parent, name)).catch(() => undefined);
+      if (info && Date.now() - info.mtimeMs > STALE_STAGING_MS) await rm(join(parent, name), { recursive: true, force: true });
+    }
+    makePrivateDir(this.staging);
+  }
+
+  /** Unlinks the stored files of these contents that no bundle refers to any more (never on a shared path). */
   private async unlinkUnreferenced(shas: string[]): Promise<void> {
     const candidates = [...new Set(shas)];
-    if (candidates.length === 0) return;
+    if (candidates.length === 0 || this.shared) return;
     const result = await this.db
       .reader()
       .runAndReadAll('SELECT DISTINCT sha256 FROM artifact_files WHERE list_contains($shas, sha256)', { shas: listValue(candidates) }, { shas: TEXT_LIST });
@@ -421,14 +488,19 @@ async function insertBundle(c: DuckDBConnection, bundle: Bundle, digest: string)
 }
 
 /** Deletes the bundles `where` selects and their files; returns the counts and the files' contents. */
-async function deleteBundles(c: DuckDBConnection, where: string, params: Record<string, string>): Promise<{ bundles: number; files: number; shas: string[] }> {
+async function deleteBundles(
+  c: DuckDBConnection,
+  where: string,
+  params: Record<string, string>,
+): Promise<{ bundles: number; files: number; shas: string[]; ids: string[] }> {
   const files = await c.runAndReadAll(
     `DELETE FROM artifact_files WHERE bundle_id IN (SELECT id FROM artifact_bundles WHERE ${where}) RETURNING sha256`,
     params,
   );
   const bundles = await c.runAndReadAll(`DELETE FROM artifact_bundles WHERE ${where} RETURNING id`, params);
   const shas = files.getRows().map(([sha]) => String(sha));
-  return { bundles: bundles.getRows().length, files: shas.length, shas };
+  const ids = bundles.getRows().map(([id]) => String(id));
+  return { bundles: ids.length, files: shas.length, shas, ids };
 }
 
 function compare(a: string, b: string): number {

@@ -1,6 +1,6 @@
 // Control-plane records: organizations, projects and API keys, in catalog tables of the service's
 // DuckDB file. Projects are few and read on every request, so they are cached in memory.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { datasetOf, displayPrefix, hashSecret, newSecret, randomBase62 } from '../auth/keys.js';
 import type { Dataset } from '../engine/item.js';
 import type { Database } from './database.js';
@@ -82,18 +82,19 @@ export class Catalog {
   private orgs?: Organization[];
   private dsnKeys?: Map<string, ApiKey>;
   private readonly keyListeners: Array<() => void> = [];
-  private readonly changeListeners: Array<(change: CatalogChange) => void> = [];
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /**
+     * How a new project's ingest id is chosen: `sequential` (max + 1: one node), or `hashed` (with a
+     * shared control plane, where projects are created on any node: see hashedIngestId).
+     */
+    private readonly ingestIds: 'sequential' | 'hashed' = 'sequential',
+  ) {}
 
   /** Called whenever a key is created or revoked, so caches of credentials can be dropped. */
   onKeysChanged(listener: () => void): void {
     this.keyListeners.push(listener);
-  }
-
-  /** Called with every change this node makes to projects and keys (not with changes applied from elsewhere). */
-  onChange(listener: (change: CatalogChange) => void): void {
-    this.changeListeners.push(listener);
   }
 
   /**
@@ -198,15 +199,15 @@ export class Catalog {
 
   /** Sets the origins browser SDKs may report from (null or empty: any). */
   async setAllowedOrigins(id: string, origins: string[] | null): Promise<Project> {
-    if (!(await this.project(id))) throw new CatalogError('not_found', `no project ${id}`);
+    const old = await this.project(id);
+    if (!old) throw new CatalogError('not_found', `no project ${id}`);
     const value = origins && origins.length ? JSON.stringify(origins) : null;
     await this.db.write(async (c) => {
       await c.run('UPDATE projects SET allowed_origins = ? WHERE id = ?', [value, id]);
+      await this.db.recordChange(c, { kind: 'project', project: { ...old, allowed_origins: value === null ? null : [...(origins as string[])] } });
     });
     this.projects = undefined;
-    const project = (await this.project(id)) as Project;
-    this.changed({ kind: 'project', project });
-    return project;
+    return (await this.project(id)) as Project;
   }
 
   async createProject(input: { id: string; name: string; platform?: string; orgId?: string }): Promise<Project> {
@@ -240,8 +241,15 @@ export class Catalog {
     };
     await this.db.write(async (c) => {
       // Allocated inside the write: writes are serialized, so no two projects get one number.
-      const next = rows<{ n: number }>(await c.runAndReadAll('SELECT coalesce(max(ingest_id), 0) + 1 AS n FROM projects'))[0];
-      project.ingest_id = next.n;
+      if (this.ingestIds === 'hashed') {
+        const taken = new Set(rows<{ ingest_id: number }>(await c.runAndReadAll('SELECT ingest_id FROM projects')).map((r) => Number(r.ingest_id)));
+        let attempt = 0;
+        do project.ingest_id = hashedIngestId(project.id, attempt++);
+        while (taken.has(project.ingest_id));
+      } else {
+        const next = rows<{ n: number }>(await c.runAndReadAll('SELECT coalesce(max(ingest_id), 0) + 1 AS n FROM projects'))[0];
+        project.ingest_id = next.n;
+      }
       await c.run(
         `INSERT INTO projects (id, org_id, slug, name, platform, public_key, created_at, ingest_id, allowed_origins)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
@@ -252,11 +260,11 @@ export class Catalog {
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, 'dsn', ?)`,
         [dsnKey.id, orgId, project.id, dsnKey.dataset, dsnKey.name, dsnKey.display_prefix, dsnHash(project.public_key), project.created_at, project.public_key],
       );
+      await this.db.recordChange(c, { kind: 'project', project });
+      await this.db.recordChange(c, { kind: 'key', key: dsnKey, secret_hash: dsnHash(project.public_key) });
     });
     this.projects = undefined;
     this.keysChanged();
-    this.changed({ kind: 'project', project });
-    this.changed({ kind: 'key', key: dsnKey, secret_hash: dsnHash(project.public_key) });
     return project;
   }
 
@@ -290,9 +298,9 @@ export class Catalog {
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)`,
         [key.id, key.org_id, key.project_id, key.dataset, key.name, key.display_prefix, secretHash, key.created_at, key.kind, key.public_key],
       );
+      await this.db.recordChange(c, { kind: 'key', key, secret_hash: secretHash });
     });
     this.keysChanged();
-    this.changed({ kind: 'key', key, secret_hash: secretHash });
     return { key, secret };
   }
 
@@ -312,15 +320,19 @@ export class Catalog {
          RETURNING ${KEY_COLUMNS}, secret_hash`,
         [id],
       );
-      return rows<ApiKey & { secret_hash: string }>(result)[0];
+      const row = rows<ApiKey & { secret_hash: string }>(result)[0];
+      if (row) {
+        const { secret_hash, ...key } = row;
+        await this.db.recordChange(c, { kind: 'key', key, secret_hash });
+      }
+      return row;
     });
     if (!revoked) {
       const known = (await this.listKeys()).some((k) => k.id === id);
       throw new CatalogError(known ? 'conflict' : 'not_found', known ? `key ${id} is revoked already` : `no key ${id}`);
     }
     this.keysChanged();
-    const { secret_hash, ...key } = revoked;
-    this.changed({ kind: 'key', key, secret_hash });
+    const { secret_hash: _hash, ...key } = revoked;
     return key;
   }
 
@@ -357,12 +369,25 @@ export class Catalog {
     return this.projects;
   }
 
-  private changed(change: CatalogChange): void {
-    for (const listener of this.changeListeners) listener(change);
-  }
-
   private keysChanged(): void {
     this.dsnKeys = undefined;
     for (const listener of this.keyListeners) listener();
   }
+}
+
+/** Where hashed ingest ids start: above every sequential one a single node handed out before. */
+const HASHED_BASE = 2 ** 31;
+const HASHED_RANGE = 2 ** 47;
+
+/**
+ * A project's ingest id with a shared control plane: derived from its id (SHA-256, into 2^47
+ * numbers above 2^31, at most 15 digits as the Sentry routes take them), so nodes creating projects
+ * at once do not hand out one number twice, and two nodes that both create a project of one id
+ * agree on it. A number this node already holds moves to the next attempt; two different ids meeting
+ * on two nodes before either has seen the other's project is a birthday chance of about n²/2^48
+ * (10,000 projects: 4·10⁻⁷).
+ */
+export function hashedIngestId(projectId: string, attempt = 0): number {
+  const digest = createHash('sha256').update(`${projectId}\0${attempt}`).digest();
+  return HASHED_BASE + (digest.readUIntBE(0, 6) % HASHED_RANGE);
 }

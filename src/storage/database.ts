@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { CATALOG_MIGRATIONS } from './catalog-migrations.js';
+import type { ControlChange, Journal } from './control-journal.js';
 import { migrate } from './migrate.js';
 import { makePrivateDir, makePrivateFiles } from './private-files.js';
 
@@ -30,6 +31,10 @@ export class Database {
   private tail: Promise<unknown> = Promise.resolve();
   private readonly readers: DuckDBConnection[] = [];
   private nextReader = 0;
+  /** Set by the shared control plane: where changes to replicate are recorded. */
+  journal?: Journal;
+  /** Whether the open transaction recorded changes into the journal. */
+  private journaled = false;
 
   private constructor(
     readonly path: string,
@@ -71,8 +76,22 @@ export class Database {
       await connection.run('BEGIN TRANSACTION');
       const result = await work(connection);
       await connection.run('COMMIT');
+      if (this.journaled) {
+        this.journaled = false;
+        this.journal?.committed();
+      }
       return result;
     });
+  }
+
+  /**
+   * Records a change for the shared control plane inside the caller's write transaction (a no-op
+   * without one): it commits, or rolls back, with the change itself.
+   */
+  async recordChange(connection: DuckDBConnection, change: ControlChange): Promise<void> {
+    if (!this.journal) return;
+    await this.journal.record(connection, change);
+    this.journaled = true;
   }
 
   /**
@@ -85,6 +104,7 @@ export class Database {
       try {
         return await work(this.writer);
       } catch (error) {
+        this.journaled = false;
         await this.writer.run('ROLLBACK').catch(() => undefined);
         throw error;
       }

@@ -69,14 +69,7 @@ export class IssueStates {
   /** Whether the catalog may hold aliases this process has not read (until known, it may). */
   private aliasesStored?: Promise<boolean>;
 
-  private readonly statusListeners: Array<(change: StatusChange) => void> = [];
-
   constructor(private readonly db: Database) {}
-
-  /** Called with every status this node sets (a person's, or a regression its events caused). */
-  onStatusChange(listener: (change: StatusChange) => void): void {
-    this.statusListeners.push(listener);
-  }
 
   /**
    * A status another node set: kept unless this node's status of the issue changed later (last
@@ -179,21 +172,17 @@ export class IssueStates {
 
   /** The status of an issue as a person sets it. */
   async setStatus(dataset: Dataset, projectId: string, id: string, status: SettableStatus, now = Date.now()): Promise<void> {
-    await this.db.write((c) =>
-      c.run(
+    await this.db.write(async (c) => {
+      await c.run(
         `INSERT INTO issue_states (id, dataset, status, status_changed_at, project_id, opened_by, created_at)
          VALUES ($id, $dataset, $status, make_timestamp($now::BIGINT), $project, NULL, make_timestamp($now::BIGINT))
          ON CONFLICT (id) DO UPDATE SET status = excluded.status, status_changed_at = excluded.status_changed_at`,
         { id, dataset, status, now: BigInt(now) * 1000n, project: projectId },
-      ),
-    );
+      );
+      await this.db.recordChange(c, { kind: 'issue_status', id, dataset, project_id: projectId, status, at: now });
+    });
     const known = this.cache.get(id);
     this.remember(id, { status, openedBy: known?.openedBy ?? null });
-    this.statusChanged({ id, dataset, project_id: projectId, status, at: now });
-  }
-
-  private statusChanged(change: StatusChange): void {
-    for (const listener of this.statusListeners) listener(change);
   }
 
   /** Decides from the cache (every issue must be in it), updating it at once for the events after. */
@@ -265,16 +254,16 @@ export class IssueStates {
              VALUES ($id, $dataset, 'unresolved', NULL, $project, $event, make_timestamp($now::BIGINT)) ON CONFLICT (id) DO NOTHING`,
             { id: issueId, dataset, project: projectId, event: eventId, now },
           );
-        else
+        else {
           await c.run(
             `UPDATE issue_states SET status = 'regressed', status_changed_at = make_timestamp($now::BIGINT), regressed_by = $event
              WHERE id = $id AND status = 'resolved'`,
             { id: issueId, now, event: eventId },
           );
+          await this.db.recordChange(c, { kind: 'issue_status', id: issueId, dataset, project_id: projectId, status: 'regressed', at });
+        }
       }
     });
-    for (const { dataset, projectId, issueId, transition } of writes)
-      if (transition === 'regressed') this.statusChanged({ id: issueId, dataset, project_id: projectId, status: 'regressed', at });
   }
 
   private remember(id: string, state: State): void {

@@ -4,10 +4,11 @@
 // on the ingest node holds on the query node; a node started afterwards replays all of it.
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startMockBroker, seededDataDirs, type MockBroker } from '../support/kafka.js';
-import { roleEnv, roleYaml, until } from '../support/kafka-roles.js';
+import { hashedIngestId } from '../../src/storage/catalog.js';
+import { startMockBroker, startRoleNodes, type MockBroker } from '../support/kafka.js';
+import { roleYaml, until } from '../support/kafka-roles.js';
 import { childEnv, runCli } from '../support/process.js';
-import { fullEvent, startService, tempDir, type TestService } from '../support/service.js';
+import { fullEvent, startService, type TestService } from '../support/service.js';
 
 describe('the shared control plane over Kafka', () => {
   let broker: MockBroker | undefined;
@@ -20,13 +21,8 @@ describe('the shared control plane over Kafka', () => {
 
   it('replicates keys, projects and issue statuses to every node, and to a node that starts late', { timeout: 90_000 }, async () => {
     broker = await startMockBroker();
-    const lake = tempDir('faultline-shared-lake-');
-    const seeded = await seededDataDirs(4);
+    const { ingest, worker, query, seeded, env } = await startRoleNodes(broker.brokers, 1);
     const keys = { live: seeded.liveKey, test: seeded.testKey };
-    const env = roleEnv(broker.brokers, lake);
-    const ingest = await startService({ yaml: roleYaml('ingest'), dataDir: seeded.dirs[0], keys, env });
-    const worker = await startService({ yaml: roleYaml('worker'), dataDir: seeded.dirs[1], keys, env });
-    const query = await startService({ yaml: roleYaml('query'), dataDir: seeded.dirs[2], keys, env });
     services.push(ingest, worker, query);
 
     // A project and a key made with the CLI against the query node...
@@ -38,8 +34,11 @@ describe('the shared control plane over Kafka', () => {
     // ...authenticate on the ingest node within seconds.
     const post = (key: string, body: Record<string, unknown>) => ingest.api('/v1/events', { method: 'POST', key, body: JSON.stringify(body) });
     await until('the new key on the ingest node', async () => ((await post(secret, fullEvent({ id: randomUUID() }))).status === 202 ? true : undefined));
-    const projects = (await (await ingest.api('/v1/projects')).json()) as { data: Array<{ id: string }> };
-    expect(projects.data.map((p) => p.id)).toContain('shop');
+    // With the same ingest id everywhere: hashed from the project id, not the creating node's max + 1.
+    for (const node of [ingest, query]) {
+      const projects = (await (await node.api('/v1/projects')).json()) as { data: Array<{ id: string; ingest_id: number }> };
+      expect(projects.data.find((p) => p.id === 'shop')?.ingest_id).toBe(hashedIngestId('shop'));
+    }
 
     // An issue resolved through the query node is resolved on the worker: the next event regresses it.
     const first = randomUUID();

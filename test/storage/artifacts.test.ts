@@ -191,4 +191,34 @@ describe('ArtifactStore', () => {
     expect(storedFiles()).toContain(sha('live()'));
     expect((await restarted.read(live.bundle.files[0])).toString()).toBe('live()');
   });
+
+  it('on a shared path (a control plane): keeps other nodes’ bytes at start and on delete, and applies bundles from elsewhere once', async () => {
+    const otherDir = tempDir('faultline-artifacts-node-');
+    const other = await Database.open(otherDir);
+    try {
+      const shared = new ArtifactStore(other, store.dir, true);
+      // A content placed by a node whose metadata has not arrived here: not swept.
+      const pending = sha('pending()');
+      mkdirSync(dirname(store.pathOf(pending)), { recursive: true });
+      writeFileSync(store.pathOf(pending), 'pending()');
+      expect(await shared.start()).toBe(0);
+      expect(existsSync(store.pathOf(pending))).toBe(true);
+      // A bundle made on the first node reaches this one as a change: listed and looked up here, once.
+      const made = await store.create(bundle('shared@1', [stage('~/shared-app.js', 'sharedApp()', 'minified_source')]));
+      const change = { kind: 'artifact_bundle' as const, bundle: made.bundle, digest: 'd' };
+      await shared.apply(change);
+      await shared.apply(change);
+      expect((await shared.byNames(scope('shared@1'), ['~/shared-app.js'], [])).map((f) => f.bundle_id)).toEqual([made.bundle.id]);
+      // Deleted here: the metadata goes, the bytes stay (another node may hold a bundle of the same content).
+      expect(await shared.delete(made.bundle.id)).toBe(true);
+      expect(await shared.get(made.bundle.id)).toBeUndefined();
+      expect(existsSync(store.pathOf(sha('sharedApp()')))).toBe(true);
+      // A deleted bundle does not come back when its creation is replayed.
+      await shared.apply(change);
+      expect(await shared.get(made.bundle.id)).toBeUndefined();
+    } finally {
+      await other.close();
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+  });
 });

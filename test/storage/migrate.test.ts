@@ -80,6 +80,8 @@ describe('migrate', () => {
       await c.run('DROP TABLE web_users');
       await c.run('DROP TABLE event_attachments');
       await c.run('DROP TABLE release_sessions');
+      await c.run('DROP TABLE control_outbox');
+      await c.run('DROP TABLE control_tombstones');
       await c.run('DROP TABLE client_reports');
       await c.run("DELETE FROM api_keys WHERE kind = 'dsn'");
       await c.run('ALTER TABLE api_keys DROP COLUMN kind');

@@ -42,9 +42,9 @@ export function roleYaml(role: Role, options: RoleOptions = {}): string {
   return stringify(config);
 }
 
-/** The environment the examples read. */
+/** The environment the examples read: the shared artifacts directory sits beside the lake. */
 export function roleEnv(brokers: string, lake: string, workerId = 'w1'): Record<string, string> {
-  return { FAULTLINE_KAFKA_BROKERS: brokers, FAULTLINE_LAKE_DIR: lake, FAULTLINE_WORKER_ID: workerId };
+  return { FAULTLINE_KAFKA_BROKERS: brokers, FAULTLINE_LAKE_DIR: lake, FAULTLINE_WORKER_ID: workerId, FAULTLINE_ARTIFACTS_DIR: `${lake}-artifacts` };
 }
 
 /** Spans as an OpenTelemetry Collector hands them to its kafka exporter (otlp_proto), 30 s ago. */
