@@ -12,9 +12,11 @@ import { roleEnv, roleYaml, spanCountBy, type Role } from '../support/kafka-role
 import { startProcess, type RunningProcess } from '../support/process.js';
 import { fullEvent, startService, tempDir, type TestService } from '../support/service.js';
 
-const FULL = process.env.FAULTLINE_KAFKA_ROLES_FULL === '1';
-const EVENTS = FULL ? 10_000 : 5000;
-const TRACES = FULL ? 100 : 20;
+// The issue's sizes by default; FAULTLINE_KAFKA_ROLES_SMALL=1 runs a fifth of the spans and half
+// the events, for a quick loop while working on the Kafka components.
+const SMALL = process.env.FAULTLINE_KAFKA_ROLES_SMALL === '1';
+const EVENTS = SMALL ? 5000 : 10_000;
+const TRACES = SMALL ? 20 : 100;
 const SPANS_PER_TRACE = 1000;
 
 describe('two ingest processes, two workers, one lake, a worker killed mid-stream', () => {
@@ -28,11 +30,10 @@ describe('two ingest processes, two workers, one lake, a worker killed mid-strea
     await broker?.stop();
   });
 
-  // Sizes: issue #15 asks for 10,000 events and 100,000 spans; on a 2-core machine shared with
-  // other jobs that run takes ~90 s (the HTTP senders and four Faultline processes share the
-  // cores), so the suite runs 5,000 events and 20,000 spans (~50 s). FAULTLINE_KAFKA_ROLES_FULL=1
-  // runs the issue's sizes.
-  it('loses nothing acknowledged and duplicates nothing in reads', { timeout: FULL ? 240_000 : 90_000 }, async () => {
+  // Issue #15's sizes, 10,000 events and 100,000 spans: ~45 s on a quiet 2-core machine, where
+  // the HTTP senders and five Faultline processes share the cores; the timeout leaves room for a
+  // machine running the rest of the suite beside it.
+  it('loses nothing acknowledged and duplicates nothing in reads', { timeout: 300_000 }, async () => {
     broker = await startMockBroker();
     const lake = tempDir('faultline-shared-lake-');
     const seeded = await seededDataDirs(5);
@@ -117,7 +118,7 @@ describe('two ingest processes, two workers, one lake, a worker killed mid-strea
     await start('worker', seeded.dirs[2 + victimIndex], victimIndex === 0 ? 'w1' : 'w2');
 
     lap('all sent, victim restarted');
-    const deadline = Date.now() + (FULL ? 180_000 : 60_000);
+    const deadline = Date.now() + 180_000;
     let ids: string[] = [];
     while (Date.now() < deadline) {
       ids = [];
