@@ -6,7 +6,8 @@ import type { Consumer } from '../engine/component.js';
 import { ExportError, OverloadedError, ShuttingDownError } from '../engine/errors.js';
 import { reserve } from '../engine/fanout.js';
 import { ClientAbortError, declaredLength, readBody, type BodyOptions } from './body.js';
-import { errors } from './errors.js';
+import type { Item, Tenant } from '../engine/item.js';
+import { ApiError, errors, type ErrorCode } from './errors.js';
 
 /**
  * Memory a request takes per byte of its body while it is handled: the body, its text, the parsed
@@ -68,4 +69,42 @@ export function refusalReason(error: unknown): RefusalReason {
     default:
       return typeof status === 'number' && status < 500 ? 'invalid' : 'failed';
   }
+}
+
+export interface TakeOneOptions extends BodyOptions {
+  tenant: Tenant;
+  /** The item's size before its body is read (the declared length, or a guess). */
+  size: number;
+  /** Checks made before any room is reserved (content type): a refusal here costs nothing. */
+  check?: () => void;
+  /** The item's data from the body. */
+  parse: (body: Buffer) => unknown;
+  /** Counts a refusal (faultline_receiver_refused_items_total). */
+  refused: (reason: RefusalReason) => void;
+}
+
+/**
+ * One item of a request into `consumer`'s pipelines: checked, its room reserved, its body read and
+ * parsed, and consumed — it returns once the item is durable, or dropped by a processor. A
+ * refusal is counted and thrown; an item a processor rejected is the 400 of its problems.
+ */
+export async function takeOne(event: H3Event, consumer: Consumer, options: TakeOneOptions): Promise<Item> {
+  const item: Item = { data: undefined, tenant: options.tenant, receivedAt: 0, size: options.size };
+  try {
+    options.check?.();
+    await withReservedBody(event, consumer, options, async (body, reserved) => {
+      item.data = await options.parse(body);
+      item.receivedAt = Date.now();
+      await reserved.consume([item]);
+    });
+  } catch (error) {
+    options.refused(refusalReason(error));
+    throw error;
+  }
+  const outcome = item.outcome;
+  if (outcome?.kind === 'rejected') {
+    options.refused('invalid');
+    throw new ApiError(400, outcome.code as ErrorCode, outcome.message, outcome.details);
+  }
+  return item;
 }

@@ -1,10 +1,8 @@
 // POST /v1/events: one error event into the events pipelines.
 import type { Consumer } from '../../../src/engine/component.js';
 import type { Host } from '../../../src/engine/host.js';
-import type { Item } from '../../../src/engine/item.js';
 import { parseJsonBody, requireJsonContentType } from '../../../src/http/body.js';
-import { refusalReason, withReservedBody } from '../../../src/http/intake.js';
-import { ApiError, type ErrorCode } from '../../../src/http/errors.js';
+import { takeOne } from '../../../src/http/intake.js';
 import { json, principalOf, type RouteDefinition } from '../../../src/http/host.js';
 import type { ErrorEvent } from '../../../src/records/event.js';
 import { errorEventJsonSchema } from '../../../src/records/event-schema.js';
@@ -45,30 +43,16 @@ export function eventIngestRoute({ host, receiverId, consumer, maxBodyBytes }: E
     handler: async (ctx) => {
       const principal = principalOf(ctx);
       const project = await resolveProject(catalog, principal, ingestProject(ctx));
-      const item: Item = {
-        data: undefined,
+      const item = await takeOne(ctx.event, consumer, {
         tenant: tenantOf(principal, project),
-        receivedAt: 0,
         size: Number(ctx.event.req.headers.get('content-length')) || 4096,
-      };
-      try {
-        requireJsonContentType(ctx.event);
-        // Room is reserved before the body is read (a refusal costs neither the read nor the
-        // parse) and held until the event is durable.
-        await withReservedBody(ctx.event, consumer, { limit: maxBodyBytes, timeoutMs: settings.limits.body_timeout_ms }, async (body, reserved) => {
-          item.data = parseJsonBody(body);
-          item.receivedAt = Date.now();
-          await reserved.consume([item]);
-        });
-      } catch (error) {
-        refused(refusalReason(error));
-        throw error;
-      }
+        limit: maxBodyBytes,
+        timeoutMs: settings.limits.body_timeout_ms,
+        check: () => requireJsonContentType(ctx.event),
+        parse: parseJsonBody,
+        refused,
+      });
       const outcome = item.outcome;
-      if (outcome?.kind === 'rejected') {
-        refused('invalid');
-        throw new ApiError(400, outcome.code as ErrorCode, outcome.message, outcome.details);
-      }
       const event = item.data as ErrorEvent;
       if (outcome?.kind === 'dropped') return json(ctx, 202, { id: event.id ?? null, status: 'dropped', reason: outcome.reason });
       metrics.receiverAccepted.inc({ receiver: receiverId, signal: 'events' });

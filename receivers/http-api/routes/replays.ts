@@ -10,10 +10,9 @@ import { promisify } from 'node:util';
 import { gunzip, inflate } from 'node:zlib';
 import type { Consumer } from '../../../src/engine/component.js';
 import type { Host } from '../../../src/engine/host.js';
-import type { Item } from '../../../src/engine/item.js';
 import { parseJsonBody, unsupportedCharset } from '../../../src/http/body.js';
-import { refusalReason, withReservedBody } from '../../../src/http/intake.js';
-import { ApiError, errors, type ErrorCode } from '../../../src/http/errors.js';
+import { takeOne } from '../../../src/http/intake.js';
+import { errors } from '../../../src/http/errors.js';
 import { json, principalOf, type RequestContext, type RouteDefinition } from '../../../src/http/host.js';
 import type { ReplayChunkInput, ReplaySegment } from '../../../src/records/replay.js';
 import { resolveProject, tenantOf } from '../../../src/auth/scope.js';
@@ -72,29 +71,20 @@ export function replayIngestRoute({ host, receiverId, consumer, maxBytes }: Repl
     handler: async (ctx) => {
       const principal = principalOf(ctx);
       const project = await resolveProject(catalog, principal, ingestProject(ctx));
-      const item: Item = {
-        data: undefined,
+      const raw = ctx.query.has('replay_id') || ctx.query.has('segment_id');
+      let gzipFile = false;
+      const item = await takeOne(ctx.event, consumer, {
         tenant: tenantOf(principal, project),
-        receivedAt: 0,
         size: Number(ctx.event.req.headers.get('content-length')) || 64 * 1024,
-      };
-      try {
-        const raw = ctx.query.has('replay_id') || ctx.query.has('segment_id');
-        const gzipFile = checkContentType(ctx, raw);
-        await withReservedBody(ctx.event, consumer, { limit: maxBytes, timeoutMs: settings.limits.body_timeout_ms }, async (body, reserved) => {
-          item.data = raw ? await rawChunk(ctx, body, gzipFile, maxBytes) : await jsonChunk(body, maxBytes);
-          item.receivedAt = Date.now();
-          await reserved.consume([item]);
-        });
-      } catch (error) {
-        refused(refusalReason(error));
-        throw error;
-      }
+        limit: maxBytes,
+        timeoutMs: settings.limits.body_timeout_ms,
+        check: () => {
+          gzipFile = checkContentType(ctx, raw);
+        },
+        parse: (body) => (raw ? rawChunk(ctx, body, gzipFile, maxBytes) : jsonChunk(body, maxBytes)),
+        refused,
+      });
       const outcome = item.outcome;
-      if (outcome?.kind === 'rejected') {
-        refused('invalid');
-        throw new ApiError(400, outcome.code as ErrorCode, outcome.message, outcome.details);
-      }
       const segment = item.data as ReplaySegment;
       if (outcome?.kind === 'dropped')
         return json(ctx, 202, { replay_id: segment.replay_id ?? null, segment_id: segment.segment_id ?? null, status: 'dropped', reason: outcome.reason });
