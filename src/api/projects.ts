@@ -31,29 +31,18 @@ export function projectRoutes({ catalog, storage, appUrl, releaseHealth, clientR
         const after = cursor === undefined ? undefined : decodeProjectCursor(cursor);
         const projects = (await reachableProjects(catalog, principal)).filter((p) => after === undefined || p.id > after);
         const page = projects.slice(0, limit);
+        const ids = page.map((p) => p.id);
         const [keys, activity, health, replayActivity, reports] = await Promise.all([
           catalog.listKeys(),
-          storage.events.activity(
-            principal.dataset,
-            page.map((p) => p.id),
-          ),
-          releaseHealth.forProjects(
-            principal.dataset,
-            page.map((p) => p.id),
-          ),
-          storage.replays.activity(
-            principal.dataset,
-            page.map((p) => p.id),
-          ),
-          clientReports.forProjects(
-            principal.dataset,
-            page.map((p) => p.id),
-          ),
+          storage.events.activity(principal.dataset, ids),
+          releaseHealth.forProjects(principal.dataset, ids),
+          storage.replays.activity(principal.dataset, ids),
+          clientReports.forProjects(principal.dataset, ids),
         ]);
         const now = Date.now();
+        const none: SignalActivity = { last_received_at: null, count_24h: 0 };
         const data = page.map((project) => {
-          const errorsActivity = activity.get(project.id) ?? { last_received_at: null, count_24h: 0 };
-          const none: SignalActivity = { last_received_at: null, count_24h: 0 };
+          const errorsActivity = activity.get(project.id) ?? none;
           const projectKeys = keys.filter((k) => k.project_id === project.id);
           const replays = replayActivity.get(project.id) ?? none;
           return {

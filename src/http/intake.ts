@@ -92,7 +92,7 @@ export async function takeOne(event: H3Event, consumer: Consumer, options: TakeO
   const item: Item = { data: undefined, tenant: options.tenant, receivedAt: 0, size: options.size };
   try {
     options.check?.();
-    await withReservedBody(event, consumer, options, async (body, reserved) => {
+    await withReservedBody(event, consumer, { limit: options.limit, timeoutMs: options.timeoutMs }, async (body, reserved) => {
       item.data = await options.parse(body);
       item.receivedAt = Date.now();
       await reserved.consume([item]);

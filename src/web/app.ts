@@ -216,8 +216,6 @@ export function createWebApp(options: WebAppOptions): WebApp {
     if (wanted && !timeline.event) throw new PageError(404, `Event ${wanted} is not an event of this issue.`);
     const doc = timeline.event ? await storage.events.get(s.session.dataset, [issue.project_id], timeline.event) : undefined;
     const event_ = doc ? (JSON.parse(doc) as ErrorEvent) : undefined;
-    const neighbours = { older: timeline.older, newer: timeline.newer };
-    const counts = timeline.counts;
     const labels = Array.from({ length: buckets }, (_, i) => {
       const t = new Date(end - (buckets - i) * size).toISOString();
       return unit === 'hour' ? `${t.slice(11, 16)} UTC` : t.slice(0, 10);
@@ -228,9 +226,9 @@ export function createWebApp(options: WebAppOptions): WebApp {
         viewer: s.viewer,
         issue,
         event: event_,
-        neighbours,
+        neighbours: { older: timeline.older, newer: timeline.newer },
         range,
-        counts,
+        counts: timeline.counts,
         labels,
         tags,
         raw: q.get('view') === 'raw',

@@ -216,7 +216,7 @@ export class WebData {
    */
   async issueTimeline(
     dataset: Dataset,
-    issue: { id: string; project_id: string; last_seen: string; first_seen?: string; count?: number },
+    issue: Pick<Issue, 'id' | 'project_id' | 'first_seen' | 'last_seen' | 'count'>,
     chart: { unit: 'hour' | 'day'; buckets: number; now?: number },
     eventId?: string,
     window = NEIGHBOUR_WINDOW,
@@ -241,11 +241,9 @@ export class WebData {
     // A side the window holds nothing for is looked for again without it, unless the window
     // already reaches the issue's first (last) event.
     const ts = BigInt(cur.micros);
-    const [first, last] = [Date.parse(issue.first_seen ?? ''), Date.parse(issue.last_seen)];
+    const [first, last] = [Date.parse(issue.first_seen), Date.parse(issue.last_seen)];
     const span =
-      Number.isFinite(first) && Number.isFinite(last) && (issue.count ?? 0) > window
-        ? BigInt(Math.ceil(((last - first) * 1000 * window) / (issue.count as number)))
-        : undefined;
+      Number.isFinite(first) && Number.isFinite(last) && issue.count > window ? BigInt(Math.ceil(((last - first) * 1000 * window) / issue.count)) : undefined;
     const bounds = { from: span === undefined ? 0n : ts - span, to: span === undefined ? MAX_MICROS : ts + span };
     const older = (from: bigint) =>
       `(SELECT id ${base} AND (timestamp < make_timestamp($ts::BIGINT) OR ${at} < $id)) AND timestamp >= make_timestamp(${from}::BIGINT) ORDER BY timestamp DESC, id DESC LIMIT 1)`;

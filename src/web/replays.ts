@@ -3,22 +3,15 @@
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { Dataset } from '../engine/item.js';
-import type { ReplayStore } from '../storage/replays.js';
+import type { Replay, ReplayStore } from '../storage/replays.js';
 
 const gunzipAsync = promisify(gunzip);
 
-export interface ReplayMeta {
-  id: string;
-  project_id: string;
-  started_at: string;
-  finished_at: string;
-  duration_ms: number;
-  segment_count: number;
-  urls: string[];
-  error_bookmarks: Array<{ event_id: string; timestamp: string; offset_ms: number; title: string }>;
-  trace_ids: string[];
-  streams: Array<{ segment_id: number; url: string; size_bytes: number }>;
-}
+/** The replay's fields the page shows: the store's replay, read as it is. */
+export type ReplayMeta = Pick<
+  Replay,
+  'id' | 'project_id' | 'started_at' | 'finished_at' | 'duration_ms' | 'segment_count' | 'urls' | 'error_bookmarks' | 'trace_ids' | 'streams'
+>;
 
 export interface ReplaySource {
   /** The replay's metadata, if it exists in one of `projectIds` of the dataset. */
