@@ -1,6 +1,8 @@
 // The DocStore beside the DuckDB file: the real service for what the API shows, a real Database
 // for what only the files can show (pending entries left by a crash, a database from before the store).
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { open } from 'lmdb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DocStore, spanKey } from '../../exporters/duckdb/docs.js';
 import type { DuckdbExporter } from '../../exporters/duckdb/exporter.js';
@@ -151,6 +153,45 @@ describe('DocStore', () => {
     expect(after.tree).toHaveLength(1);
     expect(after.tree[0].children).toHaveLength(1);
     expect(documents(svc).allPending('traces')).toEqual([]);
+  });
+
+  it('finds, recognizes and removes spans of a store written with the first span key layout', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const startNs = 1_763_900_123_456_000_000n;
+    const key = spanKey('live', 'p1', startNs, 'a'.repeat(32), 'b'.repeat(16));
+    // The first layout: (dataset, project, start in ms, trace, span), and no layout recorded.
+    mkdirSync(join(dir, 'docs'));
+    const old = open({ path: join(dir, 'docs'), compression: false });
+    for (const name of ['events', 'replay_segments', 'pending_events', 'pending_spans', 'pending_replay_segments']) await old.openDB({ name }).put('x', 'x');
+    await old
+      .openDB<string, Array<string | number>>({ name: 'spans', encoding: 'string' })
+      .put(['live', 'p1', 1_763_900_123_456, 'a'.repeat(32), 'b'.repeat(16)], '{"old":true}');
+    await old.close();
+
+    const docs = DocStore.open(dir);
+    expect(docs.get('traces', key)).toBe('{"old":true}');
+    expect(docs.has('traces', key)).toBe(true);
+    const fresh = spanKey('live', 'p1', startNs, 'c'.repeat(32), 'd'.repeat(16));
+    await docs.put([{ kind: 'traces', key: fresh, doc: '{"new":true}' }]);
+    expect(docs.get('traces', fresh)).toBe('{"new":true}');
+    await docs.remove('traces', [key]);
+    expect(docs.has('traces', key)).toBe(false);
+    await docs.close();
+
+    // Still read as a store that may hold both, after a restart.
+    const reopened = DocStore.open(dir);
+    expect(reopened.get('traces', fresh)).toBe('{"new":true}');
+    expect(reopened.has('traces', spanKey('live', 'p1', startNs, 'a'.repeat(32), 'b'.repeat(16)))).toBe(false);
+    await reopened.close();
+  });
+
+  it('keeps spans of one trace and minute side by side, newer minutes after older ones', () => {
+    const minute = 60_000_000_000n;
+    const at = (ns: bigint, trace: string) => spanKey('live', 'p1', ns, trace, '1'.repeat(16));
+    const t0 = 1_763_899_980_000_000_000n; // the start of a minute
+    expect(at(t0 + 5n, 'b'.repeat(32)).slice(0, 4)).toEqual(at(t0 + 59_000_000_000n, 'b'.repeat(32)).slice(0, 4));
+    expect(at(t0 + minute, 'a'.repeat(32))[2]).toBeGreaterThan(at(t0, 'f'.repeat(32))[2] as number);
   });
 
   it('holds senders past the indexing backlog and stores concurrent copies of one id once', async () => {
