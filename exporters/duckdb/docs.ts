@@ -1,8 +1,8 @@
 // The document store: the JSON document of each stored event and span, in an LMDB environment
 // beside the DuckDB file (<data_dir>/docs). Events are keyed (dataset, project, event id); spans
-// (dataset, project, start, trace id, span id): see spanKey; replay segments' metadata (dataset,
-// project, replay id, segment id), their events being blobs on disk (src/storage/segment-blobs.ts). DuckDB keeps the columns that queries filter and sort
-// on; the documents live here because DuckDB is slow at both ends for them: committing them (its
+// (dataset, project, minute of the start, trace id, span id, start): see spanKey; replay segments'
+// metadata (dataset, project, replay id, segment id), their events being blobs on disk
+// (src/storage/segment-blobs.ts). DuckDB keeps the columns that queries filter and sort on; the documents live here because DuckDB is slow at both ends for them: committing them (its
 // WAL and checkpoints write every byte again) and fetching them by key (a page of events paid it
 // once per event). LMDB commits a batch of them and reads one from its memory map for a small
 // fraction of that (figures: bench/README.md, "Why the code is shaped this way").

@@ -1,5 +1,5 @@
-// Spans in the duckdb exporter's intake (intake.ts): documents keyed (dataset, project, start,
-// trace id, span id; see spanKey), so a re-sent batch stores nothing twice; rows added to DuckDB in one transaction with
+// Spans in the duckdb exporter's intake (intake.ts): documents keyed by what identifies the span
+// and its start (see spanKey), so a re-sent batch stores nothing twice; rows added to DuckDB in one transaction with
 // the Appender, without the document. After a restart a row is rebuilt from its document and the
 // time of receipt kept in the pending entry. Spans coming back from pending entries after a restart may have been
 // committed before the crash, so those are looked up first (`recheck`).
