@@ -44,8 +44,23 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
   },
 });
+
+if (args.help) {
+  process.stdout.write(`npm run bench [-- options]
+  --quick              every phase, short (under a minute)
+  --only P1,P2         phases: events, spans, reads, symbolication, issues, grouping, alerting, replays, kafka, large
+  --profile            also CPU-profile the service and print where its main thread went
+  --events N --spans N rows for the reads phase (and --only large)
+  --documents N        --only large: documents for the newest N rows
+  --data DIR           --only large: load into DIR once, reuse it on later runs
+  --keep               keep the data directories
+How each figure is taken: bench/README.md
+`);
+  process.exit(0);
+}
 
 const quick = args.quick;
 const N_EVENTS = Number(args.events ?? (quick ? 50_000 : 1_000_000));
