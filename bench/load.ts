@@ -16,7 +16,7 @@ import type { Item } from '../src/engine/item.js';
 import type { ErrorEvent } from '../src/records/event.js';
 import { toEventDocument } from '../src/records/event-document.js';
 import { DocStore } from '../exporters/duckdb/docs.js';
-import { DUCKDB_MIGRATIONS, moveDocuments } from '../exporters/duckdb/migrations.js';
+import { DUCKDB_MIGRATIONS, moveSpanDocuments } from '../exporters/duckdb/migrations.js';
 import { migrate } from '../src/storage/migrate.js';
 import { toSpanDocument } from '../src/records/span-document.js';
 import type { Span } from '../src/records/span.js';
@@ -447,7 +447,7 @@ export async function bulkLoad(
       log(`  spans ${spanCount.toLocaleString('en-US')} / ~${spans.toLocaleString('en-US')} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     }
     // The documents move to the DocStore, where the duckdb exporter keeps them.
-    await db.write((c) => moveDocuments(c, docs, 'traces', 'dataset, project_id, start_ns // 1000000, trace_id, span_id'));
+    await db.write((c) => moveSpanDocuments(c, docs));
     log(`  span documents in the DocStore (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     const issues = await db.reader().runAndReadAll(`SELECT count(*) FROM issues WHERE dataset = '${DATASET}'`);
     return { events, spans: spanCount, traces, issues: Number(issues.getRows()[0][0]), seconds: (performance.now() - started) / 1000 };

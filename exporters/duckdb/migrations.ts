@@ -3,7 +3,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Migration } from '../../src/storage/migrate.js';
 import { REPLAY_COLUMN_TYPES } from '../../src/records/replay-row.js';
-import type { DocKind, DocStore } from './docs.js';
+import { spanKey, type DocKey, type DocKind, type DocStore } from './docs.js';
 
 /** The columns of `events`, as migration 1 made them and migration 7 rebuilt them. Frozen. */
 const EVENT_COLUMNS = `dataset VARCHAR NOT NULL,
@@ -104,7 +104,7 @@ export const DUCKDB_MIGRATIONS: readonly Migration<DocStore>[] = [
     legacy: 6,
     name: 'span documents move to the DocStore',
     sql: '',
-    run: (connection, docs) => moveDocuments(connection, docs, 'traces', 'dataset, project_id, start_ns // 1000000, trace_id, span_id'),
+    run: moveSpanDocuments,
   },
   {
     version: 6,
@@ -167,15 +167,25 @@ const TABLE_OF: Record<DocKind, string> = { events: 'events', traces: 'spans', r
 
 /** Puts the documents of a table's rows in the DocStore and empties their column, in batches. Puts
  * are idempotent, so a crash half-way leaves nothing to undo: the migration runs again. */
-export async function moveDocuments(connection: DuckDBConnection, docs: DocStore, kind: DocKind, keyColumns: string): Promise<void> {
+export async function moveDocuments(
+  connection: DuckDBConnection,
+  docs: DocStore,
+  kind: DocKind,
+  keyColumns: string,
+  keyOf: (columns: unknown[]) => DocKey = (columns) => columns.map(String),
+): Promise<void> {
   const table = TABLE_OF[kind];
   for (;;) {
     const rows = (await connection.runAndReadAll(`SELECT rowid, doc, ${keyColumns} FROM ${table} WHERE doc <> '' LIMIT 10000`)).getRows();
     if (rows.length === 0) return;
-    // Numbers stay numbers (a span key's start), as the exporter writes them.
-    await docs.put(
-      rows.map(([, doc, ...key]) => ({ kind, key: key.map((part) => (typeof part === 'bigint' ? Number(part) : String(part))), doc: String(doc) })),
-    );
+    await docs.put(rows.map(([, doc, ...columns]) => ({ kind, key: keyOf(columns), doc: String(doc) })));
     await connection.run(`UPDATE ${table} SET doc = '' WHERE rowid IN (${rows.map((row) => String(row[0])).join(', ')})`);
   }
+}
+
+/** Span documents in the rows of the spans table move to the DocStore, under the exporter's spanKey. */
+export function moveSpanDocuments(connection: DuckDBConnection, docs: DocStore): Promise<void> {
+  return moveDocuments(connection, docs, 'traces', 'dataset, project_id, start_ns, trace_id, span_id', ([dataset, project, start, trace, span]) =>
+    spanKey(String(dataset), String(project), BigInt(start as bigint), String(trace), String(span)),
+  );
 }

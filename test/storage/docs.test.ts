@@ -54,6 +54,36 @@ describe('DocStore', () => {
     }
   });
 
+  it("moves the span documents of a database written before the store under the exporter's span keys (migration 6)", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const db = await Database.open(dir);
+    const docs = DocStore.open(dir);
+    await migrate(db, 'duckdb', DUCKDB_MIGRATIONS, docs);
+    const startNs = 1_763_900_123_456_789_000n;
+    await db.write(async (c) => {
+      await c.run(`INSERT INTO spans (dataset, project_id, trace_id, span_id, parent_span_id, name, service_name, start_ns, end_ns, status, kind, received_at, doc)
+        SELECT 'live', 'p1', 'a' || i::VARCHAR, 'b' || i::VARCHAR, '', 'op', 'api', ${startNs} + i * 1000000000, ${startNs} + i * 1000000000 + 5, 'unset', 'server', now(),
+          '{"n":' || i::VARCHAR || '}' FROM range(300) AS r(i)`);
+      await c.run("DELETE FROM migrations WHERE owner = 'duckdb' AND version = 5");
+    });
+    await db.close();
+    await docs.close();
+
+    const reopened = await Database.open(dir);
+    const reopenedDocs = DocStore.open(dir);
+    try {
+      await migrate(reopened, 'duckdb', DUCKDB_MIGRATIONS, reopenedDocs);
+      const left = await reopened.reader().runAndReadAll("SELECT count(*) FROM spans WHERE doc <> ''");
+      expect(Number(left.getRows()[0][0])).toBe(0);
+      expect(reopenedDocs.get('traces', spanKey('live', 'p1', startNs + 299n * 1_000_000_000n, 'a299', 'b299'))).toBe('{"n":299}');
+      expect(reopenedDocs.get('traces', spanKey('live', 'p1', startNs, 'a0', 'b0'))).toBe('{"n":0}');
+    } finally {
+      await reopened.close();
+      await reopenedDocs.close();
+    }
+  });
+
   it('indexes after a restart what was acknowledged but not yet in DuckDB, and nothing twice', async () => {
     const first = await startService({ keepData: true });
     const keys = { live: first.liveKey, test: first.testKey };
