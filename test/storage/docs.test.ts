@@ -24,17 +24,19 @@ describe('DocStore', () => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('moves the documents of a database written before the store out of its rows (migration 5)', async () => {
+  /**
+   * A database whose documents are still in its rows: migrated, rows inserted with `insert`, the
+   * migration `version` forgotten; then reopened and migrated again, and handed to `check`.
+   */
+  async function rerunMigration(version: number, insert: string, check: (db: Database, docs: DocStore) => Promise<void>): Promise<void> {
     const dir = tempDir();
     dirs.push(dir);
     const db = await Database.open(dir);
     const docs = DocStore.open(dir);
     await migrate(db, 'duckdb', DUCKDB_MIGRATIONS, docs);
     await db.write(async (c) => {
-      await c.run(`INSERT INTO events (dataset, project_id, id, timestamp, received_at, issue_id, environment, release, level, exception_type, exception_value, doc)
-        SELECT 'live', 'p' || (i % 2)::VARCHAR, 'id-' || i::VARCHAR, now(), now(), 'issue', 'production', '', 'error', 'Error', 'v', '{"n":' || i::VARCHAR || '}'
-        FROM range(25000) AS r(i)`);
-      await c.run("DELETE FROM migrations WHERE owner = 'duckdb' AND version = 4");
+      await c.run(insert);
+      await c.run(`DELETE FROM migrations WHERE owner = 'duckdb' AND version = ${version}`);
     });
     await db.close();
     await docs.close();
@@ -43,45 +45,43 @@ describe('DocStore', () => {
     const reopenedDocs = DocStore.open(dir);
     try {
       await migrate(reopened, 'duckdb', DUCKDB_MIGRATIONS, reopenedDocs);
-      const left = await reopened.reader().runAndReadAll("SELECT count(*) FROM events WHERE doc <> ''");
-      expect(Number(left.getRows()[0][0])).toBe(0);
-      expect(reopenedDocs.get('events', ['live', 'p1', 'id-24999'])).toBe('{"n":24999}');
-      expect(reopenedDocs.get('events', ['live', 'p0', 'id-0'])).toBe('{"n":0}');
-      expect(reopenedDocs.get('events', ['live', 'p0', 'id-1'])).toBeUndefined();
+      await check(reopened, reopenedDocs);
     } finally {
       await reopened.close();
       await reopenedDocs.close();
     }
+  }
+  const left = async (db: Database, table: string) =>
+    Number((await db.reader().runAndReadAll(`SELECT count(*) FROM ${table} WHERE doc <> ''`)).getRows()[0][0]);
+
+  it('moves the documents of a database written before the store out of its rows (migration 5)', async () => {
+    await rerunMigration(
+      4,
+      `INSERT INTO events (dataset, project_id, id, timestamp, received_at, issue_id, environment, release, level, exception_type, exception_value, doc)
+        SELECT 'live', 'p' || (i % 2)::VARCHAR, 'id-' || i::VARCHAR, now(), now(), 'issue', 'production', '', 'error', 'Error', 'v', '{"n":' || i::VARCHAR || '}'
+        FROM range(25000) AS r(i)`,
+      async (db, docs) => {
+        expect(await left(db, 'events')).toBe(0);
+        expect(docs.get('events', ['live', 'p1', 'id-24999'])).toBe('{"n":24999}');
+        expect(docs.get('events', ['live', 'p0', 'id-0'])).toBe('{"n":0}');
+        expect(docs.get('events', ['live', 'p0', 'id-1'])).toBeUndefined();
+      },
+    );
   });
 
   it("moves the span documents of a database written before the store under the exporter's span keys (migration 6)", async () => {
-    const dir = tempDir();
-    dirs.push(dir);
-    const db = await Database.open(dir);
-    const docs = DocStore.open(dir);
-    await migrate(db, 'duckdb', DUCKDB_MIGRATIONS, docs);
     const startNs = 1_763_900_123_456_789_000n;
-    await db.write(async (c) => {
-      await c.run(`INSERT INTO spans (dataset, project_id, trace_id, span_id, parent_span_id, name, service_name, start_ns, end_ns, status, kind, received_at, doc)
+    await rerunMigration(
+      5,
+      `INSERT INTO spans (dataset, project_id, trace_id, span_id, parent_span_id, name, service_name, start_ns, end_ns, status, kind, received_at, doc)
         SELECT 'live', 'p1', 'a' || i::VARCHAR, 'b' || i::VARCHAR, '', 'op', 'api', ${startNs} + i * 1000000000, ${startNs} + i * 1000000000 + 5, 'unset', 'server', now(),
-          '{"n":' || i::VARCHAR || '}' FROM range(300) AS r(i)`);
-      await c.run("DELETE FROM migrations WHERE owner = 'duckdb' AND version = 5");
-    });
-    await db.close();
-    await docs.close();
-
-    const reopened = await Database.open(dir);
-    const reopenedDocs = DocStore.open(dir);
-    try {
-      await migrate(reopened, 'duckdb', DUCKDB_MIGRATIONS, reopenedDocs);
-      const left = await reopened.reader().runAndReadAll("SELECT count(*) FROM spans WHERE doc <> ''");
-      expect(Number(left.getRows()[0][0])).toBe(0);
-      expect(reopenedDocs.get('traces', spanKey('live', 'p1', startNs + 299n * 1_000_000_000n, 'a299', 'b299'))).toBe('{"n":299}');
-      expect(reopenedDocs.get('traces', spanKey('live', 'p1', startNs, 'a0', 'b0'))).toBe('{"n":0}');
-    } finally {
-      await reopened.close();
-      await reopenedDocs.close();
-    }
+          '{"n":' || i::VARCHAR || '}' FROM range(300) AS r(i)`,
+      async (db, docs) => {
+        expect(await left(db, 'spans')).toBe(0);
+        expect(docs.get('traces', spanKey('live', 'p1', startNs + 299n * 1_000_000_000n, 'a299', 'b299'))).toBe('{"n":299}');
+        expect(docs.get('traces', spanKey('live', 'p1', startNs, 'a0', 'b0'))).toBe('{"n":0}');
+      },
+    );
   });
 
   it('indexes after a restart what was acknowledged but not yet in DuckDB, and nothing twice', async () => {
