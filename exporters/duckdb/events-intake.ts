@@ -4,7 +4,7 @@
 // committed before the crash, so those are looked up first (`recheck`); in normal running the
 // intake has already made sure every id is new. Issue ids are checked before anything is
 // appended: an appender abandoned half-filled would flush its rows into some later transaction.
-import { listValue, timestampValue, type DuckDBConnection } from '@duckdb/node-api';
+import { listValue, timestampValue, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
 import { eventDocumentJson } from '../../src/records/event-document.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import { appendEventColumns, isoMicros } from '../../src/records/event-row.js';
@@ -86,13 +86,12 @@ async function indexEvents(connection: DuckDBConnection, events: AcceptedEvent[]
   } else {
     await connection.run('BEGIN TRANSACTION');
   }
-  await appendRows(connection, 'events', (appender) => {
-    for (const event of fresh) {
-      appendEventColumns(appender, event, '');
-      appender.endRow();
-    }
-  });
+  await appendRows(connection, 'events', fresh, appendEventRow);
   await upsertIssues(connection, fresh);
+}
+
+function appendEventRow(appender: DuckDBAppender, event: AcceptedEvent): void {
+  appendEventColumns(appender, event, '');
 }
 
 async function upsertIssues(connection: DuckDBConnection, items: AcceptedEvent[]): Promise<void> {
@@ -129,20 +128,7 @@ async function upsertIssues(connection: DuckDBConnection, items: AcceptedEvent[]
     }
   }
 
-  await appendRows(connection, 'issue_deltas', (appender) => {
-    for (const d of deltas.values()) {
-      for (const text of [d.id, d.dataset, d.projectId, d.groupingHash, d.title, d.culprit, d.type, d.value, d.level, 'unresolved'])
-        appender.appendVarchar(text);
-      appender.appendTimestamp(timestampValue(d.first.micros));
-      appender.appendTimestamp(timestampValue(d.last.micros));
-      appender.appendBigInt(BigInt(d.count));
-      appender.appendVarchar(d.first.release);
-      appender.appendVarchar(d.last.release);
-      appender.appendNull(); // status_changed_at: statuses live in the catalog
-      appender.appendTimestamp(timestampValue(d.lastReceived));
-      appender.endRow();
-    }
-  });
+  await appendRows(connection, 'issue_deltas', deltas.values(), appendIssueDelta);
   // The aggregates only: statuses live in the catalog (the issues processor reopens a resolved
   // issue before the event gets here). The status column is left as the table was made.
   await connection.run(
@@ -161,6 +147,17 @@ async function upsertIssues(connection: DuckDBConnection, items: AcceptedEvent[]
      DELETE FROM issue_deltas;
      COMMIT;`,
   );
+}
+
+function appendIssueDelta(appender: DuckDBAppender, d: IssueDelta): void {
+  for (const text of [d.id, d.dataset, d.projectId, d.groupingHash, d.title, d.culprit, d.type, d.value, d.level, 'unresolved']) appender.appendVarchar(text);
+  appender.appendTimestamp(timestampValue(d.first.micros));
+  appender.appendTimestamp(timestampValue(d.last.micros));
+  appender.appendBigInt(BigInt(d.count));
+  appender.appendVarchar(d.first.release);
+  appender.appendVarchar(d.last.release);
+  appender.appendNull(); // status_changed_at: statuses live in the catalog
+  appender.appendTimestamp(timestampValue(d.lastReceived));
 }
 
 function requireIssue(event: ErrorEvent): string {

@@ -13,11 +13,26 @@ export async function appenderFor(connection: DuckDBConnection, table: string): 
   return appender;
 }
 
-/** Appends with `fill`, then flushes into the current transaction; on failure the appender is discarded. */
-export async function appendRows(connection: DuckDBConnection, table: string, fill: (appender: DuckDBAppender) => void): Promise<void> {
+/**
+ * Appends a row per item with `appendRow`, then flushes into the current transaction; on failure
+ * the appender is discarded. The loop is here and `appendRow` is a module-level function, not a
+ * closure made per batch: V8 holds a function's optimized code only weakly from its feedback
+ * vector, so a closure's code dies with the closure at the next major GC, and under load the
+ * batch loops were recompiled by TurboFan after every mark-compact (every ~3 s), and ran
+ * unoptimized in between.
+ */
+export async function appendRows<T>(
+  connection: DuckDBConnection,
+  table: string,
+  rows: Iterable<T>,
+  appendRow: (appender: DuckDBAppender, row: T) => void,
+): Promise<void> {
   const appender = await appenderFor(connection, table);
   try {
-    fill(appender);
+    for (const row of rows) {
+      appendRow(appender, row);
+      appender.endRow();
+    }
     appender.flushSync();
   } catch (error) {
     open.get(connection)?.delete(table);

@@ -3,7 +3,7 @@
 // stores nothing twice; rows added to DuckDB's `replay_segments` behind. The events are not in
 // either: the exporter stores them as a compressed blob first (src/storage/segment-blobs.ts), and
 // the document and row carry its address.
-import { listValue, type DuckDBConnection } from '@duckdb/node-api';
+import { listValue, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
 import type { Tenant } from '../../src/engine/item.js';
 import { replaySegmentDocument, type ReplaySegment } from '../../src/records/replay.js';
 import { appendReplayColumns } from '../../src/records/replay-row.js';
@@ -42,12 +42,11 @@ async function indexReplays(connection: DuckDBConnection, segments: Accepted<Rep
     fresh = segments.filter(({ tenant, data }) => !seen.has(key(tenant.dataset, tenant.projectId, data.replay_id, data.segment_id)));
   }
   if (fresh.length) {
-    await appendRows(connection, 'replay_segments', (appender) => {
-      for (const segment of fresh) {
-        appendReplayColumns(appender, segment, '');
-        appender.endRow();
-      }
-    });
+    await appendRows(connection, 'replay_segments', fresh, appendReplayRow);
   }
   await connection.run('COMMIT');
+}
+
+function appendReplayRow(appender: DuckDBAppender, segment: Accepted<ReplaySegment>): void {
+  appendReplayColumns(appender, segment, '');
 }

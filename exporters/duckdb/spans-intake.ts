@@ -3,7 +3,7 @@
 // the Appender, without the document. After a restart a row is rebuilt from its document and the
 // time of receipt kept in the pending entry. Spans coming back from pending entries after a restart may have been
 // committed before the crash, so those are looked up first (`recheck`).
-import { listValue, type DuckDBConnection } from '@duckdb/node-api';
+import { listValue, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
 import { spanDocumentJson } from '../../src/records/span-document.js';
 import type { Span } from '../../src/records/span.js';
 import { appendSpanColumns, type SpanColumns } from '../../src/records/span-row.js';
@@ -66,12 +66,11 @@ async function indexSpans(connection: DuckDBConnection, spans: Accepted<Span>[],
     fresh = spans.filter(({ tenant, data }) => !seen.has(key(tenant.dataset, tenant.projectId, data.trace_id, data.span_id)));
   }
   if (fresh.length) {
-    await appendRows(connection, 'spans', (appender) => {
-      for (const span of fresh) {
-        appendSpanColumns(appender, span, '');
-        appender.endRow();
-      }
-    });
+    await appendRows(connection, 'spans', fresh, appendSpanRow);
   }
   await connection.run('COMMIT');
+}
+
+function appendSpanRow(appender: DuckDBAppender, span: Accepted<Span>): void {
+  appendSpanColumns(appender, span, '');
 }

@@ -66,16 +66,7 @@ interface Candidate {
 export function componentsV2(chain: readonly ExceptionInfo[], message: string | undefined, options: ComponentOptions): { components: string[]; basis: Basis } {
   const withFrames = chainFrames(chain, options.platform);
   const verdicts = (options.verdicts ?? ownVerdicts)(withFrames);
-  const candidates: Candidate[][] = withFrames.map(({ frames, families }, e) => {
-    const out: Candidate[] = [];
-    frames.forEach((frame, f) => {
-      const verdict = verdicts[e][f];
-      if (!verdict.group) return;
-      const component = frameComponentV2(frame, families[f]);
-      if (component !== undefined) out.push({ component, inApp: verdict.in_app === true });
-    });
-    return out;
-  });
+  const candidates: Candidate[][] = withFrames.map(({ frames, families }, e) => frameCandidates(frames, families, verdicts[e]));
 
   if (candidates.every((list) => list.length === 0)) {
     const root = chain[chain.length - 1];
@@ -110,6 +101,22 @@ export function componentsV2(chain: readonly ExceptionInfo[], message: string | 
   else if (chain.length > 1 && !MESSAGE_VARIES_BY_RUNTIME.has(root.type))
     components.push(`root cause: ${parameterizeMessage(canonicalEngineMessage(root.value.trim()))}`);
   return { components, basis: useInApp ? 'in_app_frames' : 'all_frames' };
+}
+
+/**
+ * The components of the frames that count. A module-level loop, not a closure made per event:
+ * V8 holds optimized code only weakly from the feedback vector, so a per-call closure's code dies
+ * at each major GC and was recompiled every few seconds under load (kept-appenders.ts).
+ */
+function frameCandidates(frames: readonly StackFrame[], families: readonly Family[], verdicts: readonly FrameVerdict[]): Candidate[] {
+  const out: Candidate[] = [];
+  for (let f = 0; f < frames.length; f++) {
+    const verdict = verdicts[f];
+    if (!verdict.group) continue;
+    const component = frameComponentV2(frames[f], families[f]);
+    if (component !== undefined) out.push({ component, inApp: verdict.in_app === true });
+  }
+  return out;
 }
 
 function typeComponent(exception: ExceptionInfo, index: number): string {
