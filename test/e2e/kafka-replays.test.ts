@@ -4,10 +4,10 @@
 // A segment posted twice (as a redelivery would bring it) stays one segment.
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startMockBroker, seededDataDirs, type MockBroker } from '../support/kafka.js';
-import { roleEnv, roleYaml, until } from '../support/kafka-roles.js';
+import { startMockBroker, type MockBroker } from '../support/kafka.js';
+import { startRoles, until } from '../support/kafka-roles.js';
 import { postChunk, rrwebEvents } from '../support/replays.js';
-import { startService, tempDir, type TestService } from '../support/service.js';
+import type { TestService } from '../support/service.js';
 
 describe('replays through an ingest node, Kafka and a worker', () => {
   let broker: MockBroker | undefined;
@@ -19,19 +19,7 @@ describe('replays through an ingest node, Kafka and a worker', () => {
 
   it('a segment posted to the ingest node is readable on the query node, once', { timeout: 90_000 }, async () => {
     broker = await startMockBroker();
-    const seeded = await seededDataDirs(3);
-    const lake = tempDir('faultline-shared-lake-');
-    for (const [index, role] of (['ingest', 'worker', 'query'] as const).entries()) {
-      nodes.push(
-        await startService({
-          yaml: roleYaml(role),
-          dataDir: seeded.dirs[index],
-          keys: { live: seeded.liveKey, test: seeded.testKey },
-          env: roleEnv(broker.brokers, lake),
-        }),
-      );
-    }
-    const [ingest, , query] = nodes;
+    const { ingest, query } = await startRoles(broker, nodes);
     const replayId = `rpl_${randomUUID().replaceAll('-', '')}`;
     const t0 = Date.now() - 60_000;
     const first = rrwebEvents(t0, 4, { text: 'typed over Kafka' });

@@ -6,10 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startMockBroker, seededDataDirs, type MockBroker } from '../support/kafka.js';
-import { roleEnv, roleYaml, until } from '../support/kafka-roles.js';
+import { startMockBroker, type MockBroker } from '../support/kafka.js';
+import { startRoles, until } from '../support/kafka-roles.js';
 import { childEnv, runCli } from '../support/process.js';
-import { startService, tempDir, type TestService } from '../support/service.js';
+import type { TestService } from '../support/service.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- documents read back are checked field by field
 type Json = Record<string, any>;
@@ -18,24 +18,6 @@ function envelope(header: Record<string, unknown>, items: Array<[Record<string, 
   const lines = [JSON.stringify(header)];
   for (const [itemHeader, payload] of items) lines.push(JSON.stringify(itemHeader), JSON.stringify(payload));
   return Buffer.from(`${lines.join('\n')}\n`);
-}
-
-/** The three roles of config/examples on one broker and lake, each on a copy of one seeded catalog. */
-async function startRoles(broker: MockBroker, started: TestService[]) {
-  const seeded = await seededDataDirs(3);
-  const lake = tempDir('faultline-shared-lake-');
-  const roles = ['ingest', 'worker', 'query'] as const;
-  for (const [index, role] of roles.entries()) {
-    started.push(
-      await startService({
-        yaml: roleYaml(role),
-        dataDir: seeded.dirs[index],
-        keys: { live: seeded.liveKey, test: seeded.testKey },
-        env: roleEnv(broker.brokers, lake),
-      }),
-    );
-  }
-  return { ingest: started[0], query: started[2], queryDir: seeded.dirs[2] };
 }
 
 describe('Sentry ingest through an ingest node, Kafka and a worker', () => {

@@ -7,6 +7,8 @@ import { parse, stringify } from 'yaml';
 import { randomBytes } from 'node:crypto';
 import { packageRoot } from '../../src/paths.js';
 import type { Span } from '../../src/records/span.js';
+import { seededDataDirs, type MockBroker } from './kafka.js';
+import { startService, tempDir, type TestService } from './service.js';
 
 export type Role = 'ingest' | 'worker' | 'query' | 'single';
 
@@ -45,6 +47,26 @@ export function roleYaml(role: Role, options: RoleOptions = {}): string {
 /** The environment the examples read: the shared artifacts directory sits beside the lake. */
 export function roleEnv(brokers: string, lake: string, workerId = 'w1'): Record<string, string> {
   return { FAULTLINE_KAFKA_BROKERS: brokers, FAULTLINE_LAKE_DIR: lake, FAULTLINE_WORKER_ID: workerId, FAULTLINE_ARTIFACTS_DIR: `${lake}-artifacts` };
+}
+
+/**
+ * The three roles of config/examples (ingest, worker, query) on one broker and lake, each on a
+ * copy of one seeded catalog; each node is pushed to `started` as it starts (for the caller's stop).
+ */
+export async function startRoles(broker: MockBroker, started: TestService[]): Promise<{ ingest: TestService; query: TestService; queryDir: string }> {
+  const seeded = await seededDataDirs(3);
+  const lake = tempDir('faultline-shared-lake-');
+  for (const [index, role] of (['ingest', 'worker', 'query'] as const).entries()) {
+    started.push(
+      await startService({
+        yaml: roleYaml(role),
+        dataDir: seeded.dirs[index],
+        keys: { live: seeded.liveKey, test: seeded.testKey },
+        env: roleEnv(broker.brokers, lake),
+      }),
+    );
+  }
+  return { ingest: started[started.length - 3], query: started[started.length - 1], queryDir: seeded.dirs[2] };
 }
 
 /** Spans as an OpenTelemetry Collector hands them to its kafka exporter (otlp_proto), 30 s ago. */
