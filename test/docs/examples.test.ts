@@ -8,10 +8,13 @@ import { packageRoot } from '../../src/paths.js';
 import { startService, tempDir, type TestService } from '../support/service.js';
 import { prepare, requiredFragments, shellExamples, type ShellExample } from './examples.js';
 
-const DOCS = ['README.md', ...readdirSync(join(packageRoot, 'docs'))
-  .filter((name) => name.endsWith('.md'))
-  .sort()
-  .map((name) => `docs/${name}`)];
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(packageRoot, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
 
 const examples: ShellExample[] = DOCS.flatMap((file) => shellExamples(file, readFileSync(join(packageRoot, file), 'utf8')));
 
@@ -51,6 +54,9 @@ describe('shell examples in README.md and docs/', () => {
       FAULTLINE_BIN: join(packageRoot, 'bin/faultline.js'),
       FAULTLINE_DATA_DIR: service.dataDir,
       FAULTLINE_URL: service.baseUrl,
+      // The CLI finds the service's URL from the configuration, whose port the environment sets.
+      FAULTLINE_HTTP_PORT: apiHost.split(':')[1]!,
+      FAULTLINE_OTLP_PORT: otlpHost.split(':')[1] ?? '4318',
       DOCS_STATE: join(workspace, `.state-${example.file.replace(/\W/g, '_')}`),
       PATH: `${join(packageRoot, 'node_modules/.bin')}:${process.env.PATH ?? ''}`,
     });
@@ -64,6 +70,33 @@ describe('shell examples in README.md and docs/', () => {
     const skipped = examples.filter((example) => example.skip !== undefined);
     for (const example of skipped) expect(example.skip!.length, `${example.file}:${example.line}`).toBeGreaterThan(10);
     expect(runnable.length).toBeGreaterThan(skipped.length);
+  });
+});
+
+describe('the examples conventions', () => {
+  it('finds blocks, their skips and what they say they print', () => {
+    const markdown = [
+      '<!-- docs-test: skip — starts a server that never stops -->',
+      '',
+      '```sh',
+      'npm start',
+      '```',
+      '```sh',
+      'curl -s http://127.0.0.1:8080/v1/x -H "Authorization: Bearer fl_live_..."',
+      '# {"id":"01a2…","status":"queued","ok":true}',
+      '# Uploaded 2 files to bundle 01a2… (project default)',
+      '',
+      '# prose before the next command',
+      'echo done',
+      '```',
+    ].join('\n');
+    const [first, second] = shellExamples('x.md', markdown);
+    expect(first).toMatchObject({ line: 3, skip: 'starts a server that never stops' });
+    expect(second!.skip).toBeUndefined();
+    expect(requiredFragments(second!.expectations)).toEqual(['"id":', '"status":"queued"', '"ok":true', 'Uploaded', 'files', 'bundle', 'project', 'default']);
+    expect(prepare(second!.code, { apiHost: '127.0.0.1:1234', otlpHost: '127.0.0.1:5678', liveKey: 'fl_live_K', testKey: 'fl_test_T' })).toContain(
+      'http://127.0.0.1:1234/v1/x -H "Authorization: Bearer fl_live_K"',
+    );
   });
 });
 

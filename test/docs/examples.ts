@@ -68,16 +68,20 @@ function expectedOutput(body: string[]): string[] {
 }
 
 /**
- * What the output must contain for each expected line: the keys of a JSON line, and the words of
- * a plain line (values with digits in them are examples, not promises).
+ * What the output must contain for each expected line: the keys of a JSON line with their string,
+ * boolean or null values, and the words of a plain line (values with digits in them are examples,
+ * not promises).
  */
 export function requiredFragments(expectations: string[]): string[] {
   const fragments: string[] = [];
   for (const line of expectations) {
     if (/^(\d{3} )?[[{]/.test(line)) {
-      for (const match of line.matchAll(/"([A-Za-z_][\w.]*)"\s*:/g)) fragments.push(`"${match[1]}":`);
+      for (const match of line.matchAll(/"([A-Za-z_][\w.]*)"\s*:\s*("[^"\d…]*"|true|false|null)?/g)) fragments.push(`"${match[1]}":${match[2] ?? ''}`);
     } else {
-      for (const word of line.split(/[\s…]+/)) if (/^[A-Za-z][A-Za-z_-]{3,}$/.test(word)) fragments.push(word);
+      for (const raw of line.split(/[\s…]+/)) {
+        const word = raw.replace(/^[^\w]+|[^\w]+$/g, '');
+        if (/^[A-Za-z][A-Za-z_-]{3,}$/.test(word)) fragments.push(word);
+      }
     }
   }
   return [...new Set(fragments)];
