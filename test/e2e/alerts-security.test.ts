@@ -14,6 +14,7 @@ import { alertingYaml, createRule, getRule, ruleUntil } from '../support/alerts.
 import { expectError } from '../support/http.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { startService, type TestService } from '../support/service.js';
+import { createUser, WebClient } from '../support/web.js';
 
 const PUBLIC_V4 = '93.184.215.14';
 const PUBLIC_V6 = '2606:2800:21f:cb07:6820:80da:af6b:8b2c';
@@ -243,6 +244,17 @@ describe('destinations that are not public (allow_private_destinations: false)',
     expect(counter.connections()).toBe(0);
   });
 
+  it('refuses the same destinations when an admin creates a rule in the web app', async () => {
+    const admin = new WebClient(svc.baseUrl);
+    await admin.signIn('ssrf-admin@example.com', await createUser(svc, 'ssrf-admin@example.com', 'admin'));
+    const csrf = WebClient.csrfOf(await (await admin.fetch('/alerts')).text());
+    const refused = await admin.post('/alerts', { _csrf: csrf, project_id: 'default', name: 'Inside', type: 'new_issue', webhook: 'http://ten.example/hook' });
+    expect(refused.status).toBe(400);
+    const page = await refused.text();
+    expect(page).toContain('<code>actions[0].url</code>');
+    expect(page).toContain('allow_private_destinations');
+  });
+
   it('gives up on a destination that cannot be resolved and connected to within connect_timeout_ms, long before timeout_ms', async () => {
     const rule = await createRule(svc, { name: 'Slow DNS', type: 'new_issue', actions: [webhook('https://slow-dns.example/hook')] });
     const started = Date.now();
@@ -285,6 +297,18 @@ describe('delivery errors, as rule owners see them', () => {
     const view = await ruleUntil(svc, rule.id, (r) => r.firings[0]?.deliveries.every((d) => d.status === 'failed'));
     expect(view.firings[0].deliveries.map((d) => d.last_error)).toEqual(['http_500', 'http_404', 'unreachable', 'timeout']);
     expect(JSON.stringify(view)).not.toMatch(/ECONNREFUSED|socket|connect/i);
+
+    // In the web app, attempts and errors are for admins (who manage rules); a member sees the status.
+    const [adminPassword, memberPassword] = await Promise.all([createUser(svc, 'owner@example.com', 'admin'), createUser(svc, 'viewer@example.com', 'member')]);
+    const admin = new WebClient(svc.baseUrl);
+    await admin.signIn('owner@example.com', adminPassword);
+    const member = new WebClient(svc.baseUrl);
+    await member.signIn('viewer@example.com', memberPassword);
+    const adminPage = await (await admin.fetch('/alerts')).text();
+    const memberPage = await (await member.fetch('/alerts')).text();
+    expect(adminPage).toContain('webhook: failed (1) http_500');
+    expect(memberPage).toContain('webhook: failed');
+    expect(memberPage).not.toMatch(/http_500|unreachable|timeout|\(1\)/);
   });
 });
 
