@@ -167,7 +167,7 @@ export class DestinationGuard {
   }
 
   /** Resolves once, refuses if any address is not public, and connects to exactly those addresses. */
-  private readonly lookup: LookupFunction = (hostname, options, callback) => {
+  readonly lookup: LookupFunction = (hostname, options, callback) => {
     const family = (address: string) => (isIP(address) === 6 ? 6 : 4);
     this.policy.resolve(hostname).then(
       (addresses) => {

@@ -7,7 +7,8 @@ import { backoff } from '../../processors/alerting/delivery.js';
 import { decide } from '../../processors/alerting/evaluator.js';
 import { sign, verify } from '../../processors/alerting/signature.js';
 import { measure, newWindow } from '../../processors/alerting/windows.js';
-import { isPublicAddress } from '../../src/net/destinations.js';
+import type { LookupAddress } from 'node:dns';
+import { DestinationGuard, DestinationRefusedError, isPublicAddress } from '../../src/net/destinations.js';
 import { parseDuration, type AlertRuleInput } from '../../src/records/alert-rule.js';
 import type { AlertRule } from '../../src/storage/alert-rules.js';
 
@@ -150,6 +151,33 @@ describe('delivery', () => {
     const isPublic = ['93.184.215.14', '8.8.8.8', '100.63.255.255', '100.128.0.1', '172.32.0.1', '192.169.0.1', '2606:4700::1111', '[2606:4700::1111]'];
     for (const address of [...isPublic, '::ffff:93.184.215.14', '64:ff9b::5db8:d70e', '2002:5db8:d70e::1'])
       expect(isPublicAddress(address), address).toBe(true);
+  });
+
+  it('hands a socket exactly the addresses it checked, and refuses a name with any address that is not public', async () => {
+    // The resolver is the test's own: nothing is resolved or connected to.
+    const answers: Record<string, string[]> = { 'hooks.example': ['93.184.215.14', '2606:4700::1111'], 'inside.example': ['93.184.215.14', '10.0.0.1'] };
+    const guard = new DestinationGuard({ allowPrivate: false, resolve: async (name) => answers[name] ?? [] });
+    const lookup = (name: string, options: { all?: boolean; family?: number }) =>
+      new Promise<{ error: Error | null; address: string | LookupAddress[]; family?: number }>((resolve) =>
+        guard.lookup(name, options, (error, address, family) => resolve({ error, address, family })),
+      );
+    expect(await lookup('hooks.example', { all: true })).toMatchObject({
+      error: null,
+      address: [
+        { address: '93.184.215.14', family: 4 },
+        { address: '2606:4700::1111', family: 6 },
+      ],
+    });
+    expect(await lookup('hooks.example', { family: 6 })).toEqual({ error: null, address: '2606:4700::1111', family: 6 });
+    expect(await lookup('hooks.example', {})).toEqual({ error: null, address: '93.184.215.14', family: 4 });
+    expect((await lookup('inside.example', { all: true })).error).toBeInstanceOf(DestinationRefusedError);
+    // Literal addresses are checked before any socket; allow_private_destinations turns every check off.
+    expect(() => guard.connectOptions(new URL('http://10.0.0.1/'))).toThrow(DestinationRefusedError);
+    expect(guard.connectOptions(new URL('http://93.184.215.14/'))).toEqual({});
+    expect(guard.connectOptions(new URL('http://hooks.example/')).lookup).toBe(guard.lookup);
+    const open = new DestinationGuard({ allowPrivate: true, resolve: async () => ['10.0.0.1'] });
+    expect(open.connectOptions(new URL('http://10.0.0.1/'))).toEqual({});
+    expect(await open.refusal(new URL('http://inside.example/'))).toBeUndefined();
   });
 
   it('signs "<timestamp>.<body>" with HMAC-SHA256 and verifies it within the tolerance', () => {
