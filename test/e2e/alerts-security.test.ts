@@ -98,7 +98,8 @@ describe('destinations that are not public (allow_private_destinations: false)',
 
   beforeAll(async () => {
     [svc, hook, counter] = await Promise.all([
-      startService({ yaml: alertingYaml({ allowPrivate: false, attempts: 1, timeoutMs: 10_000, connectTimeoutMs: 300 }) }),
+      // Three attempts: a refusal must be final, a timeout is retried.
+      startService({ yaml: alertingYaml({ allowPrivate: false, attempts: 3, timeoutMs: 10_000, connectTimeoutMs: 300 }) }),
       startReceiver(),
       startConnectionCounter(),
     ]);
@@ -260,7 +261,7 @@ describe('destinations that are not public (allow_private_destinations: false)',
     const started = Date.now();
     expect((await testRule(svc, rule.id)).status).toBe(202);
     const view = await ruleUntil(svc, rule.id, (r) => r.firings[0]?.deliveries[0]?.status === 'failed', 8_000);
-    expect(view.firings[0].deliveries[0]).toMatchObject({ status: 'failed', last_error: 'timeout' });
+    expect(view.firings[0].deliveries[0]).toMatchObject({ status: 'failed', attempts: 3, last_error: 'timeout' });
     expect(Date.now() - started).toBeLessThan(8_000); // timeout_ms is 10 s; connect_timeout_ms 300 ms
   });
 });
