@@ -72,6 +72,17 @@ async function until(done: () => boolean, timeoutMs: number, what: string): Prom
   }
 }
 
+/** Signs in a new admin, posts the web app's new-rule form, expects it refused (400) and returns the page. */
+async function refusedInWebApp(svc: TestService, fields: Record<string, string>): Promise<string> {
+  const email = `admin-${Math.random().toString(36).slice(2)}@example.com`;
+  const admin = new WebClient(svc.baseUrl);
+  await admin.signIn(email, await createUser(svc, email, 'admin'));
+  const csrf = WebClient.csrfOf(await (await admin.fetch('/alerts')).text());
+  const res = await admin.post('/alerts', { _csrf: csrf, ...fields });
+  expect(res.status).toBe(400);
+  return res.text();
+}
+
 const webhook = (url: string) => ({ type: 'webhook' as const, url });
 const testRule = (svc: TestService, id: string) => svc.api(`/v1/alerts/${id}/test`, { method: 'POST' });
 
@@ -246,12 +257,7 @@ describe('destinations that are not public (allow_private_destinations: false)',
   });
 
   it('refuses the same destinations when an admin creates a rule in the web app', async () => {
-    const admin = new WebClient(svc.baseUrl);
-    await admin.signIn('ssrf-admin@example.com', await createUser(svc, 'ssrf-admin@example.com', 'admin'));
-    const csrf = WebClient.csrfOf(await (await admin.fetch('/alerts')).text());
-    const refused = await admin.post('/alerts', { _csrf: csrf, project_id: 'default', name: 'Inside', type: 'new_issue', webhook: 'http://ten.example/hook' });
-    expect(refused.status).toBe(400);
-    const page = await refused.text();
+    const page = await refusedInWebApp(svc, { project_id: 'default', name: 'Inside', type: 'new_issue', webhook: 'http://ten.example/hook' });
     expect(page).toContain('<code>actions[0].url</code>');
     expect(page).toContain('allow_private_destinations');
   });
@@ -349,6 +355,12 @@ describe('limits on rules, actions and test notifications; slow receivers', () =
     const [first] = ((await (await svc.api('/v1/alerts?project_id=capped')).json()) as { data: Array<{ id: string }> }).data;
     expect((await svc.api(`/v1/alerts/${first.id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await logRule('capped')).status).toBe(201);
+  });
+
+  it('caps the rules of a project in the web app too', async () => {
+    const page = await refusedInWebApp(svc, { project_id: 'capped', name: 'One more', type: 'new_issue', log: 'on' });
+    expect(page).toContain('<code>project_id</code>');
+    expect(page).toContain('already has 3 alert rules');
   });
 
   it('caps the actions of a rule', async () => {
