@@ -33,8 +33,8 @@ export class Alerts {
   }
 
   /** The service's alerting settings (from its `alerting` processor section, or the defaults). */
-  configure(settings: Partial<Pick<DestinationPolicy, 'allowPrivate'>> & AlertLimitSettings): void {
-    if (settings.allowPrivate !== undefined) this.destinations.policy.allowPrivate = settings.allowPrivate;
+  configure(settings: Pick<DestinationPolicy, 'allowPrivate'> & AlertLimitSettings): void {
+    this.destinations.policy.allowPrivate = settings.allowPrivate;
     this.limits.configure(settings);
   }
 
