@@ -1,6 +1,6 @@
 // The grouping processor's cost on the hot path, in process: CPU per event of version 1 (the
-// baseline, as grouping was before issue #12), version 2, version 2 during an upgrade's transition
-// (it also computes version 1's hash), and version 2 with stack-trace and fingerprint rules, over
+// baseline, as grouping was before issue #12), version 2 (frozen), version 3, version 3 during an
+// upgrade's transition (it also computes version 2's hash), and version 3 with stack-trace and fingerprint rules, over
 // the bench's 600 validated events (200 errors x 3 releases).
 import type { Item } from '../src/engine/item.js';
 import type { ErrorEvent } from '../src/records/event.js';
@@ -69,19 +69,21 @@ export function measureGrouping(options: { seconds: number }): GroupingResult {
   const all = events();
   const rules = compileRules(groupingRulesSchema.parse(RULES));
   const v2: GroupingOptions = { version: 2 };
+  const v3: GroupingOptions = { version: 3 };
   const cases: Array<[string, (event: ErrorEvent) => void]> = [
     ['version 1 (before issue #12: the baseline)', (e) => computeGrouping(e, { version: 1 })],
-    ['version 2', (e) => computeGrouping(e, v2)],
+    ['version 2 (frozen, before issue #32)', (e) => computeGrouping(e, v2)],
+    ['version 3 (current)', (e) => computeGrouping(e, v3)],
     [
-      "version 2 during an upgrade (also version 1's hash)",
+      "version 3 during an upgrade (also version 2's hash)",
       (e) => {
-        computeGrouping(e, v2);
-        groupingHash(e, { version: 1 });
+        computeGrouping(e, v3);
+        groupingHash(e, v2);
       },
     ],
     [
-      `version 2 with ${RULES.stacktrace.length} stack-trace and ${RULES.fingerprint.length} fingerprint rules`,
-      (e) => computeGrouping(e, { version: 2, rules }),
+      `version 3 with ${RULES.stacktrace.length} stack-trace and ${RULES.fingerprint.length} fingerprint rules`,
+      (e) => computeGrouping(e, { version: 3, rules }),
     ],
   ];
   return { events: all.length, cases: cases.map(([label, run]) => ({ label, cpuMicrosPerEvent: cpuPerEvent(all, options.seconds, run) })) };

@@ -4,7 +4,7 @@
 // parameterized message of the root cause.
 import type { ExceptionInfo, StackFrame } from '../../src/records/event.js';
 import { familyOf, type Family } from './family.js';
-import { dialectOf, frameComponentV3 } from './frames.js';
+import { dialectOfPlatform, frameComponentV3 } from './frames.js';
 import { canonicalEngineMessage, canonicalType } from './names/engine-messages.js';
 import { parameterizeMessageV3 } from './names/messages.js';
 import { canonicalRuntimeMessage } from './names/runtime-messages.js';
@@ -76,7 +76,8 @@ function messageComponent(text: string): string {
  * Each wrapper that has a cause (AggregateException, ExecutionException… see wrappers.ts) gives way
  * to the cause, whose frames are the wrapper's followed by its own (those both start with once).
  */
-function unwrap(chain: readonly ExceptionInfo[], candidates: Candidate[][]): { chain: ExceptionInfo[]; candidates: Candidate[][] } {
+function unwrap(chain: readonly ExceptionInfo[], candidates: Candidate[][]): { chain: readonly ExceptionInfo[]; candidates: Candidate[][] } {
+  if (chain.length === 1 || !chain.some(isWrapper)) return { chain, candidates };
   const outChain: ExceptionInfo[] = [];
   const outCandidates: Candidate[][] = [];
   let carried: Candidate[] = [];
@@ -160,11 +161,13 @@ function frameCandidates(
   platform: string | undefined,
 ): Candidate[] {
   const out: Candidate[] = [];
-  const javascript = families.some((f) => f === 'javascript');
+  const javascript = families.includes('javascript');
+  const eventDialect = dialectOfPlatform(platform);
   for (let f = 0; f < frames.length; f++) {
     const verdict = verdicts[f];
     if (!verdict.group) continue;
-    const component = frameComponentV3(frames[f], families[f], dialectOf(frames[f], platform));
+    const own = frames[f].platform;
+    const component = frameComponentV3(frames[f], families[f], own === undefined ? eventDialect : dialectOfPlatform(own));
     if (component !== undefined) out.push({ component, inApp: verdict.in_app === true, javascript });
   }
   return out;

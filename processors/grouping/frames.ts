@@ -15,7 +15,7 @@ import { isRuntimeJvmFrameV3, normalizeJvmClass, normalizeJvmFrameV3 } from './n
 import { isSystemNativeFrame, normalizeNativeFunction } from './names/native.js';
 import { normalizePhpFunction } from './names/php.js';
 import { normalizePythonFunction } from './names/python.js';
-import { BUNDLE_LOCATION, isHermesInternal, isReactNativeBridgeFunction, isReactNativeBundle, withoutAddressAt } from './names/react-native.js';
+import { BUNDLE_LOCATION, isReactNativeBridgeFunction, reactNativeFile } from './names/react-native.js';
 import { normalizeRubyFunction } from './names/ruby.js';
 import { isRustRuntimeFrame, prepareRustSymbol } from './names/rust.js';
 import { normalizeSwiftFunction } from './names/swift.js';
@@ -38,10 +38,11 @@ const DIALECTS: Record<string, Dialect> = {
   swift: 'swift',
 };
 
-/** The dialect of a frame's platform (else the event's). */
-export function dialectOf(frame: StackFrame, eventPlatform: string | undefined): Dialect {
-  const platform = (frame.platform ?? eventPlatform)?.toLowerCase();
-  return platform !== undefined && Object.hasOwn(DIALECTS, platform) ? DIALECTS[platform] : undefined;
+/** The dialect of a platform name. */
+export function dialectOfPlatform(platform: string | undefined): Dialect {
+  if (platform === undefined) return undefined;
+  const key = Object.hasOwn(DIALECTS, platform) ? platform : platform.toLowerCase();
+  return Object.hasOwn(DIALECTS, key) ? DIALECTS[key] : undefined;
 }
 
 function clean(text: string | undefined): string | undefined {
@@ -100,15 +101,18 @@ export function frameComponentV3(frame: StackFrame, family: Family, dialect: Dia
   if (family === 'go' && rawFunction !== undefined && isGoRuntimeFunction(rawFunction)) return undefined;
   if (family === 'python' && rawFunction !== undefined && PYTHON_COMPREHENSIONS.has(rawFunction)) return undefined;
   if (family === 'javascript' && rawFunction !== undefined && (isAsyncFrame(rawFunction) || isReactNativeBridgeFunction(rawFunction))) return undefined;
+  let bundle = false;
   if (family === 'javascript' && file !== undefined) {
-    file = withoutAddressAt(file);
-    if (isHermesInternal(file)) return undefined;
+    const rn = reactNativeFile(file);
+    if (rn.kind === 'internal') return undefined;
+    if (rn.kind === 'bundle') bundle = true;
+    else file = rn.file;
   }
   if (module === undefined && file !== undefined && isRuntimeFile(file)) return undefined;
 
   let fn: string | undefined;
   if (family === 'jvm' && rawFunction !== undefined) {
-    const jvm = normalizeJvmFrameV3(module, jvmClass, rawFunction);
+    const jvm = normalizeJvmFrameV3(module, rawFunction);
     jvmClass = jvm.cls;
     fn = jvm.method;
   } else fn = rawFunction === undefined ? undefined : normalizedFunction(rawFunction, family, dialect);
@@ -120,7 +124,7 @@ export function frameComponentV3(frame: StackFrame, family: Family, dialect: Dia
   let location: string | undefined;
   if (module !== undefined) location = jvmClass ?? module;
   else if (file !== undefined && family === 'javascript') {
-    if (isReactNativeBundle(file)) location = BUNDLE_LOCATION;
+    if (bundle) location = BUNDLE_LOCATION;
     else if (isPageUrl(file)) {
       if (anonymous) return undefined;
       location = PAGE;

@@ -3,6 +3,7 @@
 // Phoenix numbers the endpoint's overridable `call` (`"call (overridable 3)"/2`); an anonymous
 // function is `-place/1-fun-0-/1` as the VM names it or `anonymous fn/1 in Shop.Orders.place/1` as
 // Elixir formats it, depending on the SDK's version.
+import { memoize } from '../memo.js';
 
 const LONGEST = 512;
 const SERVER_MODULE = /^(?::(?:cowboy|ranch|proc_lib|gen_server|gen|gen_statem)\b|(?:Plug\.Cowboy|Bandit|ThousandIsland)(?:\.|$))/;
@@ -17,7 +18,7 @@ export function isElixirServerModule(module: string): boolean {
 }
 
 /** `call (overridable 3)/2` -> `call/2`; both spellings of an anonymous function in place/1 -> `place/1{fn}`. */
-export function normalizeElixirFunction(name: string): string {
+function normalizeElixirFunctionNow(name: string): string {
   const fn = name.trim().slice(0, LONGEST).replace(OVERRIDABLE, '');
   const erlang = ERLANG_FUN.exec(fn);
   if (erlang) return `${erlang[1]}{fn}`;
@@ -28,3 +29,5 @@ export function normalizeElixirFunction(name: string): string {
   const slash = mfa.lastIndexOf('/');
   return `${mfa.slice(mfa.lastIndexOf('.', slash) + 1)}{fn}`;
 }
+
+export const normalizeElixirFunction: (name: string) => string = memoize(normalizeElixirFunctionNow);

@@ -62,7 +62,7 @@ export function isRuntimeJvmFrame(cls: string): boolean {
  * 2.0's `fetchAll$lambda$0` and Kotlin 1.9's class `Outer$fetchAll$1` running `invoke` are all
  * `fetchAll{lambda}` in `Outer`. Other methods as normalizeJvmMethod gives them.
  */
-export function normalizeJvmFrameV3(rawClass: string | undefined, cls: string | undefined, method: string): { cls: string | undefined; method: string } {
+function jvmFrameV3Now(rawClass: string | undefined, cls: string | undefined, method: string): JvmFrame {
   const name = method.trim().slice(0, LONGEST);
   const unnumbered = name.replace(TRAILING_NUMBERS, '');
   if (unnumbered !== name) {
@@ -80,7 +80,21 @@ export function normalizeJvmFrameV3(rawClass: string | undefined, cls: string | 
   return { cls, method: normalizeJvmMethod(name) };
 }
 
-/** Version 3's runtime frames: version 2's, D8's synthetic lambdas and kotlinx.coroutines. */
-export function isRuntimeJvmFrameV3(cls: string): boolean {
-  return isRuntimeJvmFrame(cls) || RUNTIME_CLASS_V3.test(cls);
+export interface JvmFrame {
+  cls: string | undefined;
+  method: string;
 }
+
+const rememberedFrame = memoize((key: string): JvmFrame => {
+  const cut = key.indexOf('\u0000');
+  const rawClass = cut > 0 ? key.slice(0, cut) : undefined;
+  return jvmFrameV3Now(rawClass, rawClass === undefined ? undefined : normalizeJvmClass(rawClass), key.slice(cut + 1));
+});
+
+/** See jvmFrameV3Now; `cls` is normalizeJvmClass(rawClass). */
+export function normalizeJvmFrameV3(rawClass: string | undefined, method: string): JvmFrame {
+  return rememberedFrame(`${rawClass ?? ''}\u0000${method}`);
+}
+
+/** Version 3's runtime frames: version 2's, D8's synthetic lambdas and kotlinx.coroutines. */
+export const isRuntimeJvmFrameV3: (cls: string) => boolean = memoize((cls) => isRuntimeJvmFrame(cls) || RUNTIME_CLASS_V3.test(cls));

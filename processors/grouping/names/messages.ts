@@ -66,6 +66,8 @@ const ABSOLUTE_PATH = /(?<![\w.~/\\<])(?:[A-Za-z]:\\|\/)(?:[\w.@~+-]{1,255}[/\\]
 const MAC_ADDRESS = /(?<![\w:-])[0-9A-Fa-f]{2}(?:([:-])[0-9A-Fa-f]{2})(?:\1[0-9A-Fa-f]{2}){4}(?![\w:-])/g;
 /** ULIDs: 26 characters of Crockford's base 32, time first. */
 const ULID = /\b[0-7][0-9A-HJKMNP-TV-Z]{25}\b/g;
+/** Hex ids of 8+ characters with a digit and a letter, before the units step reads `4419203c` as a number and the unit `c`. */
+const HEX_ID = /\b(?=[0-9a-f]{0,64}\d)(?=[0-9a-f]{0,64}[a-f])[0-9a-f]{8,64}\b/gi;
 /** Version 3 reads at most this much of a message: the rest is seldom what tells two bugs apart. */
 const LONGEST_MESSAGE = 4096;
 const PATH_PLACEHOLDER = '<path>/';
@@ -89,16 +91,22 @@ function quoted(match: string, ...groups: Array<string | undefined>): string {
  */
 export function parameterizeMessage(value: string): string {
   if (value === '') return value;
-  const text = replaceIdentities(value.replace(NAMED_DATE, '<date>'))
-    .replace(QUOTED, quoted)
-    .replace(PREFIXED_ID, '<id>')
-    .replace(TOKEN, '<token>')
-    .replace(MIXED_RUN, mixedRun)
-    .replace(PART_CODE, '<id>')
-    .replace(SIZE, '<size>')
-    .replace(DURATION, '<duration>')
-    .replace(NUMBER_WITH_UNIT, '<int>');
-  return replaceNumbers(text);
+  return afterIdentities(replaceIdentities(value.replace(NAMED_DATE, '<date>')));
+}
+
+/** The steps after the identities (UUIDs, e-mails, URLs, dates, IPs). */
+function afterIdentities(text: string): string {
+  return replaceNumbers(
+    text
+      .replace(QUOTED, quoted)
+      .replace(PREFIXED_ID, '<id>')
+      .replace(TOKEN, '<token>')
+      .replace(MIXED_RUN, mixedRun)
+      .replace(PART_CODE, '<id>')
+      .replace(SIZE, '<size>')
+      .replace(DURATION, '<duration>')
+      .replace(NUMBER_WITH_UNIT, '<int>'),
+  );
 }
 
 /**
@@ -111,7 +119,8 @@ export function parameterizeMessageV3(value: string): string {
     .replace(ABSOLUTE_PATH, PATH_PLACEHOLDER)
     .replace(MAC_ADDRESS, '<mac>')
     .replace(ULID, '<id>')
+    .replace(HEX_ID, '<hex>')
     .replace(AMOUNT, '<amount>')
     .replace(GROUPED_NUMBER, '<int>');
-  return parameterizeMessage(text);
+  return afterIdentities(text);
 }

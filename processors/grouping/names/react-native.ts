@@ -2,6 +2,7 @@
 // index.android.bundle:1:…` (the SDK keeps the `address at ` or makes it `app:///…`), its own
 // promise and generator code as `InternalBytecode.js`, and the bundle is `index.android.bundle`
 // on Android and `main.jsbundle` on iOS: one bundle, one app.
+import { memoize } from '../memo.js';
 
 const ADDRESS_AT = 'address at ';
 /** The bundle's name on each OS (also Metro's `index.bundle` in development and Hermes bytecode files). */
@@ -9,20 +10,19 @@ const BUNDLE = /(?:^|[/\\])(?:index\.(?:android|ios)\.bundle|main\.jsbundle|inde
 const INTERNAL = /(?:^|[/\\])InternalBytecode\.js$/;
 export const BUNDLE_LOCATION = '<bundle>';
 
-/** The file without Hermes's `address at ` prefix. */
-export function withoutAddressAt(file: string): string {
-  return file.startsWith(ADDRESS_AT) ? file.slice(ADDRESS_AT.length) : file;
+/** What a JavaScript frame's file is to React Native: Hermes's own code, the app's bundle, or another file (without `address at `). */
+export type ReactNativeFile = { kind: 'internal' } | { kind: 'bundle' } | { kind: 'file'; file: string };
+
+function reactNativeFileNow(raw: string): ReactNativeFile {
+  const file = raw.startsWith(ADDRESS_AT) ? raw.slice(ADDRESS_AT.length) : raw;
+  const tail = file.length > 1024 ? file.slice(-1024) : file;
+  // Hermes's own code: whether its frames show depends on the engine's version and the kind of call.
+  if (INTERNAL.test(tail)) return { kind: 'internal' };
+  if (BUNDLE.test(tail)) return { kind: 'bundle' };
+  return { kind: 'file', file };
 }
 
-/** Hermes's own code: whether its frames show depends on the engine's version and the kind of call. */
-export function isHermesInternal(file: string): boolean {
-  return INTERNAL.test(file);
-}
-
-/** The React Native bundle, whichever OS built it. */
-export function isReactNativeBundle(file: string): boolean {
-  return BUNDLE.test(file.length > 1024 ? file.slice(-1024) : file);
-}
+export const reactNativeFile: (file: string) => ReactNativeFile = memoize(reactNativeFileNow);
 
 /**
  * The old architecture's bridge (MessageQueue, the touch emitter) calls into JavaScript through

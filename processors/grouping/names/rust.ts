@@ -2,6 +2,7 @@
 // a trait impl is `<Type as Trait>::method`, which would otherwise lose its type with the generic
 // arguments; a closure is `{{closure}}` with legacy mangling and `{closure#0}` with v0; the panic
 // machinery of core and alloc changes with the toolchain.
+import { memoize } from '../memo.js';
 
 const LONGEST = 1024;
 const CLOSURE = /\{\{closure\}\}|\{closure#\d{1,6}\}/g;
@@ -11,7 +12,7 @@ const PANIC_RUNTIME = /^(?:rust_begin_unwind|rust_panic|__rust_\w{1,60})$/;
 const TOOLCHAIN_SOURCE = /^\/rustc\/[0-9a-f]{7,64}\//;
 
 /** `<ledger::api::PostEntry as axum::Handler<…>>::call::{{closure}}` -> `ledger::api::PostEntry::call::{closure}`. */
-export function prepareRustSymbol(name: string): string {
+function prepareRustSymbolNow(name: string): string {
   let fn = name.trim().slice(0, LONGEST).replace(CLOSURE, '{closure}');
   if (fn.startsWith('<')) {
     let depth = 0;
@@ -36,3 +37,5 @@ export function isRustRuntimeFrame(file: string | undefined, normalized: string 
   if (file !== undefined && TOOLCHAIN_SOURCE.test(file)) return true;
   return normalized !== undefined && PANIC_RUNTIME.test(normalized);
 }
+
+export const prepareRustSymbol: (name: string) => string = memoize(prepareRustSymbolNow);

@@ -4,6 +4,7 @@
 // the compiler's thunks (reabstraction, `@objc` entry points, partial applications) come and go
 // with the optimizer. Both spellings become `Type.method`, a closure `Type.method{closure}` (closures
 // are numbered in source order), and thunks are dropped. Objective-C and C names are left alone.
+import { memoize } from '../memo.js';
 
 const LONGEST = 1024;
 const DEMANGLED_THUNK = /^(?:@objc |thunk for |reabstraction thunk|partial apply for |merged |protocol witness for |dispatch thunk of )/;
@@ -49,7 +50,7 @@ function typeAndMethod(name: string): string {
 }
 
 /** The name as grouping compares it; null for a compiler thunk; undefined for a name that is not Swift's (the native rules apply). */
-export function normalizeSwiftFunction(name: string): string | null | undefined {
+function normalizeSwiftFunctionNow(name: string): string | null | undefined {
   const fn = name.trim().slice(0, LONGEST);
   if (MANGLED.test(fn)) {
     if (MANGLED_THUNK.test(fn)) return null;
@@ -62,3 +63,5 @@ export function normalizeSwiftFunction(name: string): string | null | undefined 
   if (fn.startsWith('-[') || fn.startsWith('+[') || !fn.includes('.')) return undefined;
   return typeAndMethod(fn);
 }
+
+export const normalizeSwiftFunction: (name: string) => string | null | undefined = memoize(normalizeSwiftFunctionNow);
