@@ -67,9 +67,12 @@ interface Candidate {
   javascript: boolean;
 }
 
+/** Version 3 reads at most this much of a message (what tells two bugs apart is at its start). */
+const LONGEST_MESSAGE = 4096;
+
 /** Version 3's message: one wording per engine and runtime, then parameterized. */
 function messageComponent(text: string): string {
-  return parameterizeMessageV3(canonicalRuntimeMessage(canonicalEngineMessage(text)));
+  return parameterizeMessageV3(canonicalRuntimeMessage(canonicalEngineMessage(text.length > LONGEST_MESSAGE ? text.slice(0, LONGEST_MESSAGE) : text)));
 }
 
 /**

@@ -100,13 +100,14 @@ export function frameComponentV3(frame: StackFrame, family: Family, dialect: Dia
   if (jvmClass !== undefined && isRuntimeJvmFrameV3(jvmClass)) return undefined;
   if (family === 'go' && rawFunction !== undefined && isGoRuntimeFunction(rawFunction)) return undefined;
   if (family === 'python' && rawFunction !== undefined && PYTHON_COMPREHENSIONS.has(rawFunction)) return undefined;
-  if (family === 'javascript' && rawFunction !== undefined && (isAsyncFrame(rawFunction) || isReactNativeBridgeFunction(rawFunction))) return undefined;
+  if (family === 'javascript' && rawFunction !== undefined && isAsyncFrame(rawFunction)) return undefined;
   let bundle = false;
   if (family === 'javascript' && file !== undefined) {
     const rn = reactNativeFile(file);
     if (rn.kind === 'internal') return undefined;
     if (rn.kind === 'bundle') bundle = true;
     else file = rn.file;
+    if (rawFunction !== undefined && isReactNativeBridgeFunction(rawFunction) && (bundle || rn.kind === 'bridge')) return undefined;
   }
   if (module === undefined && file !== undefined && isRuntimeFile(file)) return undefined;
 

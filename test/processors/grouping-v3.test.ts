@@ -131,6 +131,14 @@ describe('version 3 per platform', () => {
         { function: 'applyCoupon', filename: bundle, in_app: true },
       ]);
     expect(rn('app:///index.android.bundle', true)).toEqual(rn('address at main.jsbundle', false));
+    // The old architecture's bridge frames go, in the bundle only: a web app's own `receiveEvent` stays.
+    const bridge = (file: string) =>
+      frames('javascript', 'TypeError', [
+        { function: 'receiveEvent', filename: file, in_app: true },
+        { function: 'applyCoupon', filename: file, in_app: true },
+      ]);
+    expect(bridge('app:///index.android.bundle')).toEqual(['TypeError', '<bundle>:applyCoupon']);
+    expect(bridge('https://shop.example.com/assets/checkout.js')).toEqual(['TypeError', 'checkout:receiveEvent', 'checkout:applyCoupon']);
   });
 });
 
