@@ -41,6 +41,14 @@ export interface Evaluation {
   algorithm: Algorithm;
   overall: ClusteringScores;
   categories: Record<string, ClusteringScores>;
+  /** By the SDK's platform (see platformGroupOf): the goal holds for each. */
+  platforms: Record<string, ClusteringScores>;
+}
+
+/** The SDK's `platform`; Flutter sends `other` with `dart` frames. */
+export function platformGroupOf(event: ErrorEvent): string {
+  if (event.platform === 'other' && event.exception?.stacktrace?.some((frame) => frame.platform === 'dart')) return 'dart';
+  return event.platform ?? 'other';
 }
 
 export function readCorpus(path: string = CORPUS_PATH): CorpusLine[] {
@@ -110,7 +118,11 @@ export function score(grouped: readonly GroupedEvent[], algorithm: Algorithm): E
   for (const category of categoriesOf(grouped)) {
     categories[category] = scoreClustering(grouped.filter((event) => event.category === category));
   }
-  return { algorithm, overall: scoreClustering(grouped), categories };
+  const platforms: Record<string, ClusteringScores> = {};
+  for (const platform of [...new Set(grouped.map((event) => platformGroupOf(event.event)))].sort()) {
+    platforms[platform] = scoreClustering(grouped.filter((event) => platformGroupOf(event.event) === platform));
+  }
+  return { algorithm, overall: scoreClustering(grouped), categories, platforms };
 }
 
 // ---------------------------------------------------------------------------------------------

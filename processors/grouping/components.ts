@@ -1,13 +1,15 @@
-// Grouping version 2's default components: for each exception of the chain, its type and its
+// Grouping version 3's default components (version 2's, frozen, are in legacy/v2/): for each exception of the chain, its type and its
 // frames (those of a cause only where they differ from the exception that wraps it), with
 // uninformative frames dropped and recursion collapsed; without any frame, the types and the
 // parameterized message of the root cause.
 import type { ExceptionInfo, StackFrame } from '../../src/records/event.js';
 import { familyOf, type Family } from './family.js';
-import { frameComponentV2 } from './frames.js';
+import { dialectOfPlatform, frameComponentV3 } from './frames.js';
 import { canonicalEngineMessage, canonicalType } from './names/engine-messages.js';
-import { parameterizeMessage } from './names/messages.js';
+import { parameterizeMessageV3 } from './names/messages.js';
+import { canonicalRuntimeMessage } from './names/runtime-messages.js';
 import { collapseCycles } from './recursion.js';
+import { isWrapper } from './wrappers.js';
 
 /** What the rules (or the frame itself) decided: whether it is the app's code and whether it counts. */
 export interface FrameVerdict {
@@ -61,25 +63,72 @@ function ownVerdicts(chain: readonly ChainFrames[]): FrameVerdict[][] {
 interface Candidate {
   component: string;
   inApp: boolean;
+  /** JavaScript engines keep a window of frames (see componentsV3). */
+  javascript: boolean;
 }
 
-export function componentsV2(chain: readonly ExceptionInfo[], message: string | undefined, options: ComponentOptions): { components: string[]; basis: Basis } {
-  const withFrames = chainFrames(chain, options.platform);
+/** Version 3 reads at most this much of a message (what tells two bugs apart is at its start). */
+const LONGEST_MESSAGE = 4096;
+
+/** Version 3's message: one wording per engine and runtime, then parameterized. */
+function messageComponent(text: string): string {
+  return parameterizeMessageV3(canonicalRuntimeMessage(canonicalEngineMessage(text.length > LONGEST_MESSAGE ? text.slice(0, LONGEST_MESSAGE) : text)));
+}
+
+/**
+ * Each wrapper that has a cause (AggregateException, ExecutionException… see wrappers.ts) gives way
+ * to the cause, whose frames are the wrapper's followed by its own (those both start with once).
+ */
+function unwrap(chain: readonly ExceptionInfo[], candidates: Candidate[][]): { chain: readonly ExceptionInfo[]; candidates: Candidate[][] } {
+  if (chain.length === 1 || !chain.some(isWrapper)) return { chain, candidates };
+  const outChain: ExceptionInfo[] = [];
+  const outCandidates: Candidate[][] = [];
+  let carried: Candidate[] = [];
+  for (let e = 0; e < chain.length; e++) {
+    const own = candidates[e];
+    let shared = 0;
+    while (shared < carried.length && shared < own.length && carried[shared].component === own[shared].component) shared++;
+    const joined = carried.length === 0 ? own : [...carried, ...own.slice(shared)];
+    if (e < chain.length - 1 && isWrapper(chain[e])) {
+      carried = joined;
+      continue;
+    }
+    carried = [];
+    outChain.push(chain[e]);
+    outCandidates.push(joined);
+  }
+  return { chain: outChain, candidates: outCandidates };
+}
+
+/** A Rust panic's type is `panic` whatever went wrong: the message says which (an unwrap on None, an index out of bounds). */
+function isNativePanic(exception: ExceptionInfo, platform: string | undefined): boolean {
+  return exception.type === 'panic' && platform === 'native';
+}
+
+export function componentsV3(
+  fullChain: readonly ExceptionInfo[],
+  message: string | undefined,
+  options: ComponentOptions,
+): { components: string[]; basis: Basis } {
+  const withFrames = chainFrames(fullChain, options.platform);
   const verdicts = (options.verdicts ?? ownVerdicts)(withFrames);
-  const candidates: Candidate[][] = withFrames.map(({ frames, families }, e) => frameCandidates(frames, families, verdicts[e]));
+  const { chain, candidates } = unwrap(
+    fullChain,
+    withFrames.map(({ frames, families }, e) => frameCandidates(frames, families, verdicts[e], options.platform)),
+  );
 
   if (candidates.every((list) => list.length === 0)) {
     const root = chain[chain.length - 1];
     const text = root.value !== '' ? root.value : chain.length === 1 ? (message ?? '') : '';
-    return { components: [...typesOf(chain), parameterizeMessage(canonicalEngineMessage(text))], basis: 'value' };
+    return { components: [...typesOf(chain), messageComponent(text)], basis: 'value' };
   }
 
   // JavaScript engines keep different windows of frames (V8 ten by default, built-ins and `await`
   // callers included): only the innermost frames all of them show count.
   // Recursion first (its window may hold more than a turn), then the window.
-  const windowed = candidates.map((list, e) => {
+  const windowed = candidates.map((list) => {
     const collapsed = collapseCycles(list, (c) => c.component);
-    return withFrames[e].families.some((f) => f === 'javascript') ? collapsed.slice(-JAVASCRIPT_WINDOW) : collapsed;
+    return list.some((c) => c.javascript) ? collapsed.slice(-JAVASCRIPT_WINDOW) : collapsed;
   });
   const useInApp = options.in_app_only && windowed.some((list) => list.some((c) => c.inApp));
   const components: string[] = [];
@@ -98,8 +147,8 @@ export function componentsV2(chain: readonly ExceptionInfo[], message: string | 
   if (code !== undefined) components.push(`code: ${code}`);
   // A wrapped cause is often another system's error (a database's, a remote service's) under a
   // driver's generic type: what it says is what tells two of them apart.
-  else if (chain.length > 1 && !MESSAGE_VARIES_BY_RUNTIME.has(root.type))
-    components.push(`root cause: ${parameterizeMessage(canonicalEngineMessage(root.value.trim()))}`);
+  else if (chain.length > 1 && !MESSAGE_VARIES_BY_RUNTIME.has(root.type)) components.push(`root cause: ${messageComponent(root.value.trim())}`);
+  else if (isNativePanic(root, options.platform)) components.push(`panic: ${messageComponent(root.value.trim())}`);
   return { components, basis: useInApp ? 'in_app_frames' : 'all_frames' };
 }
 
@@ -108,13 +157,21 @@ export function componentsV2(chain: readonly ExceptionInfo[], message: string | 
  * V8 holds optimized code only weakly from the feedback vector, so a per-call closure's code dies
  * at each major GC and was recompiled every few seconds under load (kept-appenders.ts).
  */
-function frameCandidates(frames: readonly StackFrame[], families: readonly Family[], verdicts: readonly FrameVerdict[]): Candidate[] {
+function frameCandidates(
+  frames: readonly StackFrame[],
+  families: readonly Family[],
+  verdicts: readonly FrameVerdict[],
+  platform: string | undefined,
+): Candidate[] {
   const out: Candidate[] = [];
+  const javascript = families.includes('javascript');
+  const eventDialect = dialectOfPlatform(platform);
   for (let f = 0; f < frames.length; f++) {
     const verdict = verdicts[f];
     if (!verdict.group) continue;
-    const component = frameComponentV2(frames[f], families[f]);
-    if (component !== undefined) out.push({ component, inApp: verdict.in_app === true });
+    const own = frames[f].platform;
+    const component = frameComponentV3(frames[f], families[f], own === undefined ? eventDialect : dialectOfPlatform(own));
+    if (component !== undefined) out.push({ component, inApp: verdict.in_app === true, javascript });
   }
   return out;
 }

@@ -3,13 +3,14 @@
 import { createHash } from 'node:crypto';
 import type { ErrorEvent, ExceptionInfo, RootCause, StackFrame } from '../../src/records/event.js';
 import { exceptionChain } from './chain.js';
-import { chainFrames, componentsV2, type ChainFrames, type Verdicts } from './components.js';
+import { chainFrames, componentsV3, type ChainFrames, type Verdicts } from './components.js';
 import { DEFAULT_GROUPING_CONFIG, type GroupingConfig } from './config.js';
 import { componentsV1, frameComponentV1 } from './legacy/v1.js';
+import { componentsV2 } from './legacy/v2/components.js';
 
 /** The grouping algorithm new projects use, and existing ones move to (see README "Upgrades"). */
-export const CURRENT_GROUPING_VERSION = 2;
-export type GroupingVersion = 1 | 2;
+export const CURRENT_GROUPING_VERSION = 3;
+export type GroupingVersion = 1 | 2 | 3;
 
 /** What the fingerprint was built from. */
 export type GroupingBasis = 'custom' | 'rule' | 'in_app_frames' | 'all_frames' | 'value';
@@ -80,8 +81,9 @@ function groupingComponents(event: ErrorEvent, options: GroupingOptions): { comp
 
   const chain = exceptionChain(exception);
   const rules = options.rules;
-  let cached: ReturnType<typeof componentsV2> | undefined;
-  const defaults = () => (cached ??= componentsV2(chain, event.message, { max_frames, in_app_only, platform: event.platform, verdicts: rules?.verdicts }));
+  const componentsOf = options.version === 2 ? componentsV2 : componentsV3;
+  let cached: ReturnType<typeof componentsV3> | undefined;
+  const defaults = () => (cached ??= componentsOf(chain, event.message, { max_frames, in_app_only, platform: event.platform, verdicts: rules?.verdicts }));
   // The operator's rules outrank the SDK's fingerprint: they are how a team fixes grouping for everyone.
   const ruled = rules?.fingerprint?.(event, chainFrames(chain, event.platform));
   if (ruled !== undefined) return { components: expandDefault(ruled.fingerprint, () => defaults().components), basis: 'rule', title: ruled.title };

@@ -1,5 +1,5 @@
 // Issue #12, item 9: a new grouping version must not split the issues the previous one opened.
-// A project that grouped with version 1 moves to version 2 at start; during the transition its
+// A project that grouped with version 1 moves to the current version (3) at start; during the transition its
 // events also compute the version-1 hash, land in the old issue, and record an alias that keeps
 // them there after the transition ends.
 import { afterAll, describe, expect, it } from 'vitest';
@@ -75,7 +75,7 @@ describe('upgrading the grouping algorithm', () => {
     });
 
     svc = await startService({ dataDir, keepData: true, keys });
-    expect(svc.service.host.groupingVersions.of(projectId)).toMatchObject({ version: 2, fallbackVersion: 1 });
+    expect(svc.service.host.groupingVersions.of(projectId)).toMatchObject({ version: 3, fallbackVersion: 1 });
     // The same build again: version 2 would open a new issue; the fallback finds the old one.
     expect(await post(svc, checkoutError('old', '2026-11-01T11:00:00Z'))).toBe(v1Issue);
     // A new build that version 1 would have split off: version 2 groups it with the first, whose alias now leads to the old issue.
@@ -89,7 +89,7 @@ describe('upgrading the grouping algorithm', () => {
       const rows = (
         await db.reader().runAndReadAll('SELECT version, fallback_version FROM grouping_versions WHERE project_id = $p', { p: projectId })
       ).getRows();
-      expect(rows).toEqual([[2, 1]]);
+      expect(rows).toEqual([[3, 1]]);
       const aliases = (await db.reader().runAndReadAll('SELECT alias_id, issue_id FROM issue_aliases')).getRows();
       expect(aliases).toEqual([[firstIssue, v1Issue]]);
       // The transition ends.

@@ -38,4 +38,15 @@ describe('grouping corpus', () => {
     expect.soft(overall.pairwise.recall, summary).toBeGreaterThanOrEqual(GOAL.recall);
     expect(overall.pairwise.f1, summary).toBeGreaterThanOrEqual(GOAL.f1);
   });
+
+  it('meets the goal on each SDK platform (issue #32), not only overall', () => {
+    const { platforms } = score(groupEvents(events, 'current'), 'current');
+    expect(Object.keys(platforms)).toEqual(expect.arrayContaining(['ruby', 'php', 'csharp', 'native', 'dart', 'java', 'cocoa', 'elixir', 'javascript']));
+    for (const [platform, s] of Object.entries(platforms)) {
+      const figures = `${platform}: P ${s.pairwise.precision.toFixed(3)} R ${s.pairwise.recall.toFixed(3)} F1 ${s.pairwise.f1.toFixed(3)}`;
+      expect.soft(s.pairwise.precision, figures).toBeGreaterThanOrEqual(GOAL.precision);
+      expect.soft(s.pairwise.recall, figures).toBeGreaterThanOrEqual(GOAL.recall);
+      expect.soft(s.pairwise.f1, figures).toBeGreaterThanOrEqual(GOAL.f1);
+    }
+  });
 });

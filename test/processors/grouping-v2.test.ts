@@ -167,8 +167,8 @@ describe('chained exceptions', () => {
     expect(hashOf(chained('java.util.concurrent.TimeoutException', 'x'))).not.toBe(hashOf(chained('java.lang.IllegalStateException', 'x')));
   });
 
-  it("counts a cause's frames only where they differ from the wrapper's", () => {
-    expect(computeGrouping(chained('java.util.concurrent.TimeoutException', 'x')).components).toEqual([
+  it("counts a cause's frames only where they differ from the wrapper's (version 2; version 3 unwraps CompletionException)", () => {
+    expect(computeGrouping(chained('java.util.concurrent.TimeoutException', 'x'), { version: 2 }).components).toEqual([
       'java.util.concurrent.CompletionException',
       'com.shop.Worker:run',
       'com.shop.Checkout:await',
@@ -176,6 +176,12 @@ describe('chained exceptions', () => {
       'com.shop.PaymentClient:charge',
       // A wrapped cause is often another system's error under a generic type: its message counts.
       'root cause: x',
+    ]);
+    expect(computeGrouping(chained('java.util.concurrent.TimeoutException', 'x')).components).toEqual([
+      'java.util.concurrent.TimeoutException',
+      'com.shop.Worker:run',
+      'com.shop.Checkout:await',
+      'com.shop.PaymentClient:charge',
     ]);
   });
 

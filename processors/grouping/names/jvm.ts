@@ -22,6 +22,19 @@ const RUNTIME_CLASS =
   /^(?:sun\.reflect\.|jdk\.internal\.|java\.lang\.reflect\.|java\.lang\.invoke\.|com\.sun\.proxy\.|jdk\.proxy\d+\.)|(?:^|[.$])(?:Generated(?:Serialization)?(?:Method|Constructor)Accessor\d*)$/;
 /** Method names numbered by the compiler or a generator: `lambda$fetchAll$0`, `access$000`, `CGLIB$save$3`. */
 const NUMBERED_METHOD = /\$\d+$/;
+/** Version 3: lambdas' own method names — javac's `lambda$fetchAll$0`, Kotlin 2.0's `applyCoupon$lambda$0` (and `$lambda$0$1`). */
+const JAVAC_LAMBDA_PREFIX = 'lambda$';
+const KOTLIN_LAMBDA_SUFFIX = '$lambda';
+/** The numbers a compiler appends: `$0`, `$1$2`. */
+const TRAILING_NUMBERS = /(?:\$\d{1,6}){1,3}$/;
+/** A method's name (lower case first), as Kotlin 1.9 puts it in a lambda's class: `CheckoutViewModel$applyCoupon$1`. */
+const METHOD_NAME = /^[a-z_]\w{0,200}$/;
+const LONGEST = 512;
+/** What a lambda class runs: `invoke`, `invokeSuspend` (Kotlin), `run`, `call`, `accept`, `apply` (functional interfaces). */
+const LAMBDA_ENTRY = new Set(['invoke', 'invokeSuspend', 'run', 'call', 'accept', 'apply']);
+/** Version 3: D8's synthetic lambda classes (`$$ExternalSyntheticLambda3`) and the coroutine machinery, which changes with kotlinx.coroutines. */
+const RUNTIME_CLASS_V3 = /\$\$ExternalSynthetic[A-Za-z]{0,40}\d{0,6}$|^kotlinx?\.coroutines\./;
+const LAMBDA_MARK = '{lambda}';
 
 function normalizeClassNow(name: string): string {
   // The lambda's `/0x…` first, so that only a module prefix is left to end in `/`.
@@ -43,3 +56,45 @@ export function normalizeJvmMethod(name: string): string {
 export function isRuntimeJvmFrame(cls: string): boolean {
   return RUNTIME_CLASS.test(cls) || LAMBDA_CLASS.test(cls);
 }
+
+/**
+ * Version 3: one name for a lambda however it was compiled — javac's `lambda$fetchAll$0`, Kotlin
+ * 2.0's `fetchAll$lambda$0` and Kotlin 1.9's class `Outer$fetchAll$1` running `invoke` are all
+ * `fetchAll{lambda}` in `Outer`. Other methods as normalizeJvmMethod gives them.
+ */
+function jvmFrameV3Now(rawClass: string | undefined, cls: string | undefined, method: string): JvmFrame {
+  const name = method.trim().slice(0, LONGEST);
+  const unnumbered = name.replace(TRAILING_NUMBERS, '');
+  if (unnumbered !== name) {
+    if (unnumbered.startsWith(JAVAC_LAMBDA_PREFIX)) return { cls, method: unnumbered.slice(JAVAC_LAMBDA_PREFIX.length) + LAMBDA_MARK };
+    if (unnumbered.endsWith(KOTLIN_LAMBDA_SUFFIX)) return { cls, method: unnumbered.slice(0, -KOTLIN_LAMBDA_SUFFIX.length) + LAMBDA_MARK };
+  }
+  if (rawClass !== undefined && LAMBDA_ENTRY.has(name)) {
+    const raw = rawClass.trim().slice(0, LONGEST);
+    const outer = raw.replace(TRAILING_NUMBERS, '');
+    const dollar = outer.lastIndexOf('$');
+    if (outer !== raw && dollar > 0 && METHOD_NAME.test(outer.slice(dollar + 1))) {
+      return { cls: normalizeJvmClass(outer.slice(0, dollar)), method: outer.slice(dollar + 1) + LAMBDA_MARK };
+    }
+  }
+  return { cls, method: normalizeJvmMethod(name) };
+}
+
+export interface JvmFrame {
+  cls: string | undefined;
+  method: string;
+}
+
+const rememberedFrame = memoize((key: string): JvmFrame => {
+  const cut = key.indexOf('\u0000');
+  const rawClass = cut > 0 ? key.slice(0, cut) : undefined;
+  return jvmFrameV3Now(rawClass, rawClass === undefined ? undefined : normalizeJvmClass(rawClass), key.slice(cut + 1));
+});
+
+/** See jvmFrameV3Now; `cls` is normalizeJvmClass(rawClass). */
+export function normalizeJvmFrameV3(rawClass: string | undefined, method: string): JvmFrame {
+  return rememberedFrame(`${rawClass ?? ''}\u0000${method}`);
+}
+
+/** Version 3's runtime frames: version 2's, D8's synthetic lambdas and kotlinx.coroutines. */
+export const isRuntimeJvmFrameV3: (cls: string) => boolean = memoize((cls) => isRuntimeJvmFrame(cls) || RUNTIME_CLASS_V3.test(cls));

@@ -51,10 +51,35 @@ const SIZE = new RegExp(String.raw`(?<![\w.])${NUMBER}\s?(?:[KMGTPE]i?B|[kmgtp]b
 /** Other units stuck to a number (`10px`, `3x`): the number goes, the unit stays. */
 const NUMBER_WITH_UNIT = /(?<![\w.])\d+(?:\.\d+)?(?=[A-Za-z%]{1,3}\b)/g;
 
+// Version 3: amounts, grouped numbers, paths, MAC addresses and ULIDs.
+const CURRENCY_CODE = '(?:USD|EUR|GBP|CHF|JPY|CAD|AUD|SEK|NOK|DKK|PLN|INR|BRL|MXN)';
+const AMOUNT_NUMBER = String.raw`(?:\d{1,3}(?:[,.' ]\d{3}){1,5}|\d{1,15})(?:[.,]\d{1,2})?`;
+/** `$1,234.56`, `£5`, `EUR 99.00`, `12,50 €`, `1.234,56 USD`: the currency stays out, the sum goes. */
+const AMOUNT = new RegExp(
+  String.raw`(?:[$€£¥₹]\s?|\b${CURRENCY_CODE}\s?)${AMOUNT_NUMBER}(?![\d])|(?<![\w.,])${AMOUNT_NUMBER}\s?(?:[€£¥₹]|${CURRENCY_CODE}\b)`,
+  'g',
+);
+/** `1,234,567`: thousands separated by commas are one number. */
+const GROUPED_NUMBER = /(?<![\w.,])\d{1,3}(?:,\d{3}){1,5}(?![\w,]|\.\d)/g;
+/** An absolute path (Unix or Windows) with at least one directory: the directories go (a deploy's, a user's), the file's name stays. */
+const ABSOLUTE_PATH = /(?<![\w.~/\\<])(?:[A-Za-z]:\\|\/)(?:[\w.@~+-]{1,255}[/\\]){1,40}(?=[\w.@~+-])/g;
+const MAC_ADDRESS = /(?<![\w:-])[0-9A-Fa-f]{2}(?:([:-])[0-9A-Fa-f]{2})(?:\1[0-9A-Fa-f]{2}){4}(?![\w:-])/g;
+/** ULIDs: 26 characters of Crockford's base 32, time first. */
+const ULID = /\b[0-7][0-9A-HJKMNP-TV-Z]{25}\b/g;
+/** Hex ids of 8+ characters with a digit and a letter, before the units step reads `4419203c` as a number and the unit `c`. */
+const HEX_ID = /\b(?=[0-9a-f]{0,64}\d)(?=[0-9a-f]{0,64}[a-f])[0-9a-f]{8,64}\b/gi;
+/** Version 3 reads at most this much of a message: the rest is seldom what tells two bugs apart. */
+const LONGEST_MESSAGE = 4096;
+const PATH_PLACEHOLDER = '<path>/';
+
 function quoted(match: string, ...groups: Array<string | undefined>): string {
   const content = groups.slice(0, 5).find((g) => g !== undefined) ?? '';
   // A path keeps its words (its numbers go with the rest); an identifier is kept whole, if it holds no digit.
-  if (!PLACEHOLDER_ONLY.test(content) && (PATH.test(content) || (IDENTIFIER.test(content) && !HAS_DIGIT.test(content) && !LITERALS.has(content)))) return match;
+  if (
+    !PLACEHOLDER_ONLY.test(content) &&
+    (PATH.test(content) || content.startsWith(PATH_PLACEHOLDER) || (IDENTIFIER.test(content) && !HAS_DIGIT.test(content) && !LITERALS.has(content)))
+  )
+    return match;
   // One spelling for quoted input, whatever the quotes: Python's repr picks "…" when the text holds a '.
   return "'<str>'";
 }
@@ -66,14 +91,36 @@ function quoted(match: string, ...groups: Array<string | undefined>): string {
  */
 export function parameterizeMessage(value: string): string {
   if (value === '') return value;
-  const text = replaceIdentities(value.replace(NAMED_DATE, '<date>'))
-    .replace(QUOTED, quoted)
-    .replace(PREFIXED_ID, '<id>')
-    .replace(TOKEN, '<token>')
-    .replace(MIXED_RUN, mixedRun)
-    .replace(PART_CODE, '<id>')
-    .replace(SIZE, '<size>')
-    .replace(DURATION, '<duration>')
-    .replace(NUMBER_WITH_UNIT, '<int>');
-  return replaceNumbers(text);
+  return afterIdentities(replaceIdentities(value.replace(NAMED_DATE, '<date>')));
+}
+
+/** The steps after the identities (UUIDs, e-mails, URLs, dates, IPs). */
+function afterIdentities(text: string): string {
+  return replaceNumbers(
+    text
+      .replace(QUOTED, quoted)
+      .replace(PREFIXED_ID, '<id>')
+      .replace(TOKEN, '<token>')
+      .replace(MIXED_RUN, mixedRun)
+      .replace(PART_CODE, '<id>')
+      .replace(SIZE, '<size>')
+      .replace(DURATION, '<duration>')
+      .replace(NUMBER_WITH_UNIT, '<int>'),
+  );
+}
+
+/**
+ * Version 3: version 2's steps with, first, the directories of absolute paths `<path>/`, MAC
+ * addresses `<mac>`, ULIDs `<id>`, amounts `<amount>` and comma-grouped numbers `<int>`.
+ */
+export function parameterizeMessageV3(value: string): string {
+  if (value === '') return value;
+  const text = replaceIdentities(value.slice(0, LONGEST_MESSAGE).replace(NAMED_DATE, '<date>'))
+    .replace(ABSOLUTE_PATH, PATH_PLACEHOLDER)
+    .replace(MAC_ADDRESS, '<mac>')
+    .replace(ULID, '<id>')
+    .replace(HEX_ID, '<hex>')
+    .replace(AMOUNT, '<amount>')
+    .replace(GROUPED_NUMBER, '<int>');
+  return afterIdentities(text);
 }

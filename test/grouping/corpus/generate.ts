@@ -10,16 +10,26 @@ import { parseArgs } from 'node:util';
 import { packageRoot } from '../../../src/paths.js';
 import { chained } from './categories/chained.js';
 import { customFingerprint } from './categories/custom-fingerprint.js';
+import { dart } from './categories/dart.js';
+import { dotnet } from './categories/dotnet.js';
+import { elixir } from './categories/elixir.js';
 import { go } from './categories/go.js';
 import { javaGenerated } from './categories/java-generated.js';
 import { jsBundles } from './categories/js-bundles.js';
 import { jsCrossBrowser } from './categories/js-cross-browser.js';
 import { jsNoInfoFrames } from './categories/js-no-info-frames.js';
+import { kotlin } from './categories/kotlin.js';
+import { messageData } from './categories/message-data.js';
 import { messages } from './categories/messages.js';
 import { native } from './categories/native.js';
 import { node } from './categories/node.js';
 import { python } from './categories/python.js';
+import { php } from './categories/php.js';
+import { reactNative } from './categories/react-native.js';
 import { recursion } from './categories/recursion.js';
+import { ruby } from './categories/ruby.js';
+import { rust } from './categories/rust.js';
+import { swift } from './categories/swift.js';
 import { setSalt } from './random.js';
 import type { Category, CorpusEntry } from './types.js';
 
@@ -36,6 +46,16 @@ export const CATEGORIES: readonly Category[] = [
   python,
   messages,
   customFingerprint,
+  ruby,
+  php,
+  dotnet,
+  rust,
+  dart,
+  kotlin,
+  swift,
+  elixir,
+  reactNative,
+  messageData,
 ];
 
 export const CORPUS_PATH = join(packageRoot, 'test/grouping/corpus/corpus.jsonl');
