@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import type { Database } from '../../src/storage/database.js';
 import { fileListSql, type Lake, type LakeSignal } from './lake.js';
-import { fileNames, filePrefix, fsyncDir, listPartitions, publish, removeIfExists, sqlString } from './files.js';
+import { fileNames, filePrefix, fsyncDir, isWritersFile, listPartitions, publish, removeIfExists, sqlString } from './files.js';
 import { ROW_GROUP_ROWS } from './flusher.js';
 
 /** The lake column compacted files are sorted by. */
@@ -73,7 +73,7 @@ export async function planCompactions(
   const plans: Array<Omit<Compaction, 'id' | 'output'>> = [];
   for (const partition of listPartitions(lake.path, signal)) {
     const dir = join(lake.path, signal, partition);
-    const names = fileNames(dir).filter((name) => name.endsWith('.parquet') && name.startsWith(filePrefix(lake.writer)) && !skip(name));
+    const names = fileNames(dir).filter((name) => name.endsWith('.parquet') && isWritersFile(name, lake.writer) && !skip(name));
     if (names.length < 2) continue;
     const rows = await counts.of(
       lake.db,

@@ -37,10 +37,12 @@ export const parquetConfigSchema = z
       ),
     writer_id: z
       .string()
-      .regex(/^[A-Za-z0-9_]{1,64}$/, 'letters, digits and _')
+      // What host and pod names hold; the first character is never `.` or `-`, so the id cannot
+      // name `.`/`..` in the lake's temporary directory, hide its files or read as an option.
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'letters, digits, -, . and _ (starting with a letter or digit), at most 64')
       .optional()
       .describe(
-        'Set on a lake several workers write (one id per worker, stable across its restarts): the id goes into the names of its files, and its flushes, recovery and compaction touch only those',
+        'Set on a lake several workers write (one id per worker, stable across its restarts; a host or pod name such as faultline-worker-0 fits): the id goes into the names of its files, and its flushes, recovery and compaction touch only those',
       ),
     flush: flushSchema.prefault({}),
     compaction: compactionSchema.prefault({}),

@@ -20,6 +20,23 @@ export function filePrefix(writer = ''): string {
   return writer ? `part-${writer}-` : 'part-';
 }
 
+/**
+ * Whether a published file (`part-[<writer>-]<batch>-<i>.parquet` or `part-[<writer>-]c<id>.parquet`)
+ * or a compaction's temporary file (the same name behind a dot, ending `.tmp`) is this writer's.
+ * A prefix test is not enough once ids may hold `-`: writer `w`'s prefix `part-w-` also starts the
+ * files of writer `w-1`. The part after the prefix is never anything but `<digits>-<digits>` or
+ * `c<hex>`, so a name belongs to one writer only.
+ */
+export function isWritersFile(name: string, writer = ''): boolean {
+  if (!writer) return name.startsWith('part-') || name.startsWith('.part-');
+  const prefix = filePrefix(writer);
+  const start = name.startsWith(prefix) ? prefix.length : name.startsWith(`.${prefix}`) ? prefix.length + 1 : -1;
+  if (start < 0) return false;
+  return OWN_SUFFIX.test(name.slice(start));
+}
+
+const OWN_SUFFIX = /^(?:\d+-\d+|c[0-9a-f]+)\.parquet(?:\.tmp)?$/;
+
 export function fsyncFile(path: string): void {
   const fd = openSync(path, 'r');
   try {

@@ -41,7 +41,8 @@ async function replayDedupSql(lake: Lake, batchId: bigint): Promise<string> {
 
 /** `part-[<writer>-]<B>-<i>.parquet`: the files flush B published. */
 export function batchFilePattern(batchId: bigint, writer = ''): RegExp {
-  return new RegExp(`^${filePrefix(writer)}${batchId}-\\d+\\.parquet$`);
+  // A writer id may hold `.`, the one character of its alphabet that a pattern reads otherwise.
+  return new RegExp(`^${filePrefix(writer).replaceAll('.', '\\.')}${batchId}-\\d+\\.parquet$`);
 }
 
 export interface Claimed {

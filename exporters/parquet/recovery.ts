@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Lake, LakeSignal } from './lake.js';
 import { recoverCompactions } from './compactor.js';
-import { fileNames, filePrefix, lakeTmpRoot, listPartitions, mkdirDurable, removeIfExists } from './files.js';
+import { fileNames, isWritersFile, lakeTmpRoot, listPartitions, mkdirDurable, removeIfExists } from './files.js';
 import { pendingBatches, redoBatch } from './flusher.js';
 
 export interface Recovered {
@@ -45,11 +45,10 @@ export async function recover(lake: Lake, logger: Logger): Promise<Recovered> {
  */
 export function sweepTemporaryFiles(lake: string, writer = ''): number {
   let removed = removeIfExists(lakeTmpRoot(lake, writer)) ? 1 : 0;
-  const own = `.${filePrefix(writer)}`;
   for (const signal of LAKE_SIGNALS) {
     for (const partition of listPartitions(lake, signal)) {
       const dir = join(lake, signal, partition);
-      for (const name of fileNames(dir).filter((n) => n.startsWith(own))) {
+      for (const name of fileNames(dir).filter((n) => n.startsWith('.') && isWritersFile(n, writer))) {
         unlinkSync(join(dir, name));
         removed++;
       }

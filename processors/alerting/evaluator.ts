@@ -2,6 +2,7 @@
 // condition starts to hold becomes `firing` and notifies; one still firing reminds once per
 // `frequency`; one whose condition cleared becomes `ok` and sends `resolved` (if its firing was
 // notified). The firing and the state change are recorded together, in the outbox's transaction.
+// Issue rules (new_issue, regression) fire from the processor; here they only return to `ok`.
 import { parseDuration } from '../../src/records/alert-rule.js';
 import { firingKey, type NewFiring } from '../../src/storage/alert-outbox.js';
 import type { AlertRule, StateChange } from '../../src/storage/alert-rules.js';
@@ -32,6 +33,8 @@ export class Evaluator {
         if (decision.notify) firings.push(await this.firing(rule, decision.notify, measured, window, now));
       }
     }
+    if (this.runtime.handles('events'))
+      for (const type of ['new_issue', 'regression'] as const) states.push(...quietIssueRules(host.alerts.rules.enabled(type), now));
     for (const id of this.runtime.windows.keys()) if (!live.has(id) && !host.alerts.rules.get(id)?.enabled) this.runtime.windows.delete(id);
     if (states.length === 0) return;
     const recorded = new Set(await host.alerts.outbox.record(firings, states));
@@ -89,4 +92,18 @@ export function decide(rule: AlertRule, measured: Measurement, now: number): { c
   // Resolved: say so if the firing was notified.
   const notified = rule.last_fired_at !== null && rule.state_changed_at !== null && rule.last_fired_at >= rule.state_changed_at;
   return { change: { ruleId: rule.id, state: 'ok', at: now, fired: false }, notify: notified ? 'resolved' : undefined };
+}
+
+/**
+ * Issue rules fire on an event, and nothing clears them: one is `firing` from its last firing
+ * until its `frequency` has passed (at least one evaluation), then `ok` again, without a notification.
+ */
+export function quietIssueRules(rules: Iterable<AlertRule>, now: number): StateChange[] {
+  const changes: StateChange[] = [];
+  for (const rule of rules) {
+    if (rule.state !== 'firing') continue;
+    const frequency = parseDuration(rule.frequency) ?? 0;
+    if (rule.last_fired_at === null || now - rule.last_fired_at >= frequency) changes.push({ ruleId: rule.id, state: 'ok', at: now, fired: false });
+  }
+  return changes;
 }

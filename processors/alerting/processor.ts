@@ -11,7 +11,7 @@ import type { AlertPayload } from '../../src/records/alert-payload.js';
 import { parseDuration } from '../../src/records/alert-rule.js';
 import type { IssueTransition } from '../../src/records/event.js';
 import { firingKey, type NewFiring } from '../../src/storage/alert-outbox.js';
-import type { AlertRule } from '../../src/storage/alert-rules.js';
+import type { AlertRule, StateChange } from '../../src/storage/alert-rules.js';
 import { buildPayload } from './payload.js';
 import type { AlertingRuntime } from './runtime.js';
 import { eventMatches, spanMatches, spanMicros } from './windows.js';
@@ -120,7 +120,9 @@ export class AlertingProcessor implements Processor {
           actions: rule.actions,
         });
       }
-      const recorded = await host.alerts.outbox.record([...firings.values()], []);
+      // The rule shows it fired (state, last_fired_at) when the firing is new, not for a copy's.
+      const states = [...firings.values()].map((f): StateChange => ({ ruleId: f.ruleId, state: 'firing', at: f.firedAt, fired: true, firingKey: f.key }));
+      const recorded = await host.alerts.outbox.record([...firings.values()], states);
       for (const key of recorded)
         this.runtime.metrics.firings.inc({ type: host.alerts.rules.get(firings.get(key)?.ruleId ?? '')?.type ?? 'unknown', state: 'firing' });
       if (recorded.length) this.runtime.wake();

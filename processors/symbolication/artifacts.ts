@@ -40,6 +40,11 @@ export class ArtifactFinder {
     return this.lookup.read(file);
   }
 
+  /** Whether the scope's release (and dist) has any uploaded file; undefined when the lookup cannot tell. */
+  async scopeHasFiles(scope: ArtifactScope): Promise<boolean | undefined> {
+    return this.lookup.scopeHasFiles ? this.lookup.scopeHasFiles(scope) : undefined;
+  }
+
   private remembered(key: string, query: () => Promise<ArtifactFile[]>): Promise<ArtifactFile[]> {
     // An upload or deletion in this process makes every remembered answer stale at once.
     const version = this.lookup.version?.();

@@ -58,9 +58,28 @@ export function tildePath(path: string): string | undefined {
   return rest === '/' || rest.startsWith('/?') || rest.startsWith('/#') ? undefined : `~${rest}`;
 }
 
+/** Most `~/` suffixes tried for one path (its deepest directories are dropped first). */
+const MAX_SUFFIXES = 16;
+
+/**
+ * `~/` names for the ends of a server-side path: an absolute file path (`/srv/app/dist/server.js`,
+ * `file:///…`) or Sentry's `app:///dist/server.js` also matches a bundle uploaded from its build
+ * folder with the default `--url-prefix '~'` (`~/server.js`) or from above it (`~/dist/server.js`),
+ * longest first. A web URL does not: its path is the name it was served under.
+ */
+export function tildeSuffixes(path: string): string[] {
+  const local = path.startsWith('/') ? path : /^(?:file|app):\/\/\//i.test(path) ? path.slice(path.indexOf(':') + 3) : undefined;
+  if (local === undefined || local.length > 4096) return [];
+  const parts = local.split('/').filter((part) => part !== '');
+  const out: string[] = [];
+  for (let start = Math.max(1, parts.length - MAX_SUFFIXES); start < parts.length; start++) out.push(`~/${parts.slice(start).join('/')}`);
+  return out;
+}
+
 /**
  * The names a frame's file may have been uploaded under, best first: as given, without its query
- * string (and fragment), as `~/path` with and without the query, its file name.
+ * string (and fragment), as `~/path` with and without the query, the `~/` suffixes of a
+ * server-side path, its file name.
  */
 export function candidateNames(path: string): string[] {
   const out: string[] = [];
@@ -72,6 +91,7 @@ export function candidateNames(path: string): string[] {
   add(bare);
   add(tildePath(path));
   add(tildePath(bare));
+  for (const suffix of tildeSuffixes(bare)) add(suffix);
   const slash = Math.max(bare.lastIndexOf('/'), bare.lastIndexOf('\\'));
   add(bare.slice(slash + 1));
   return out;
@@ -370,18 +390,29 @@ async function findSourceMap(services: Services, job: EventJob, frame: StackFram
     map ??= named('source_map', mapNames) ?? named('source_map', names);
   }
   if (map === undefined) {
-    // Quiet for files nothing promised a map for: server code run as written, vendored modules.
+    // Quiet for files nothing promised a map for (server code run as written, vendored modules),
+    // unless the release has uploads: then a frame left raw says what was looked for.
     const expected = debugId !== undefined || minified !== undefined || (SCHEME_AND_HOST.test(path) && !VENDOR_PATH.test(path));
-    if (!expected) return { skip: true };
-    const parts = [`no source map for ${path}`];
-    if (debugId !== undefined) parts.push(`debug id ${debugId}`);
-    if (minified?.source_mapping_url)
-      parts.push(`${minified.name} names ${minified.source_mapping_url.startsWith('data:') ? 'an inline map' : minified.source_mapping_url}`);
-    if (tried.length > 0) parts.push(`tried ${tried.join(', ')}`);
-    return { missing: parts.join('; '), subject: debugId ?? path };
+    if (!expected && !(await releaseHasUploads(services, job))) return { skip: true };
+    return { missing: noMapReason(path, debugId, minified, tried), subject: debugId ?? path };
   }
   const file = map;
   return { found: { name: file.name, minified, parsed: await parseMap(services, file, () => services.finder.read(file)) } };
+}
+
+/** Whether the event's release (and dist) has uploaded files at all (false when the lookup cannot tell). */
+async function releaseHasUploads(services: Services, job: EventJob): Promise<boolean> {
+  return (await services.finder.scopeHasFiles(job.scope)) ?? false;
+}
+
+/** The processing error's message for a frame no map was found for: what was looked for. */
+export function noMapReason(path: string, debugId: string | undefined, minified: ArtifactFile | undefined, tried: readonly string[]): string {
+  const parts = [`no source map for ${path}`];
+  if (debugId !== undefined) parts.push(`debug id ${debugId}`);
+  if (minified?.source_mapping_url)
+    parts.push(`${minified.name} names ${minified.source_mapping_url.startsWith('data:') ? 'an inline map' : minified.source_mapping_url}`);
+  if (tried.length > 0) parts.push(`tried ${tried.join(', ')}`);
+  return parts.join('; ');
 }
 
 function parseMap(services: Services, file: Pick<ArtifactFile, 'name' | 'sha256'>, read: () => Promise<Uint8Array>): Promise<Parsed<ParsedSourceMap>> {

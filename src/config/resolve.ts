@@ -13,6 +13,7 @@ import { expandEnv } from './env.js';
 import type { ConfigError } from './errors.js';
 import type { ConfigSource } from './load.js';
 import { loadServiceSection, storageEnv, type ServiceSettings, type StorageSetting } from './service-schema.js';
+import { unknownKeyMessage, zodObjectKeys } from './suggest.js';
 
 export interface ResolvedComponent {
   id: ComponentId;
@@ -83,17 +84,23 @@ const pipelineSchema = z
   .strict();
 
 export function resolveConfig(source: ConfigSource, registry: Registry, env: NodeJS.ProcessEnv): { config?: ResolvedConfig; errors: ConfigError[] } {
-  const errors: ConfigError[] = [...source.errors];
+  // A file that cannot be read or parsed has nothing else to say: every other error would follow from it.
+  if (source.errors.length) return { errors: withLines(source.errors, source) };
+  const errors: ConfigError[] = [];
   const root = expandEnv(source.raw, env, '', errors);
   if (!isRecord(root)) {
     errors.push({ path: '', message: 'the configuration must be a YAML mapping' });
     return { errors: withLines(errors, source) };
   }
   for (const key of Object.keys(root)) {
-    if (!TOP_LEVEL.includes(key)) errors.push({ path: key, message: `unknown top-level key (expected ${TOP_LEVEL.join(', ')})` });
+    if (!TOP_LEVEL.includes(key)) errors.push({ path: key, message: unknownKeyMessage(key, TOP_LEVEL) });
   }
 
-  const components = Object.fromEntries(COMPONENT_KINDS.map((kind) => [kind, resolveComponents(kind, root[SECTIONS[kind]], registry, errors)])) as Components;
+  // Components configured with errors (already reported) are not reported again as missing where they are used.
+  const invalid = new Set<string>();
+  const components = Object.fromEntries(
+    COMPONENT_KINDS.map((kind) => [kind, resolveComponents(kind, root[SECTIONS[kind]], registry, errors, invalid)]),
+  ) as Components;
   checkConnectorIds(components, errors);
 
   const serviceSection = root.service ?? {};
@@ -102,10 +109,10 @@ export function resolveConfig(source: ConfigSource, registry: Registry, env: Nod
   errors.push(...service.errors);
 
   const pipelinesSection = isRecord(serviceSection) ? serviceSection.pipelines : undefined;
-  const pipelines = resolvePipelines(pipelinesSection, components, registry, errors);
+  const pipelines = resolvePipelines(pipelinesSection, components, registry, errors, invalid);
   checkConnectorsUsed(components, pipelines, errors);
   checkCycles(components, pipelines, errors);
-  const readSources = service.storage ? resolveReadSources(service.storage, components, pipelines, env, errors) : {};
+  const readSources = service.storage ? resolveReadSources(service.storage, components, pipelines, env, errors, invalid) : {};
 
   const hasPipelines = isRecord(pipelinesSection) && Object.keys(pipelinesSection).length > 0;
   const explicitReads = service.storage && SIGNALS.some((signal) => present(service.storage?.[signal]));
@@ -122,7 +129,13 @@ export function resolveConfig(source: ConfigSource, registry: Registry, env: Nod
   return { config: { source: source.name, settings: service.settings, components, pipelines, readSources }, errors: [] };
 }
 
-function resolveComponents(kind: ComponentKind, section: unknown, registry: Registry, errors: ConfigError[]): Map<string, ResolvedComponent> {
+function resolveComponents(
+  kind: ComponentKind,
+  section: unknown,
+  registry: Registry,
+  errors: ConfigError[],
+  invalid: Set<string>,
+): Map<string, ResolvedComponent> {
   const out = new Map<string, ResolvedComponent>();
   const sectionName = SECTIONS[kind];
   if (section === undefined || section === null) return out;
@@ -154,7 +167,8 @@ function resolveComponents(kind: ComponentKind, section: unknown, registry: Regi
     }
     const parsed = factory.configSchema.safeParse(value ?? {});
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) errors.push({ path: joinPath(path, issue.path), message: issue.message });
+      errors.push(...schemaErrors(factory.configSchema, path, parsed.error.issues));
+      invalid.add(text);
       continue;
     }
     out.set(text, { id, kind, factory, config: parsed.data });
@@ -171,7 +185,22 @@ function checkConnectorIds(components: Components, errors: ConfigError[]): void 
   }
 }
 
-function resolvePipelines(section: unknown, components: Components, registry: Registry, errors: ConfigError[]): ResolvedPipeline[] {
+/** A zod schema's issues at their YAML paths; an unknown key named at its own path, with the closest known key of its object. */
+function schemaErrors(schema: z.ZodType, path: string, issues: readonly z.core.$ZodIssue[]): ConfigError[] {
+  return issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ path: joinPath(path, [...issue.path, key]), message: unknownKeyMessage(key, zodObjectKeys(schema, issue.path)) }))
+      : [{ path: joinPath(path, issue.path), message: issue.message }],
+  );
+}
+
+function resolvePipelines(
+  section: unknown,
+  components: Components,
+  registry: Registry,
+  errors: ConfigError[],
+  invalid: ReadonlySet<string>,
+): ResolvedPipeline[] {
   const base = 'service.pipelines';
   if (section === undefined || section === null) return [];
   if (!isRecord(section)) {
@@ -189,12 +218,12 @@ function resolvePipelines(section: unknown, components: Components, registry: Re
     }
     const parsed = pipelineSchema.safeParse(value ?? {});
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) errors.push({ path: joinPath(path, issue.path), message: issue.message });
+      errors.push(...schemaErrors(pipelineSchema, path, parsed.error.issues));
       continue;
     }
     const { receivers, processors, exporters, max_in_flight } = parsed.data;
     const pipeline = { id, signal, receivers, processors, exporters, limits: { ...DEFAULT_BUDGETS[signal], ...stripUndefined(max_in_flight ?? {}) } };
-    const valid = checkReferences(pipeline, path, components, registry, errors);
+    const valid = checkReferences(pipeline, path, components, registry, errors, invalid);
     if (valid) checkOrder(pipeline, path, components, registry, errors);
     pipelines.push(pipeline);
   }
@@ -226,8 +255,16 @@ function slotSignals(component: ResolvedComponent, slot: Slot): readonly Signal[
 }
 
 /** Every id names a configured component that handles the pipeline's signal; none twice. Returns whether all did. */
-function checkReferences(pipeline: ResolvedPipeline, path: string, components: Components, registry: Registry, errors: ConfigError[]): boolean {
+function checkReferences(
+  pipeline: ResolvedPipeline,
+  path: string,
+  components: Components,
+  registry: Registry,
+  errors: ConfigError[],
+  invalid: ReadonlySet<string>,
+): boolean {
   const before = errors.length;
+  let complete = true;
   const { signal } = pipeline;
   for (const slot of ['receivers', 'processors', 'exporters'] as const) {
     const list = pipeline[slot];
@@ -235,6 +272,8 @@ function checkReferences(pipeline: ResolvedPipeline, path: string, components: C
       const component = lookup(components, slot, ref);
       const refPath = `${path}.${slot}[${index}]`;
       if (!component) {
+        complete = false;
+        if (invalid.has(ref)) return;
         const where = SLOT_KINDS[slot].map((kind) => SECTIONS[kind]).join(' or ');
         errors.push({ path: refPath, message: `no ${SLOT_KINDS[slot].join(' or ')} "${ref}" is configured under ${where}` });
         return;
@@ -251,7 +290,7 @@ function checkReferences(pipeline: ResolvedPipeline, path: string, components: C
     const dup = list.find((ref, index) => list.indexOf(ref) !== index);
     if (dup) errors.push({ path: `${path}.${slot}`, message: `"${dup}" is listed twice` });
   }
-  return errors.length === before;
+  return complete && errors.length === before;
 }
 
 /** A receiver in a pipeline of a signal it does not give, where a connector turns what it gives into that signal. */
@@ -403,6 +442,7 @@ function resolveReadSources(
   pipelines: ResolvedPipeline[],
   env: NodeJS.ProcessEnv,
   errors: ConfigError[],
+  invalid: ReadonlySet<string>,
 ): Partial<Record<Signal, string[]>> {
   const out: Partial<Record<Signal, string[]>> = {};
   const reads = (ref: string, signal: Signal) => {
@@ -428,6 +468,7 @@ function resolveReadSources(
       const said = alias ? `"both" means ${BOTH_ALIAS.join(', ')}, and ` : '';
       if (ref === '') errors.push({ path, message: `an exporter id is empty${fromEnv}` });
       else if (ids.indexOf(ref) !== index) errors.push({ path, message: `"${ref}" is listed twice${fromEnv}` });
+      else if (invalid.has(ref)) return;
       else if (!components.exporter.has(ref)) {
         const candidates = [...components.exporter.keys()].filter((id) => reads(id, signal));
         const known = candidates.length ? ` (configured exporters that serve ${signal} reads: ${candidates.join(', ')})` : '';

@@ -2,6 +2,7 @@
 // an environment override (env beats the YAML file).
 import convict from 'convict';
 import { SIGNALS, type Signal } from '../engine/item.js';
+import { unknownKeyMessage } from './suggest.js';
 
 const MiB = 1024 * 1024;
 
@@ -184,8 +185,21 @@ function parseConvictErrors(error: unknown): Array<{ path: string; message: stri
     .filter(Boolean)
     .map((line) => {
       const unknownKey = /^configuration param '([^']+)' not declared in the schema$/.exec(line);
-      if (unknownKey) return { path: `service.${unknownKey[1]}`, message: 'unknown key' };
+      if (unknownKey) return { path: `service.${unknownKey[1]}`, message: unknownServiceKey(unknownKey[1]) };
       const colon = line.indexOf(': ');
       return colon > 0 ? { path: `service.${line.slice(0, colon)}`, message: line.slice(colon + 2) } : { path: 'service', message: line };
     });
+}
+
+/** `http.prot` → unknown key "prot"; did you mean "port"? (among the keys of service.http). */
+function unknownServiceKey(dotted: string): string {
+  const parts = dotted.split('.');
+  const key = parts.pop() as string;
+  let node: Record<string, unknown> = schema;
+  for (const part of parts) {
+    const next = node[part];
+    if (typeof next !== 'object' || next === null || 'default' in next) return unknownKeyMessage(key, []);
+    node = next as Record<string, unknown>;
+  }
+  return unknownKeyMessage(key, Object.keys(node));
 }

@@ -72,7 +72,8 @@ export function refusalReason(error: unknown): RefusalReason {
 }
 
 export interface TakeOneOptions extends BodyOptions {
-  tenant: Tenant;
+  /** Whose item it is: known before the body is read, or decided from the parsed data. */
+  tenant: Tenant | ((data: unknown) => Promise<Tenant>);
   /** The item's size before its body is read (the declared length, or a guess). */
   size: number;
   /** Checks made before any room is reserved (content type): a refusal here costs nothing. */
@@ -88,12 +89,16 @@ export interface TakeOneOptions extends BodyOptions {
  * parsed, and consumed — it returns once the item is durable, or dropped by a processor. A
  * refusal is counted and thrown; an item a processor rejected is the 400 of its problems.
  */
+const NO_TENANT: Tenant = { orgId: '', projectId: '', dataset: 'live' };
+
 export async function takeOne(event: H3Event, consumer: Consumer, options: TakeOneOptions): Promise<Item> {
-  const item: Item = { data: undefined, tenant: options.tenant, receivedAt: 0, size: options.size };
+  const { tenant } = options;
+  const item: Item = { data: undefined, tenant: typeof tenant === 'function' ? NO_TENANT : tenant, receivedAt: 0, size: options.size };
   try {
     options.check?.();
     await withReservedBody(event, consumer, { limit: options.limit, timeoutMs: options.timeoutMs }, async (body, reserved) => {
       item.data = await options.parse(body);
+      if (typeof tenant === 'function') item.tenant = await tenant(item.data);
       item.receivedAt = Date.now();
       await reserved.consume([item]);
     });

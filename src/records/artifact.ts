@@ -53,4 +53,6 @@ export interface ArtifactLookup {
    * known yet). A project nobody uploads for — most of them — then costs symbolication nothing.
    */
   projectHasFiles?(dataset: Dataset, projectId: string): boolean | undefined;
+  /** Whether the scope's release and dist have any uploaded file (a frame left raw then says why). */
+  scopeHasFiles?(scope: ArtifactScope): Promise<boolean>;
 }

@@ -66,6 +66,11 @@ export function deliveryId(key: string, actionIndex: number): string {
   return `${key}-${actionIndex}`;
 }
 
+/** The state changes that stand: those tied to a firing count only when it was recorded now. */
+function withRecordedFirings(states: StateChange[], recorded: string[]): StateChange[] {
+  return states.filter((change) => change.firingKey === undefined || recorded.includes(change.firingKey));
+}
+
 const micros = (ms: number) => BigInt(Math.round(ms)) * 1000n;
 const DELIVERY_COLUMNS = `d.id, d.firing_key, d.rule_id, d.action_index, d.action, d.status, d.attempts, epoch_ms(d.next_attempt_at) AS next_attempt_at,
   d.last_error, epoch_ms(d.last_attempt_at) AS last_attempt_at, epoch_ms(d.delivered_at) AS delivered_at`;
@@ -110,11 +115,12 @@ export class AlertOutbox {
             { id: deliveryId(firing.key, index), key: firing.key, rule: firing.ruleId, index, action: JSON.stringify(action), now: micros(now) },
           );
       }
-      await this.rules.writeStates(c, states);
-      return keys;
+      const applied = withRecordedFirings(states, keys);
+      await this.rules.writeStates(c, applied);
+      return { keys, applied };
     });
-    this.rules.applyStates(states);
-    return recorded;
+    this.rules.applyStates(recorded.applied);
+    return recorded.keys;
   }
 
   /**

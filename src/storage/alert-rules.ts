@@ -52,6 +52,8 @@ export interface StateChange {
   at: number;
   /** Set when a notification went out with the change. */
   fired: boolean;
+  /** The firing the change goes with, when it counts only if that firing is newly recorded (not a copy's). */
+  firingKey?: string;
 }
 
 const COLUMNS = `id, dataset, org_id, project_id, name, type, environment, enabled, frequency, conditions, actions,

@@ -316,7 +316,7 @@ export class ArtifactStore implements ArtifactLookup {
    */
   async byNames(scope: ArtifactScope, names: readonly string[], types: readonly ArtifactType[]): Promise<ArtifactFile[]> {
     if (names.length === 0) return [];
-    if (!(await this.present()).scopes.has(`${scope.dataset}\0${scope.projectId}\0${scope.release}\0${scope.dist ?? ''}`)) return [];
+    if (!(await this.scopeHasFiles(scope))) return [];
     const result = await this.db.reader().runAndReadAll(
       `SELECT ${FILE_COLUMNS} FROM artifact_files f JOIN artifact_bundles b ON b.id = f.bundle_id
         WHERE f.dataset = $dataset AND f.project_id = $project AND f.release = $release AND f.dist IS NOT DISTINCT FROM $dist
@@ -333,6 +333,11 @@ export class ArtifactStore implements ArtifactLookup {
       { names: TEXT_LIST, types: TEXT_LIST },
     );
     return rows<ArtifactFile>(result);
+  }
+
+  /** Whether the scope's dataset, project, release and dist have any file (answered from the presence set, no query of its own). */
+  async scopeHasFiles(scope: ArtifactScope): Promise<boolean> {
+    return (await this.present()).scopes.has(`${scope.dataset}\0${scope.projectId}\0${scope.release}\0${scope.dist ?? ''}`);
   }
 
   /** The file's bytes (rejects with ENOENT if its content was deleted since it was looked up). */

@@ -24,13 +24,14 @@ import type { Database } from '../storage/database.js';
 import { SETTABLE_STATUSES, type IssueStatus } from '../storage/issues.js';
 import type { Storage } from '../storage/storage.js';
 import { verifyPassword, type Session, type Users } from '../storage/users.js';
+import { faviconIco } from './favicon.js';
 import { chartWindow, ISSUE_SORTS, InvalidWebCursorError, WebData, type IssueSort } from './data.js';
 import { AlertsPage, ProjectsPage, SourcemapsPage } from './pages/admin.js';
 import { IssuePage } from './pages/issue.js';
 import { IssuesPage } from './pages/issues.js';
 import { ErrorPage, SignInPage, type Viewer } from './pages/layout.js';
 import { ReplayPage } from './pages/replay.js';
-import { TracePage, type TraceRecord } from './pages/trace.js';
+import { TracePage, type TraceEventLink, type TraceRecord } from './pages/trace.js';
 import type { ReplaySource } from './replays.js';
 import { validateRule, type AlertRuleInput } from '../records/alert-rule.js';
 import type { FieldError } from '../engine/item.js';
@@ -244,6 +245,14 @@ export function createWebApp(options: WebAppOptions): WebApp {
 
     http.page('GET', '/', async (event) => ((await signedIn(event).catch(() => undefined)) ? redirect('/issues') : redirect('/signin')));
 
+    const favicon = faviconIco();
+    http.page(
+      'GET',
+      '/favicon.ico',
+      () =>
+        new Response(favicon, { headers: { 'content-type': 'image/x-icon', 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' } }),
+    );
+
     http.page('GET', '/assets/:name', (event) => {
       const name = event.context.params?.name ?? '';
       const type = ASSETS[name];
@@ -353,6 +362,8 @@ export function createWebApp(options: WebAppOptions): WebApp {
           if (!(e instanceof InvalidWebCursorError)) throw e;
           error = e.message;
         }
+        const now = Date.now();
+        const sparkWindow = chartWindow('hour', 24, now);
         const [sparklines, facets] = await Promise.all([
           data.counts(
             s.session.dataset,
@@ -360,11 +371,24 @@ export function createWebApp(options: WebAppOptions): WebApp {
             page.issues.map((i) => i.id),
             'hour',
             24,
+            now,
           ),
           data.facets(s.session.dataset, project.id),
         ]);
         return html(
-          IssuesPage({ viewer: s.viewer, projects, project, filters, facets, issues: page.issues, sparklines, nextCursor: page.nextCursor, appUrl, error }),
+          IssuesPage({
+            viewer: s.viewer,
+            projects,
+            project,
+            filters,
+            facets,
+            issues: page.issues,
+            sparklines,
+            sparkWindow,
+            nextCursor: page.nextCursor,
+            appUrl,
+            error,
+          }),
         );
       }),
     );
@@ -411,13 +435,14 @@ export function createWebApp(options: WebAppOptions): WebApp {
         const doc = await storage.traces.get(s.session.dataset, projectIds, id, { offset: 0, limit: 2000 });
         if (!doc) throw new PageError(404, `No trace ${id}.`);
         const trace = JSON.parse(doc) as TraceRecord;
-        const eventIssues = new Map<string, string>();
+        const events = new Map<string, TraceEventLink>();
         for (const eventId of trace.error_event_ids.slice(0, 50)) {
           const found = await storage.events.get(s.session.dataset, projectIds, eventId);
-          const issueId = found ? (JSON.parse(found) as ErrorEvent).issue_id : undefined;
-          if (issueId) eventIssues.set(eventId, issueId);
+          if (!found) continue;
+          const event = JSON.parse(found) as ErrorEvent;
+          events.set(eventId, { issueId: event.issue_id, title: event.title ?? `${event.exception.type}: ${event.exception.value}` });
         }
-        return html(TracePage({ viewer: s.viewer, trace, eventIssues }));
+        return html(TracePage({ viewer: s.viewer, trace, events }));
       }),
     );
 

@@ -60,6 +60,18 @@ describe('alerting across kill -9', () => {
     // Both fired; the receiver is down, so their deliveries are pending with failed attempts.
     await until(rule(issueRule.id), (r) => (r.firings[0]?.deliveries[0]?.attempts ?? 0) >= 1);
     await until(rule(spikeRule.id), (r) => r.state === 'firing' && (r.firings[0]?.deliveries[0]?.attempts ?? 0) >= 1);
+    // A rule that fired says so, read back by the API and by the CLI: an issue rule too (it fires
+    // from the processor, not the evaluator) — firing for its frequency (30m by default), since when.
+    const fired = await rule(issueRule.id)();
+    expect(fired).toMatchObject({ state: 'firing', last_fired_at: expect.any(String) });
+    expect(Date.parse(fired.last_fired_at as string)).toBe(Date.parse(fired.firings[0].fired_at));
+    expect((await rule(spikeRule.id)()).last_fired_at).toEqual(expect.any(String));
+    const listed = await runCli(['alerts', 'list', '--json', '--config', config], childEnv(data));
+    expect(listed.code, listed.stderr).toBe(0);
+    const rules = JSON.parse(listed.stdout) as Array<{ id: string; state: string; last_fired_at: number | string | null }>;
+    for (const id of [issueRule.id, spikeRule.id]) expect(rules.find((r) => r.id === id)).toMatchObject({ state: 'firing', last_fired_at: expect.anything() });
+    const table = await runCli(['alerts', 'list', '--config', config], childEnv(data));
+    expect(table.stdout).toMatch(new RegExp(`${issueRule.id}.*new_issue\\s+New\\s+yes\\s+firing\\s+webhook\\s+\\d{4}-\\d\\d-\\d\\dT`));
     const test = await runCli(['alerts', 'test', issueRule.id, '--config', config], childEnv(data));
     expect(test.code, test.stderr).toBe(0);
     expect(test.stdout).toMatch(/Queued test notification \w+ through 1 action/);
@@ -84,6 +96,8 @@ describe('alerting across kill -9', () => {
       expect(after.firings).toHaveLength(1);
       expect(hook.requests.filter((r) => r.path === '/spike')).toHaveLength(1);
       expect(hook.requests.filter((r) => r.path === '/new' && r.json.state === 'firing')).toHaveLength(1);
+      // The firing record survived the kill.
+      expect((await (await call(second, key, `/v1/alerts/${issueRule.id}`)).json()) as RuleView).toMatchObject({ last_fired_at: fired.last_fired_at });
     } finally {
       second.child.kill('SIGTERM');
       await second.exited;

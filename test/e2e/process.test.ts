@@ -1,7 +1,8 @@
 // The service as a user runs it: the built `faultline` command in its own process.
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { packageRoot } from '../../src/paths.js';
 import { fullEvent, tempDir } from '../support/service.js';
 import { childEnv, lastLine, runCli, startProcess, type RunningProcess } from '../support/process.js';
 
@@ -163,6 +164,44 @@ service:
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/exporters\.duckdb\.max_batch_items/);
     expect(result.stdout).toMatch(/line 5: service\.pipelines\.events\.processors\[0\]: no processor "nope"/);
+  });
+
+  it('names a misspelt key at its YAML path with the closest known key, and nothing that only follows from it', async () => {
+    const file = join(freshDir(), 'misspelt.yaml');
+    writeFileSync(
+      file,
+      readFileSync(join(packageRoot, 'config/default.yaml'), 'utf8')
+        .replace(/^ {2}alerting: \{\}.*$/m, '  alerting:\n    allow_private_destinatons: true\n    delivery: { atempts: 3 }')
+        .replace(/^ {2}duckdb: \{\}$/m, '  duckdb: { max_batch_itms: 10 }')
+        .replace(/^( {2}http:\n {4}host: .*\n) {4}port: 8080$/m, '$1    prot: 8080'),
+    );
+    const result = await runCli(['validate', '--config', file], process.env);
+    expect(result.code).toBe(1);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/4 error\(s\)$/);
+    expect(lines.slice(1)).toHaveLength(4);
+    expect(lines.slice(1)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^ {2}line 14: processors\.alerting\.allow_private_destinatons: unknown key "allow_private_destinatons"; did you mean "allow_private_destinations"\?$/,
+        ),
+        expect.stringMatching(/^ {2}line 15: processors\.alerting\.delivery\.atempts: unknown key "atempts"; did you mean "attempts"\?$/),
+        expect.stringMatching(/^ {2}line \d+: exporters\.duckdb\.max_batch_itms: unknown key "max_batch_itms"; did you mean "max_batch_items"\?$/),
+        expect.stringMatching(/^ {2}line \d+: service\.http\.prot: unknown key "prot"; did you mean "port"\?$/),
+      ]),
+    );
+    // No "no processor alerting is configured" for the pipelines that list the misconfigured component.
+    expect(result.stdout).not.toMatch(/is configured under/);
+  });
+
+  it('a missing file reports only that', async () => {
+    const file = join(freshDir(), 'missing.yaml');
+    const result = await runCli(['validate', '--config', file], process.env);
+    expect(result.code).toBe(1);
+    expect(result.stdout.trim().split('\n')).toEqual([
+      `${file}: 1 error(s)`,
+      `  (root): cannot read ${file}: ENOENT: no such file or directory, open '${file}'`,
+    ]);
   });
 
   it('prints every broken contract: requirements, singletons, connectors, storage', async () => {

@@ -306,6 +306,21 @@ describe('@sentry/browser in Chromium', () => {
     const events = (await res.json()) as Json[];
     expect(events.some((event) => event.type === 2 && event.data?.node)).toBe(true); // rrweb's full snapshot
     expect(events.some((event) => event.type === 4 && event.data?.href === `${pageOrigin}/`)).toBe(true); // its meta
+
+    // The errors captured while the replay recorded are linked both ways: each event names the
+    // replay (the SDK sent the id as the tag replayId), and the replay lists them as bookmarks.
+    const event = await eventMatching('no price for mug');
+    expect(event.replay_id).toBe(id);
+    const replay = await until('the bookmarks', async () => {
+      const body = (await (await svc.api(`/v1/replays/${id}`)).json()) as Json;
+      return (body.error_bookmarks as Json[]).length >= 3 ? body : undefined;
+    });
+    const bookmarks = replay.error_bookmarks as Json[];
+    expect(bookmarks.map((b) => b.event_id)).toContain(event.id);
+    expect(bookmarks.find((b) => b.event_id === event.id)).toMatchObject({ issue_id: event.issue_id, title: expect.stringContaining('no price for mug') });
+    expect(bookmarks.map((b) => String(b.title))).toEqual(expect.arrayContaining([expect.stringContaining('unhandled in the browser')]));
+    // No note on the segments for a field the SDK sends (replay_start_timestamp).
+    expect(replay.processing_errors).toEqual([]);
   });
 
   it('a preflighted request passes the preflight; a project whose allowed_origins leave the page out refuses it', async () => {

@@ -138,10 +138,36 @@ describe('JavaScript builds, V8 stacks from Node', () => {
     expectFramesAt(event, V8_SITES());
     expect(event.debug_meta).toEqual({ images });
 
-    // Without the debug id nothing connects the frames to the upload (a file on disk nothing
-    // promised a map for: no processing error either).
+    // Without the debug id nothing connects the frames to the upload: they stay raw, and as the
+    // release has uploads, the event says what was looked for.
     const without = await roundTrip(svc.api, jsEvent(debugReport, release, {}, frames));
-    expectUnsymbolicated(without, frames, null);
+    expectUnsymbolicated(without, frames, 'missing_source_map');
+    expect(JSON.stringify(without.processing_errors)).toMatch(/tried .*~\/app\.min\.js/);
+  });
+
+  it("a Node bundle without debug ids, uploaded with the default --url-prefix '~': its absolute paths match by ~/ suffix", async () => {
+    const release = 'server@1.0.0';
+    // The names `faultline sourcemaps upload --url-prefix '~' dist` gives the build's files.
+    await expectUploaded(uploadJson(svc.api, { project_id: PROJECT, release }, buildFiles(builds.esbuild, '~/')));
+    const frames = framesOf(report('esbuild'));
+    expect(frames.filter((frame) => frame.abs_path?.endsWith('/dist/app.min.js')).every((frame) => frame.abs_path?.startsWith('/'))).toBe(true);
+    const event = await roundTrip(svc.api, jsEvent(report('esbuild'), release, {}, frames));
+    expectFramesAt(event, V8_SITES());
+    expect(event.processing_errors).toEqual([]);
+    // Sentry's Node SDK with rewriteFrames: app:///dist/app.min.js.
+    const rewritten = servedFrom(report('esbuild'), builds.esbuild, 'app:///dist/app.min.js');
+    expectFramesAt(await roundTrip(svc.api, jsEvent(rewritten, release)), V8_SITES());
+  });
+
+  it('a frame left raw in a release with uploads says what was looked for', async () => {
+    const release = 'server@1.0.1';
+    await expectUploaded(uploadJson(svc.api, { project_id: PROJECT, release }, buildFiles(builds.esbuild, '~/other/')));
+    const frames = framesOf(report('esbuild'));
+    const event = await roundTrip(svc.api, jsEvent(report('esbuild'), release, {}, frames));
+    expectUnsymbolicated(event, frames, 'missing_source_map');
+    const bundlePath = frames.find((frame) => frame.abs_path?.endsWith('/dist/app.min.js'))?.abs_path as string;
+    const note = (event.processing_errors as Array<{ type: string; message: string }>).find((entry) => entry.message.includes(bundlePath));
+    expect(note?.message).toMatch(/^no source map for \/.*\/dist\/app\.min\.js; tried .*~\/dist\/app\.min\.js, ~\/app\.min\.js, app\.min\.js/);
   });
 });
 

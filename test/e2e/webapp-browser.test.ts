@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/paths.js';
 import { browserBinary } from '../support/browsers.js';
 import { startService, type TestService } from '../support/service.js';
-import { createUser } from '../support/web.js';
+import { createUser, postOk } from '../support/web.js';
 
 const SHOTS = join(packageRoot, 'test-results', 'web');
 const SOURCE = `export function priceOf(item) {
@@ -29,12 +29,7 @@ let issueId: string;
 let permalink: string;
 let hostileIssue: string;
 
-async function post(path: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await svc.api(path, { method: 'POST', body: JSON.stringify(body) });
-  const text = await res.text();
-  expect(res.status, text).toBeLessThan(300);
-  return JSON.parse(text) as Record<string, unknown>;
-}
+const post = (path: string, body: unknown) => postOk(svc, path, body);
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
@@ -196,7 +191,7 @@ describe('the web app in Chromium', () => {
     await page.locator('table.waterfall tr.error summary').click();
     await expect.poll(() => page.locator('table.waterfall tr.error dl').isVisible()).toBe(true);
     expect(await page.locator('table.waterfall tr.error dl').textContent()).toContain('http.route');
-    expect(await page.getByRole('link', { name: /^Event / }).count()).toBe(1);
+    expect(await page.getByRole('link', { name: 'TypeError: no price for sku-7' }).count()).toBe(1);
     await page.screenshot({ path: join(SHOTS, 'trace-waterfall.png'), fullPage: true });
 
     // The replay page: rrweb-player plays the stored segment; the error is a bookmark on its timeline.

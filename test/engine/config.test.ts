@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfigText, readConfigFile } from '../../src/config/load.js';
 import { resolveConfig } from '../../src/config/resolve.js';
+import { closest, editDistance, unknownKeyMessage } from '../../src/config/suggest.js';
 import { defaultRegistry } from '../../src/components.js';
 import { packageRoot } from '../../src/paths.js';
 
@@ -65,7 +66,7 @@ service:
     expect(byPath['receivers.carrier_pigeon'].message).toMatch(/unknown receiver type "carrier_pigeon"/);
     expect(byPath['processors.validation.max_frames']).toMatchObject({ line: 5 });
     expect(byPath['service.http.port'].message).toMatch(/port/);
-    expect(byPath['service.colour'].message).toBe('unknown key');
+    expect(byPath['service.colour'].message).toMatch(/^unknown key "colour" \(known keys here: .*\bdata_dir\b/);
     expect(byPath['service.pipelines.events.processors[0]'].message).toMatch(/no processor "grouping"/);
     expect(byPath['service.pipelines.events.exporters[1]']).toMatchObject({ line: 15 });
     expect(byPath['service.pipelines.metrics'].message).toMatch(/signal one of events, traces, replays/);
@@ -123,5 +124,17 @@ describe('config/examples', () => {
   it.each(readdirSync(join(packageRoot, 'config/examples')).filter((f) => f.endsWith('.yaml')))('%s is valid', (file) => {
     const { errors } = resolveConfig(readConfigFile(join(packageRoot, 'config/examples', file)), defaultRegistry(), {});
     expect(errors).toEqual([]);
+  });
+});
+
+describe('closest known key', () => {
+  it('counts a swap of neighbours as one edit, and suggests nothing far away', () => {
+    expect(editDistance('prot', 'port')).toBe(1);
+    expect(editDistance('allow_private_destinatons', 'allow_private_destinations')).toBe(1);
+    expect(editDistance('kitten', 'sitting')).toBe(3);
+    expect(closest('prot', ['host', 'port'])).toBe('port');
+    expect(closest('colour', ['data_dir', 'http', 'otlp'])).toBeUndefined();
+    expect(closest('x'.repeat(10_000), ['x'])).toBeUndefined();
+    expect(unknownKeyMessage('atempts', ['attempts', 'timeout_ms'])).toBe('unknown key "atempts"; did you mean "attempts"?');
   });
 });

@@ -562,6 +562,46 @@ describe('parquet exporter: compaction', () => {
     await opened.db.close();
   });
 
+  it('writers named like hosts (faultline-worker, faultline-worker-0) share a lake: each compacts only its own files', async () => {
+    const shared = join(tempDir(), 'lake');
+    const config = (writer: string) => ({ ...QUIET, path: shared, writer_id: writer });
+    expect(parquetConfigSchema.safeParse(config('faultline-worker-0')).success).toBe(true);
+    expect(parquetConfigSchema.safeParse(config('web-1.pod.cluster_local')).success).toBe(true);
+    for (const bad of ['..', '.hidden', '-rf', 'a/b', "a'b", 'a b', 'x'.repeat(65)])
+      expect(parquetConfigSchema.safeParse(config(bad)).success, bad).toBe(false);
+
+    const first = await open(tempDir(), config('faultline-worker'));
+    const second = await open(tempDir(), config('faultline-worker-0'));
+    const own = { first: [] as string[], second: [] as string[] };
+    for (let i = 0; i < 3; i++) {
+      for (const [name, opened] of [
+        ['first', first],
+        ['second', second],
+      ] as const) {
+        const item = event('p1', `2026-11-22T10:00:0${i}.000Z`);
+        own[name].push(item.data.id);
+        await opened.exporter.export('events', [item]);
+        await opened.exporter.flushNow('events');
+      }
+    }
+    const names = () => lakeFiles(shared, 'events').map((file) => file.split('/').pop()!);
+    expect(names().filter((name) => name.startsWith('part-faultline-worker-0-'))).toHaveLength(3);
+    // faultline-worker's prefix also starts faultline-worker-0's names: it must merge its three files only.
+    const [merged] = await first.exporter.compactNow('events');
+    expect(merged.outputs).toHaveLength(1);
+    const after = names();
+    expect(after.filter((name) => /^part-faultline-worker-c[0-9a-f]+\.parquet$/.test(name))).toHaveLength(1);
+    expect(after.filter((name) => /^part-faultline-worker-0-\d+-\d+\.parquet$/.test(name))).toHaveLength(3);
+    expect(after).toHaveLength(4);
+    const { rows } = await readFile(merged.outputs[0]);
+    expect(rows.map((row) => row.id as string).sort()).toEqual(sorted(own.first));
+    expect(await eventIds(shared)).toEqual(sorted([...own.first, ...own.second]));
+    for (const opened of [first, second]) {
+      await opened.exporter.shutdown();
+      await opened.db.close();
+    }
+  });
+
   it('leaves files of at least min_rows alone', async () => {
     const dir = tempDir();
     const opened = await open(dir, { ...QUIET, compaction: { min_rows: 2, interval_ms: 3_600_000 } });

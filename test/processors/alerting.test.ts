@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { BucketCounts, DurationBuckets } from '../../processors/alerting/buckets.js';
 import { alertingConfigSchema } from '../../processors/alerting/config.js';
 import { backoff } from '../../processors/alerting/delivery.js';
-import { decide } from '../../processors/alerting/evaluator.js';
+import { decide, quietIssueRules } from '../../processors/alerting/evaluator.js';
 import { sign, verify } from '../../processors/alerting/signature.js';
 import { measure, newWindow } from '../../processors/alerting/windows.js';
 import type { LookupAddress } from 'node:dns';
@@ -124,6 +124,16 @@ describe('what a rule decides', () => {
       { state: 'firing', state_changed_at: T0, last_fired_at: T0 - MINUTE },
     );
     expect(decide(silent, clear, T0 + MINUTE)).toMatchObject({ notify: undefined, change: { state: 'ok' } });
+  });
+});
+
+describe('issue rules after they fire', () => {
+  it('stay firing for their frequency after the last firing, then return to ok without a notification', () => {
+    const fired = rule({ type: 'new_issue', conditions: {} }, { state: 'firing', state_changed_at: T0, last_fired_at: T0 });
+    expect(quietIssueRules([fired], T0 + 29 * MINUTE)).toEqual([]);
+    expect(quietIssueRules([fired], T0 + 30 * MINUTE)).toEqual([{ ruleId: 'alr_1', state: 'ok', at: T0 + 30 * MINUTE, fired: false }]);
+    expect(quietIssueRules([{ ...fired, state: 'ok' }], T0 + 60 * MINUTE)).toEqual([]);
+    expect(quietIssueRules([{ ...fired, frequency: '0s' }], T0)).toHaveLength(1);
   });
 });
 

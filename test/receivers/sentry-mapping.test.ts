@@ -37,7 +37,6 @@ describe('mapReplay', () => {
           urls: ['https://shop.example.com/'],
           error_ids: ['9ec79c33-ec99-42ab-8353-589fcb2e04dc'],
           trace_ids: ['a'.repeat(32)],
-          started_at: '2026-01-01T00:00:00.000Z',
         },
       });
     }
@@ -91,5 +90,15 @@ describe('mapSentryEvent', () => {
     expect(mapped.ok && mapped.body.exception).toEqual({ type: 'E', value: 'v', stacktrace: [{ function: 'f' }] });
     expect(mapped.ok && mapped.notes.map((n) => n.path)).toEqual(['level', 'exception.values[0].stacktrace.frames[0].lineno']);
     expect(mapSentryEvent({ level: 'error' }, 0)).toMatchObject({ ok: false });
+  });
+
+  it('names the replay the error happened in: the replay integration tag replayId, or contexts.replay', () => {
+    const error = { event_id: 'f'.repeat(32), exception: { values: [{ type: 'E', value: 'v' }] } };
+    const tagged = mapSentryEvent({ ...error, tags: { replayId: 'C0FFEE00C0FFEE00C0FFEE00C0FFEE00' } }, Date.UTC(2026, 0, 1));
+    expect(tagged.ok && tagged.body.replay_id).toBe('rpl_c0ffee00c0ffee00c0ffee00c0ffee00');
+    const inContext = mapSentryEvent({ ...error, contexts: { replay: { replay_id: 'c0ffee00-c0ff-ee00-c0ff-ee00c0ffee00' } } }, Date.UTC(2026, 0, 1));
+    expect(inContext.ok && inContext.body.replay_id).toBe('rpl_c0ffee00c0ffee00c0ffee00c0ffee00');
+    const hostile = mapSentryEvent({ ...error, tags: { replayId: '../../x' } }, Date.UTC(2026, 0, 1));
+    expect(hostile.ok && hostile.body.replay_id).toBeUndefined();
   });
 });

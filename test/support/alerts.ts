@@ -66,6 +66,7 @@ export interface RuleView {
     id: string;
     state: string;
     issue_id: string | null;
+    fired_at: string;
     deliveries: Array<{ id: string; type: string; status: string; attempts: number; last_error: string | null }>;
   }>;
 }

@@ -7,7 +7,7 @@ import { json, principalOf, type RouteDefinition } from '../../../src/http/host.
 import type { ErrorEvent } from '../../../src/records/event.js';
 import { errorEventJsonSchema } from '../../../src/records/event-schema.js';
 import { resolveProject, tenantOf } from '../../../src/auth/scope.js';
-import { ingestProject, INGEST_PROJECT_DOC } from '../ingest-params.js';
+import { INGEST_BODY_PROJECT_DOC, ingestProject, projectOfBody } from '../ingest-params.js';
 
 export interface EventIngestOptions {
   host: Host;
@@ -26,11 +26,11 @@ export function eventIngestRoute({ host, receiverId, consumer, maxBodyBytes }: E
     tag: 'events',
     auth: true,
     lean: true, // the hottest route: served from node:http before h3 builds a web Request (src/http/host.ts)
-    query: [INGEST_PROJECT_DOC],
+    query: [INGEST_BODY_PROJECT_DOC],
     requestBody: { contentType: 'application/json', schema: errorEventJsonSchema },
     responses: {
       202: 'Accepted and durable: {id, status: "queued", permalink}',
-      400: 'invalid_json or validation_failed (every problem listed in details)',
+      400: 'invalid_json, validation_failed (every problem listed in details), or invalid_parameter (project_id: the body names another project than the query or header)',
       401: 'unauthorized',
       403: 'forbidden',
       404: 'not_found (project)',
@@ -42,9 +42,9 @@ export function eventIngestRoute({ host, receiverId, consumer, maxBodyBytes }: E
     },
     handler: async (ctx) => {
       const principal = principalOf(ctx);
-      const project = await resolveProject(catalog, principal, ingestProject(ctx));
+      const requested = ingestProject(ctx);
       const item = await takeOne(ctx.event, consumer, {
-        tenant: tenantOf(principal, project),
+        tenant: async (body) => tenantOf(principal, await resolveProject(catalog, principal, projectOfBody(requested, body))),
         size: Number(ctx.event.req.headers.get('content-length')) || 4096,
         limit: maxBodyBytes,
         timeoutMs: settings.limits.body_timeout_ms,

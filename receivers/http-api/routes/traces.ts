@@ -8,7 +8,7 @@ import { ApiError, errors } from '../../../src/http/errors.js';
 import { parseJsonExact } from '../../../src/http/json.js';
 import { json, principalOf, type RouteDefinition } from '../../../src/http/host.js';
 import { resolveProject, tenantOf } from '../../../src/auth/scope.js';
-import { ingestProject, INGEST_PROJECT_DOC } from '../ingest-params.js';
+import { INGEST_BODY_PROJECT_DOC, ingestProject, projectOfBody } from '../ingest-params.js';
 
 export interface TraceIngestOptions {
   host: Host;
@@ -28,11 +28,11 @@ export function traceIngestRoute({ host, receiverId, consumer }: TraceIngestOpti
     summary: 'Ingest spans; partial success like OTLP',
     tag: 'traces',
     auth: true,
-    query: [INGEST_PROJECT_DOC],
+    query: [INGEST_BODY_PROJECT_DOC],
     requestBody: { contentType: 'application/json', schema: spanBatchSchema },
     responses: {
       202: '{accepted, rejected, errors: [{index, path, message}]}',
-      400: 'invalid_json or validation_failed (no spans array)',
+      400: 'invalid_json, validation_failed (no spans array), or invalid_parameter (project_id: the body names another project than the query or header)',
       401: 'unauthorized',
       403: 'forbidden',
       404: 'not_found (project)',
@@ -44,7 +44,7 @@ export function traceIngestRoute({ host, receiverId, consumer }: TraceIngestOpti
     },
     handler: async (ctx) => {
       const principal = principalOf(ctx);
-      const project = await resolveProject(catalog, principal, ingestProject(ctx));
+      const requested = ingestProject(ctx);
       const refused = (reason: string, count = 1) => metrics.receiverRefused.inc({ receiver: receiverId, signal: 'traces', reason }, count);
       let result: BatchResult;
       try {
@@ -56,6 +56,7 @@ export function traceIngestRoute({ host, receiverId, consumer }: TraceIngestOpti
           if (!Array.isArray(spans))
             throw errors.validation('the body must be {"spans": [...]}', [{ path: 'spans', message: 'is required and must be an array' }]);
           if (spans.length > maxSpans) throw new ApiError(413, 'payload_too_large', `at most ${maxSpans} spans per request, got ${spans.length}`);
+          const project = await resolveProject(catalog, principal, projectOfBody(requested, batch));
           return consumeBatch(reserved, spans, tenantOf(principal, project), SPAN_SIZE);
         });
       } catch (error) {
@@ -75,6 +76,7 @@ const spanBatchSchema = {
   type: 'object',
   required: ['spans'],
   properties: {
+    project_id: { type: 'string', description: 'Target project, as the project_id query parameter' },
     spans: {
       type: 'array',
       maxItems: 10_000,

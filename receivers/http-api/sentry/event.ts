@@ -91,8 +91,8 @@ export function mapSentryEvent(payload: JsonObject, receivedAt: number, fallback
   if (Object.keys(contexts).length) body.contexts = contexts;
   const trace = contexts.trace as JsonObject | undefined;
   if (typeof trace?.trace_id === 'string' && /^[0-9A-Za-z_-]{1,64}$/.test(trace.trace_id)) body.trace_id = trace.trace_id.toLowerCase();
-  const replay = contexts.replay as JsonObject | undefined;
-  if (typeof replay?.replay_id === 'string' && /^[0-9A-Za-z_-]{1,64}$/.test(replay.replay_id)) body.replay_id = `rpl_${replay.replay_id}`;
+  const replayId = replayIdOf(contexts.replay as JsonObject | undefined, tags);
+  if (replayId) body.replay_id = replayId;
 
   const breadcrumbs = breadcrumbsOf(payload.breadcrumbs, note);
   if (breadcrumbs.length) body.breadcrumbs = breadcrumbs;
@@ -190,6 +190,20 @@ function framesOf(frames: unknown, path: string, note: Note): JsonObject[] | und
     out.push(kept);
   });
   return out;
+}
+
+/**
+ * The replay an error happened in, named as the replay's own id (`rpl_` + the 32 hex digits the
+ * replay integration sends in its replay_event): `@sentry/browser`'s replay integration tags the
+ * error `replayId`; `contexts.replay.replay_id` is where Sentry's own server puts it.
+ */
+function replayIdOf(context: JsonObject | undefined, tags: Record<string, string>): string | undefined {
+  for (const raw of [context?.replay_id, tags.replayId]) {
+    if (typeof raw !== 'string') continue;
+    const id = raw.replaceAll('-', '').toLowerCase();
+    if (/^[0-9a-z_]{1,64}$/.test(id)) return `rpl_${id}`;
+  }
+  return undefined;
 }
 
 function tagsOf(tags: unknown, note: Note): Record<string, string> {

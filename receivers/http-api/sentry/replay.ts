@@ -51,8 +51,8 @@ export function mapReplay(replayEvent: JsonObject | undefined, recording: Buffer
         out[field] = field === 'error_ids' ? strings.map(eventUuid) : strings;
       }
     }
-    const started = sentryTime(replayEvent.replay_start_timestamp);
-    if (started) out.started_at = started.iso;
+    // replay_start_timestamp is not passed on: a segment's start is its first rrweb event's time
+    // (the validation processor's), and an unknown field would be noted on every segment.
   }
   return { ok: true, segment: out };
 }

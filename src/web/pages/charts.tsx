@@ -1,7 +1,12 @@
 // Charts drawn on the server as SVG: they need no script, and SVG attributes (not inline styles)
 // place the bars, so the strict Content-Security-Policy holds.
 import { h } from '../jsx.js';
-export function Sparkline({ counts, label }: { counts: number[]; label: string }) {
+/**
+ * One bar per bucket (`start` is the first bucket's start, `size` each bucket's length, epoch ms),
+ * each titled with its hours; an empty bucket is a baseline tick, so the time axis shows even when
+ * every event fell in one hour.
+ */
+export function Sparkline({ counts, label, start, size }: { counts: number[]; label: string; start: number; size: number }) {
   const max = Math.max(1, ...counts);
   const width = 96;
   const height = 20;
@@ -9,11 +14,21 @@ export function Sparkline({ counts, label }: { counts: number[]; label: string }
   return (
     <svg class="spark" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={label}>
       {counts.map((n, i) => {
-        const barHeight = n === 0 ? 0 : Math.max(1, (n / max) * height);
-        return <rect x={i * step} y={height - barHeight} width={Math.max(1, step - 1)} height={barHeight} />;
+        const barHeight = n === 0 ? 1 : Math.max(2, (n / max) * height);
+        return (
+          <rect class={n === 0 ? 'empty' : undefined} x={i * step} y={height - barHeight} width={Math.max(1, step - 1)} height={barHeight}>
+            <title>{`${hourRange(start + i * size, size)}: ${n} event${n === 1 ? '' : 's'}`}</title>
+          </rect>
+        );
       })}
     </svg>
   );
+}
+
+/** `2026-11-27 04:00–05:00 UTC`. */
+function hourRange(from: number, size: number): string {
+  const iso = new Date(from).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)}–${new Date(from + size).toISOString().slice(11, 16)} UTC`;
 }
 
 export function BarChart({ counts, labels, title }: { counts: number[]; labels: string[]; title: string }) {

@@ -15,6 +15,8 @@ export interface IssuesView {
   facets: { environments: string[]; releases: string[] };
   issues: Issue[];
   sparklines: Map<string, number[]>;
+  /** The sparklines' hours: the first one's start and the bucket size (epoch ms). */
+  sparkWindow: { start: number; size: number };
   nextCursor: string | null;
   appUrl: string;
   error?: string;
@@ -137,7 +139,12 @@ export function IssuesPage(v: IssuesView) {
                     <span class={`status status-${issue.status}`}>{issue.status}</span>
                   </td>
                   <td>
-                    <Sparkline counts={series} label={`${series.reduce((a, b) => a + b, 0)} events in the last 24 hours`} />
+                    <Sparkline
+                      counts={series}
+                      start={v.sparkWindow.start}
+                      size={v.sparkWindow.size}
+                      label={`${series.reduce((a, b) => a + b, 0)} events in the last 24 hours`}
+                    />
                   </td>
                   <td>{issue.count}</td>
                   <td>

@@ -37,6 +37,7 @@ function Document({ title, children, head }: { title: string; children: Componen
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · Faultline`}</title>
         <link rel="stylesheet" href="/assets/app.css" />
+        <link rel="icon" href="/favicon.ico" />
         {head}
       </head>
       <body>{children}</body>

@@ -1,7 +1,9 @@
-// The trace waterfall: one row per span in start order, indented by depth, a bar placed on the
-// trace's timeline (SVG attributes, no inline style), services told apart by colour, error spans
-// and the error events of the trace marked, attributes in a <details> that opens on click.
+// The trace waterfall: one row per span, each under its parent (siblings in start order), indented
+// by depth, with its op and kind; a bar placed on the trace's timeline (SVG attributes, no inline
+// style), services told apart by colour, error spans marked, attributes in a <details> that opens
+// on click; the trace's error events listed by title.
 import { Fragment, h } from '../jsx.js';
+import { spanTree } from '../span-tree.js';
 import { Page, type Viewer, TableHead } from './layout.js';
 
 export interface TraceSpan {
@@ -30,23 +32,18 @@ export interface TraceRecord {
 
 const PALETTE = ['#2f6fdf', '#1a8a5a', '#b5651d', '#8a3ab9', '#c23b6b', '#0f7f8f', '#6b6b00', '#5a5aa0'];
 
-export function TracePage({ viewer, trace, eventIssues }: { viewer: Viewer; trace: TraceRecord; eventIssues: Map<string, string> }) {
+/** What the page knows of an error event of the trace: its issue and title, when it was found. */
+export interface TraceEventLink {
+  issueId?: string;
+  title?: string;
+}
+
+export function TracePage({ viewer, trace, events }: { viewer: Viewer; trace: TraceRecord; events: Map<string, TraceEventLink> }) {
   const starts = trace.spans.map((s) => BigInt(s.start_time_unix_nano));
   const ends = trace.spans.map((s) => BigInt(s.end_time_unix_nano));
   const t0 = starts.reduce((a, b) => (b < a ? b : a), starts[0] ?? 0n);
   const t1 = ends.reduce((a, b) => (b > a ? b : a), ends[0] ?? 0n);
   const total = Number(t1 - t0) || 1;
-  const ids = new Set(trace.spans.map((s) => s.span_id));
-  const byId = new Map(trace.spans.map((s) => [s.span_id, s]));
-  const depthOf = (span: TraceSpan) => {
-    let depth = 0;
-    let current = span;
-    while (current.parent_span_id && ids.has(current.parent_span_id) && depth < 64) {
-      current = byId.get(current.parent_span_id) as TraceSpan;
-      depth++;
-    }
-    return depth;
-  };
   const color = (service: string) => PALETTE[Math.max(0, trace.services.indexOf(service)) % PALETTE.length];
   const linked = new Set(trace.spans.filter((s) => s.attributes && Object.keys(s.attributes).some((k) => k.startsWith('exception.'))).map((s) => s.span_id));
   return (
@@ -79,35 +76,35 @@ export function TracePage({ viewer, trace, eventIssues }: { viewer: Viewer; trac
         <section aria-labelledby="trace-errors">
           <h2 id="trace-errors">Error events in this trace</h2>
           <ul>
-            {trace.error_event_ids.map((id) => (
-              <li>
-                <a
-                  href={
-                    eventIssues.has(id)
-                      ? `/issues/${encodeURIComponent(eventIssues.get(id) as string)}?event=${encodeURIComponent(id)}`
-                      : `/events/${encodeURIComponent(id)}`
-                  }
-                >
-                  Event {id}
-                </a>
-              </li>
-            ))}
+            {trace.error_event_ids.map((id) => {
+              const found = events.get(id);
+              return (
+                <li>
+                  <a
+                    href={found?.issueId ? `/issues/${encodeURIComponent(found.issueId)}?event=${encodeURIComponent(id)}` : `/events/${encodeURIComponent(id)}`}
+                  >
+                    {found?.title ?? `Event ${id}`}
+                  </a>{' '}
+                  <code class="muted">{id.slice(0, 8)}</code>
+                </li>
+              );
+            })}
           </ul>
         </section>
       )}
       <table class="waterfall">
-        <caption class="visually-hidden">Spans by start time</caption>
-        <TableHead cols={['Span', 'Service', 'Duration', 'Timeline']} />
+        <caption class="visually-hidden">Spans, each under its parent, siblings by start time</caption>
+        <TableHead cols={['Span', 'Op / kind', 'Service', 'Duration', 'Timeline']} />
         <tbody>
-          {trace.spans.map((span) => {
+          {spanTree(trace.spans).map(({ span, depth }) => {
             const start = Number(BigInt(span.start_time_unix_nano) - t0);
             const duration = Number(BigInt(span.end_time_unix_nano) - BigInt(span.start_time_unix_nano));
             const x = (start / total) * 1000;
             const w = Math.max(2, (duration / total) * 1000);
             const error = span.status === 'error';
-            const depth = depthOf(span);
+            const op = opOf(span);
             return (
-              <tr class={error ? 'span error' : 'span'} data-depth={depth}>
+              <tr class={error ? 'span error' : 'span'} data-depth={depth} data-span-id={span.span_id}>
                 <td class={`depth-${Math.min(depth, 12)}`}>
                   <details>
                     <summary>
@@ -133,6 +130,11 @@ export function TracePage({ viewer, trace, eventIssues }: { viewer: Viewer; trac
                       ))}
                     </dl>
                   </details>
+                </td>
+                <td class="op">
+                  {op && <code>{op}</code>}
+                  {op && span.kind && ' · '}
+                  {span.kind && span.kind !== 'unspecified' ? span.kind : !op ? span.kind : ''}
                 </td>
                 <td>{span.service_name}</td>
                 <td class="num">{(duration / 1e6).toFixed(duration < 1e7 ? 2 : 0)} ms</td>
@@ -162,4 +164,15 @@ export function TracePage({ viewer, trace, eventIssues }: { viewer: Viewer; trac
       </table>
     </Page>
   );
+}
+
+/** The span's operation: Sentry's `op` (kept as the `sentry.op` attribute), else OpenTelemetry's conventions. */
+function opOf(span: TraceSpan): string | undefined {
+  const attributes = span.attributes ?? {};
+  for (const key of ['sentry.op', 'op', 'db.system', 'rpc.system', 'messaging.system']) {
+    const value = attributes[key];
+    if (typeof value === 'string' && value !== '') return key === 'sentry.op' || key === 'op' ? value : `${key.split('.')[0]} ${value}`;
+  }
+  if (typeof attributes['http.request.method'] === 'string' || typeof attributes['http.method'] === 'string') return 'http';
+  return undefined;
 }

@@ -223,6 +223,23 @@ describe('finding the map', () => {
     }
   });
 
+  it('server paths: an absolute file path and app:/// also try every ~/ suffix, longest first; a web URL does not', () => {
+    expect(candidateNames('/srv/shop/dist/server.js')).toEqual([
+      '/srv/shop/dist/server.js',
+      '~/srv/shop/dist/server.js',
+      '~/shop/dist/server.js',
+      '~/dist/server.js',
+      '~/server.js',
+      'server.js',
+    ]);
+    expect(candidateNames('app:///dist/server.js')).toEqual(['app:///dist/server.js', '~/dist/server.js', '~/server.js', 'server.js']);
+    expect(candidateNames('file:///srv/server.js')).toEqual(['file:///srv/server.js', '~/srv/server.js', '~/server.js', 'server.js']);
+    expect(candidateNames(BUNDLE_URL)).not.toContain('~/app.min.js');
+    // A deep path tries a bounded number of suffixes.
+    const deep = `/${Array.from({ length: 200 }, (_, i) => `d${i}`).join('/')}/server.js`;
+    expect(candidateNames(deep).filter((name) => name.startsWith('~/')).length).toBeLessThanOrEqual(17);
+  });
+
   it('follows a minified source’s sourceMappingURL (relative to its name), else the <name>.map convention', async () => {
     const frames = throwFrame();
     const relocated = app.code.replace(/\/\/# sourceMappingURL=\S+/, '//# sourceMappingURL=../maps/app.js.map');
