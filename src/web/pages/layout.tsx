@@ -29,7 +29,7 @@ export function Csrf({ token }: { token: string }) {
   return <input type="hidden" name="_csrf" value={token} />;
 }
 
-function Document({ title, children, head }: { title: string; children: ComponentChildren; head?: ComponentChildren }) {
+export function Document({ title, children, head }: { title: string; children: ComponentChildren; head?: ComponentChildren }) {
   return (
     <html lang="en">
       <head>
@@ -50,6 +50,8 @@ const NAV: Array<[string, string]> = [
   ['/alerts', 'Alerts'],
   ['/sourcemaps', 'Source maps'],
 ];
+/** Only admins see it (src/web/users.ts). */
+const USERS_LINK: [string, string] = ['/users', 'Users'];
 
 export function Page({
   viewer,
@@ -76,7 +78,7 @@ export function Page({
         </a>
         <nav aria-label="Main">
           <ul>
-            {NAV.map(([href, label]) => (
+            {(viewer.user.role === 'admin' ? [...NAV, USERS_LINK] : NAV).map(([href, label]) => (
               <li>
                 <a href={href} aria-current={section === href ? 'page' : undefined}>
                   {label}
