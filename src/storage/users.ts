@@ -40,17 +40,28 @@ const SESSION_DAYS = 14;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 /** Hashes at once: each holds 128·N·r bytes, so parallel sign-ins cannot take the memory with them. */
 const MAX_CONCURRENT_HASHES = 2;
-/** The largest parameters a stored hash may name (a damaged or hostile row must not take a gigabyte). */
-const MAX_N = 2 ** 20;
+/** The most memory a stored hash's parameters may ask for (a damaged row must not take gigabytes). */
+const MAX_HASH_MEMORY = 256 * 1024 * 1024;
 
 type ScryptParams = typeof SCRYPT;
 
 let running = 0;
 const waiting: Array<() => void> = [];
 
+/** A hashing slot: taken at once while fewer than the most run, else handed over by one that ends. */
+async function takeSlot(): Promise<void> {
+  if (running < MAX_CONCURRENT_HASHES) running++;
+  else await new Promise<void>((resolve) => waiting.push(resolve));
+}
+
+function giveSlot(): void {
+  const next = waiting.shift();
+  if (next) next();
+  else running--;
+}
+
 async function scryptAsync(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
-  if (running >= MAX_CONCURRENT_HASHES) await new Promise<void>((resolve) => waiting.push(resolve));
-  running++;
+  await takeSlot();
   try {
     return await new Promise((resolve, reject) =>
       // Node refuses more than maxmem (32 MiB by default); scrypt needs 128·N·r bytes and a little more.
@@ -59,8 +70,7 @@ async function scryptAsync(password: string, salt: Buffer, params: ScryptParams)
       ),
     );
   } finally {
-    running--;
-    waiting.shift()?.();
+    giveSlot();
   }
 }
 
@@ -75,7 +85,8 @@ function parseHash(stored: string): { params: ScryptParams; salt: Buffer; hash: 
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   const params = { N: Number(n), r: Number(r), p: Number(p), keylen: 0 };
   if (scheme !== 'scrypt' || !salt || !hash) return undefined;
-  if (![params.N, params.r, params.p].every(Number.isSafeInteger) || params.N > MAX_N || params.r > 32 || params.p > 16) return undefined;
+  if (![params.N, params.r, params.p].every((v) => Number.isSafeInteger(v) && v > 0) || params.p > 16) return undefined;
+  if (params.N < 2 || (params.N & (params.N - 1)) !== 0 || 128 * params.N * params.r > MAX_HASH_MEMORY) return undefined;
   const expected = Buffer.from(hash, 'base64url');
   return { params: { ...params, keylen: expected.length }, salt: Buffer.from(salt, 'base64url'), hash: expected };
 }
