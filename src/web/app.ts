@@ -1,9 +1,10 @@
 // The web app, served by the service's HTTP host on its port, outside /v1: sign-in and sign-out,
 // the issues list, the issue page behind every permalink, the trace waterfall, the replay player,
-// projects, alert rules and source maps. Pages are Preact components rendered on the server (every
-// value escaped); the session lives in the catalog, the cookie holds only its random token; every
-// POST carries the session's CSRF token and must come from this origin. /v1 never looks at the
-// session: it keeps its bearer keys.
+// projects, alert rules, source maps and the admins' users page (users.ts). Pages are Preact
+// components rendered on the server (every value escaped); the session lives in the catalog, the
+// cookie holds only its random token; every form body is read under form.ts's cap, and every POST
+// carries the session's CSRF token and must come from this origin. Sign-in follows
+// signin-policy.ts. /v1 never looks at the session: it keeps its bearer keys.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { H3Event } from 'h3';
