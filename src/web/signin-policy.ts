@@ -11,12 +11,11 @@ export interface SignInLimits {
   /** Attempts from one address per window, on all accounts together. */
   perAddress: number;
   windowMs: number;
+  /** Accounts, addresses and pairs counted at once: a spray of new names cannot grow memory past it. */
+  maxTracked: number;
 }
 
-export const SIGNIN_LIMITS: SignInLimits = { perAccountAddress: 5, perAccount: 20, perAddress: 20, windowMs: 15 * 60 * 1000 };
-
-/** Distinct accounts and addresses remembered at once: a spray of them cannot grow memory past it. */
-const MAX_TRACKED = 100_000;
+export const SIGNIN_LIMITS: SignInLimits = { perAccountAddress: 5, perAccount: 20, perAddress: 20, windowMs: 15 * 60 * 1000, maxTracked: 100_000 };
 
 /**
  * Sign-in attempts, counted when they start: `begin` is synchronous, so parallel guesses cannot
@@ -31,8 +30,9 @@ export class SignInLimiter {
 
   private recent(key: string, now: number): number[] {
     const kept = (this.attempts.get(key) ?? []).filter((t) => now - t < this.limits.windowMs);
+    // Re-inserted last: the map's order runs from the least to the most recently tried.
+    this.attempts.delete(key);
     if (kept.length) this.attempts.set(key, kept);
-    else this.attempts.delete(key);
     return kept;
   }
 
@@ -56,9 +56,21 @@ export class SignInLimiter {
       if (times.length >= limit) wait = Math.max(wait, Math.ceil((times[times.length - limit] + this.limits.windowMs - now) / 1000));
     }
     if (wait > 0) return wait;
-    if (this.attempts.size > MAX_TRACKED) this.attempts.clear();
+    this.makeRoom(now);
     for (const [key] of keys) this.attempts.set(key, [...(this.attempts.get(key) ?? []), now]);
     return 0;
+  }
+
+  /** When full: forget what is out of its window, then what was tried least recently, down to 90 %. */
+  private makeRoom(now: number): void {
+    const { maxTracked } = this.limits;
+    if (this.attempts.size < maxTracked) return;
+    for (const key of [...this.attempts.keys()]) this.recent(key, now);
+    let excess = this.attempts.size - Math.floor(maxTracked * 0.9);
+    for (const key of this.attempts.keys()) {
+      if (excess-- <= 0) break;
+      this.attempts.delete(key);
+    }
   }
 
   /** The right password: the account's attempts are forgotten, and this one is not held against the address. */

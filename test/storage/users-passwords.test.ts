@@ -54,7 +54,7 @@ describe('safeNext', () => {
 
 describe('SignInLimiter', () => {
   it('counts an attempt when it begins: past the pair limit the next waits, another address does not', () => {
-    const limiter = new SignInLimiter({ perAccountAddress: 2, perAccount: 3, perAddress: 10, windowMs: 60_000 });
+    const limiter = new SignInLimiter({ perAccountAddress: 2, perAccount: 3, perAddress: 10, windowMs: 60_000, maxTracked: 1000 });
     const now = 1_000_000;
     expect(limiter.begin('a@x', '1.1.1.1', now)).toBe(0);
     expect(limiter.begin('a@x', '1.1.1.1', now)).toBe(0);
@@ -67,10 +67,21 @@ describe('SignInLimiter', () => {
   });
 
   it('forgets the account after a right password', () => {
-    const limiter = new SignInLimiter({ perAccountAddress: 2, perAccount: 5, perAddress: 10, windowMs: 60_000 });
+    const limiter = new SignInLimiter({ perAccountAddress: 2, perAccount: 5, perAddress: 10, windowMs: 60_000, maxTracked: 1000 });
     limiter.begin('b@x', '1.1.1.1', 1);
     limiter.begin('b@x', '1.1.1.1', 2);
     limiter.succeeded('b@x', '1.1.1.1', 2);
     expect(limiter.begin('b@x', '1.1.1.1', 3)).toBe(0);
+  });
+
+  it('keeps counting an account under attack while a flood of new names fills it', () => {
+    const limiter = new SignInLimiter({ perAccountAddress: 3, perAccount: 100, perAddress: 1_000_000, windowMs: 60_000, maxTracked: 300 });
+    limiter.begin('victim@x', '6.6.6.6', 1);
+    limiter.begin('victim@x', '6.6.6.6', 2);
+    for (let i = 0; i < 1000; i++) {
+      limiter.begin(`spray-${i}@x`, '7.7.7.7', 3);
+      if (i % 50 === 0) limiter.begin('victim@x', '6.6.6.6', 4); // the attack goes on, so its count stays recent
+    }
+    expect(limiter.begin('victim@x', '6.6.6.6', 5)).toBeGreaterThan(0);
   });
 });
