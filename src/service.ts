@@ -154,6 +154,7 @@ export class Service {
       artifacts: this.artifacts,
       appUrl: host.settings.app_url,
       logger: host.logger,
+      web: host.settings.web,
     });
     web.mount(host.http, this.storage);
     const attachments = new EventAttachments(host.database, host.settings.data_dir);

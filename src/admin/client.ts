@@ -6,8 +6,16 @@ import { Catalog, CatalogError, type ApiKey, type CreatedKey, type Project } fro
 import { AlertRules, type AlertRule } from '../storage/alert-rules.js';
 import { Database } from '../storage/database.js';
 import { Quarantine, type QuarantinedItem } from '../storage/quarantine.js';
-import { Users, type User } from '../storage/users.js';
-import { socketPath, type AdminOperations, type CreateKeyInput, type CreateProjectInput, type CreateUserInput, type QuarantineQuery } from './operations.js';
+import { Users, type User, type UserListing } from '../storage/users.js';
+import {
+  socketPath,
+  type AdminOperations,
+  type CreateKeyInput,
+  type CreateProjectInput,
+  type CreateUserInput,
+  type QuarantineQuery,
+  type UserChange,
+} from './operations.js';
 
 export async function withAdmin<T>(dataDir: string, work: (ops: AdminOperations) => Promise<T>): Promise<T> {
   const path = socketPath(dataDir);
@@ -41,6 +49,9 @@ class CatalogOperations implements AdminOperations {
   testAlert = () =>
     Promise.reject(new CatalogError('invalid', 'the service is not running: start it to send a test notification (its alerting processor delivers it)'));
   createUser = async (input: CreateUserInput) => new Users(this.db).create({ ...input, orgId: (await this.catalog.defaultOrganization()).id });
+  listUsers = () => new Users(this.db).list();
+  changeUser = (ref: string, change: UserChange) => new Users(this.db)[change](ref);
+  setUserPassword = (ref: string, passwordHash: string) => new Users(this.db).setPassword(ref, passwordHash);
 }
 
 class SocketOperations implements AdminOperations {
@@ -55,6 +66,9 @@ class SocketOperations implements AdminOperations {
   listAlerts = () => call<AlertRule[]>(this.path, 'GET', '/alerts');
   testAlert = (id: string) => call<{ key: string; deliveries: number }>(this.path, 'POST', `/alerts/${encodeURIComponent(id)}/test`, {});
   createUser = (input: CreateUserInput) => call<User>(this.path, 'POST', '/users', input);
+  listUsers = () => call<UserListing[]>(this.path, 'GET', '/users');
+  changeUser = (ref: string, change: UserChange) => call<UserListing>(this.path, 'POST', `/users/${encodeURIComponent(ref)}/${change}`, {});
+  setUserPassword = (ref: string, passwordHash: string) => call<UserListing>(this.path, 'POST', `/users/${encodeURIComponent(ref)}/password`, { passwordHash });
 }
 
 function call<T>(socketPath: string, method: string, path: string, body?: unknown): Promise<T> {

@@ -5,7 +5,7 @@ import type { Dataset } from '../engine/item.js';
 import type { ApiKey, CreatedKey, Project } from '../storage/catalog.js';
 import type { QuarantinedItem } from '../storage/quarantine.js';
 import type { AlertRule } from '../storage/alert-rules.js';
-import type { Role, User } from '../storage/users.js';
+import type { Role, User, UserListing } from '../storage/users.js';
 
 export interface CreateKeyInput {
   dataset: Dataset;
@@ -37,7 +37,16 @@ export interface AdminOperations {
   testAlert(id: string): Promise<{ key: string; deliveries: number }>;
   /** A web app user of the default organization; the password arrives hashed (the CLI hashes it). */
   createUser(input: CreateUserInput): Promise<User>;
+  /** Every web app user, disabled ones too. */
+  listUsers(): Promise<UserListing[]>;
+  /** Disable, enable or delete a user (by id or email); disabling and deleting end their sessions. */
+  changeUser(ref: string, change: UserChange): Promise<UserListing>;
+  /** A new password (hashed by the CLI); the user's sessions end. */
+  setUserPassword(ref: string, passwordHash: string): Promise<UserListing>;
 }
+
+export type UserChange = 'disable' | 'enable' | 'delete';
+export const USER_CHANGES: readonly UserChange[] = ['disable', 'enable', 'delete'];
 
 export interface CreateUserInput {
   email: string;

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { CatalogError, type Catalog } from '../storage/catalog.js';
 import type { Quarantine } from '../storage/quarantine.js';
 import type { Alerts } from '../storage/alerts.js';
-import { socketPath } from './operations.js';
+import { socketPath, USER_CHANGES, type UserChange } from './operations.js';
 import type { Role, Users } from '../storage/users.js';
 
 const MAX_SOCKET_PATH = 107;
@@ -96,6 +96,13 @@ export class AdminServer {
         .then((org) =>
           users.create({ email: text('email') ?? '', role: (text('role') ?? 'member') as Role, passwordHash: text('passwordHash') ?? '', orgId: org.id }),
         );
+    }
+    if (route === 'GET /users' && this.users) return this.users.list();
+    const user = /^POST \/users\/([^/]+)\/([a-z]+)$/.exec(route);
+    if (user && this.users) {
+      const ref = decodeURIComponent(user[1]);
+      if (user[2] === 'password') return this.users.setPassword(ref, text('passwordHash') ?? '');
+      if ((USER_CHANGES as readonly string[]).includes(user[2])) return this.users[user[2] as UserChange](ref);
     }
     return Promise.reject(new CatalogError('not_found', `no admin route ${route}`));
   }

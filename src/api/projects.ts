@@ -43,7 +43,8 @@ export function projectRoutes({ catalog, storage, appUrl, releaseHealth, clientR
         const none: SignalActivity = { last_received_at: null, count_24h: 0 };
         const data = page.map((project) => {
           const errorsActivity = activity.get(project.id) ?? none;
-          const projectKeys = keys.filter((k) => k.project_id === project.id);
+          // A sandbox key sees only sandbox keys: live DSNs and live key metadata are not its data.
+          const projectKeys = keys.filter((k) => k.project_id === project.id && (principal.dataset === 'live' || k.dataset === principal.dataset));
           const replays = replayActivity.get(project.id) ?? none;
           return {
             id: project.id,

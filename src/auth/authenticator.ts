@@ -1,5 +1,7 @@
 // Bearer-key authentication: a secret resolves to the key's organization, optional project and
-// dataset. Results (including misses) are cached and dropped whenever keys change.
+// dataset. Results (including misses) are cached and dropped whenever keys change. A lookup that
+// was under way while keys changed answers its caller but is not cached: it may have read the
+// catalog before a revocation, and caching it would bring the revoked key back.
 import type { ApiKey, Catalog } from '../storage/catalog.js';
 import type { Dataset } from '../engine/item.js';
 
@@ -12,12 +14,19 @@ export interface Principal {
 }
 
 const MAX_CACHED = 10_000;
+/** Reads of one secret while keys keep changing, before the last one answers uncached. */
+const MAX_READS = 3;
 
 export class Authenticator {
   private cache = new Map<string, Principal | null>();
+  /** Counts key changes: a lookup caches its result only if none happened while it ran. */
+  private generation = 0;
 
   constructor(private readonly catalog: Catalog) {
-    catalog.onKeysChanged(() => this.cache.clear());
+    catalog.onKeysChanged(() => {
+      this.generation++;
+      this.cache.clear();
+    });
   }
 
   /** The principal for an `Authorization` header value, or undefined when it is missing or not a live key. */
@@ -26,10 +35,17 @@ export class Authenticator {
     if (!secret) return undefined;
     const cached = this.cache.get(secret);
     if (cached !== undefined) return cached ?? undefined;
-    const key = await this.catalog.keyForSecret(secret);
-    const principal = key ? toPrincipal(key) : null;
-    if (this.cache.size >= MAX_CACHED) this.cache.clear();
-    this.cache.set(secret, principal);
+    // Read again when keys changed meanwhile (the read may predate a revocation), a few times at most.
+    let principal: Principal | null = null;
+    for (let attempt = 0; attempt < MAX_READS; attempt++) {
+      const generation = this.generation;
+      const key = await this.catalog.keyForSecret(secret);
+      principal = key ? toPrincipal(key) : null;
+      if (generation !== this.generation) continue;
+      if (this.cache.size >= MAX_CACHED) this.cache.clear();
+      this.cache.set(secret, principal);
+      break;
+    }
     return principal ?? undefined;
   }
 }

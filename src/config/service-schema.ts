@@ -69,6 +69,19 @@ const schema = {
       default: true,
     },
   },
+  web: {
+    max_form_bytes: {
+      doc: 'Largest web form body (sign-in and every signed-in form); past it 413, read no further',
+      format: 'nat',
+      default: 64 * 1024,
+    },
+    trust_proxy: {
+      doc: "Behind one reverse proxy: take the client's address (sign-in limits) from the last X-Forwarded-For entry instead of the socket",
+      format: Boolean,
+      default: false,
+      env: 'FAULTLINE_TRUST_PROXY',
+    },
+  },
   limits: {
     event_body_bytes: { doc: 'Largest event body, after decompression', format: 'nat', default: 1 * MiB },
     span_batch_bytes: { doc: 'Largest span batch (/v1/traces, OTLP), after decompression', format: 'nat', default: 10 * MiB },
@@ -143,6 +156,7 @@ export type ServiceSettings = {
   artifacts: { path: string };
   control_plane: { brokers: string; topic: string };
   auth: { bootstrap: boolean };
+  web: { max_form_bytes: number; trust_proxy: boolean };
   limits: {
     event_body_bytes: number;
     span_batch_bytes: number;

@@ -228,4 +228,16 @@ export const CATALOG_MIGRATIONS: readonly Migration[] = [
       CREATE TABLE control_tombstones (key VARCHAR PRIMARY KEY, deleted_at BIGINT NOT NULL);
     `,
   },
+  {
+    version: 13,
+    name: 'one-time sign-in links',
+    // An admin's invitation or password reset: the link's token is shown once and kept only as its
+    // SHA-256; it sets a password once (used_at) before it expires.
+    sql: `
+      CREATE TABLE web_signin_links (
+        token_hash VARCHAR PRIMARY KEY, user_id VARCHAR NOT NULL, purpose VARCHAR NOT NULL,
+        created_at TIMESTAMP NOT NULL, expires_at TIMESTAMP NOT NULL, used_at TIMESTAMP
+      );
+    `,
+  },
 ];

@@ -81,6 +81,8 @@ export class Catalog {
   private projects?: Map<string, Project>;
   private orgs?: Organization[];
   private dsnKeys?: Map<string, ApiKey>;
+  /** Counts key changes, so a read of the DSN keys under way during one is not cached. */
+  private keyGeneration = 0;
   private readonly keyListeners: Array<() => void> = [];
 
   constructor(
@@ -349,9 +351,13 @@ export class Catalog {
 
   /** The live DSN key with this public key, if it exists and is not revoked (cached until keys change). */
   async dsnKey(publicKey: string): Promise<ApiKey | undefined> {
-    if (!this.dsnKeys) {
+    // A read under way while keys changed may predate a revocation: it is read again, not cached.
+    for (let attempt = 0; !this.dsnKeys; attempt++) {
+      const generation = this.keyGeneration;
       const result = await this.db.reader().runAndReadAll(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE kind = 'dsn' AND revoked_at IS NULL`);
-      this.dsnKeys = new Map(rows<ApiKey>(result).map((k) => [k.public_key as string, k]));
+      const read = new Map(rows<ApiKey>(result).map((k) => [k.public_key as string, k]));
+      if (generation === this.keyGeneration) this.dsnKeys = read;
+      else if (attempt >= 2) return read.get(publicKey);
     }
     return this.dsnKeys.get(publicKey);
   }
@@ -370,6 +376,7 @@ export class Catalog {
   }
 
   private keysChanged(): void {
+    this.keyGeneration++;
     this.dsnKeys = undefined;
     for (const listener of this.keyListeners) listener();
   }

@@ -1,12 +1,13 @@
 // The web app, served by the service's HTTP host on its port, outside /v1: sign-in and sign-out,
 // the issues list, the issue page behind every permalink, the trace waterfall, the replay player,
-// projects, alert rules and source maps. Pages are Preact components rendered on the server (every
-// value escaped); the session lives in the catalog, the cookie holds only its random token; every
-// POST carries the session's CSRF token and must come from this origin. /v1 never looks at the
-// session: it keeps its bearer keys.
+// projects, alert rules, source maps and the admins' users page (users.ts). Pages are Preact
+// components rendered on the server (every value escaped); the session lives in the catalog, the
+// cookie holds only its random token; every form body is read under form.ts's cap, and every POST
+// carries the session's CSRF token and must come from this origin. Sign-in follows
+// signin-policy.ts. /v1 never looks at the session: it keeps its bearer keys.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { getRequestIP, type H3Event } from 'h3';
+import type { H3Event } from 'h3';
 import type { Logger } from 'pino';
 import { dsnOf, primaryDsn } from '../api/projects.js';
 import { parseQuery } from '../api/query-syntax.js';
@@ -23,7 +24,7 @@ import { CatalogError, type Catalog, type Project } from '../storage/catalog.js'
 import type { Database } from '../storage/database.js';
 import { SETTABLE_STATUSES, type IssueStatus } from '../storage/issues.js';
 import type { Storage } from '../storage/storage.js';
-import { verifyPassword, type Session, type Users } from '../storage/users.js';
+import { hashPassword, needsRehash, verifyPassword, type Session, type Users } from '../storage/users.js';
 import { faviconIco } from './favicon.js';
 import { chartWindow, ISSUE_SORTS, InvalidWebCursorError, WebData, type IssueSort } from './data.js';
 import { AlertsPage, ProjectsPage, SourcemapsPage } from './pages/admin.js';
@@ -36,19 +37,10 @@ import type { ReplaySource } from './replays.js';
 import { validateRule, type AlertRuleInput } from '../records/alert-rule.js';
 import type { FieldError } from '../engine/item.js';
 import { renderToString, type Child } from './jsx.js';
-import {
-  cookie,
-  CSP,
-  newToken,
-  parseCookies,
-  REPLAY_CSP,
-  sameOrigin,
-  sameToken,
-  securityHeaders,
-  SESSION_COOKIE,
-  SIGNIN_CSRF_COOKIE,
-  SignInLimiter,
-} from './security.js';
+import { cookie, CSP, newToken, parseCookies, REPLAY_CSP, sameOrigin, sameToken, securityHeaders, SESSION_COOKIE, SIGNIN_CSRF_COOKIE } from './security.js';
+import { FORM_REFUSAL_HEADERS, readForm } from './form.js';
+import { clientAddress, safeNext, SignInLimiter } from './signin-policy.js';
+import { mountUserRoutes } from './users.js';
 
 export interface WebAppOptions {
   catalog: Catalog;
@@ -60,6 +52,8 @@ export interface WebAppOptions {
   logger: Logger;
   /** The replays store's reads; absent until that store is part of the build. */
   replays?: ReplaySource;
+  /** `service.web`: the form body cap and whether to trust X-Forwarded-For. */
+  web: { max_form_bytes: number; trust_proxy: boolean };
 }
 
 export interface WebApp {
@@ -104,15 +98,13 @@ function redirect(location: string, headers: Record<string, string> | Array<[str
   return new Response(null, { status: 303, headers: h });
 }
 
-/** Only paths of this server: never an absolute URL, `//host` or a scheme (no open redirect). */
-function safeNext(next: string | null | undefined): string {
-  return next && /^\/(?!\/|\\)/.test(next) && !/[\r\n]/.test(next) ? next : '/issues';
-}
-
 export function createWebApp(options: WebAppOptions): WebApp {
   const { catalog, users, appUrl } = options;
   const secure = appUrl.startsWith('https:');
   const limiter = new SignInLimiter();
+  // Unknown accounts are checked against this, so they take as long to refuse as known ones.
+  const dummyHash = hashPassword(newToken());
+  dummyHash.catch(() => undefined);
   let storage: Storage | undefined;
   let data: WebData | undefined;
 
@@ -165,7 +157,9 @@ export function createWebApp(options: WebAppOptions): WebApp {
       const s = await signedIn(event).catch(() => undefined);
       if (!s) return html(ErrorPage({ status: 403, message: 'Sign in first: this form needs a session.' }), 403);
       if (!sameOrigin(event.req.headers, ownOrigins(event))) return failure(new PageError(403, 'This form was posted from another site.'), s.viewer);
-      const form = await event.req.formData().catch(() => new FormData());
+      const read = await readForm(event, options.web.max_form_bytes);
+      if ('refused' in read) return formRefused(read.refused, s.viewer);
+      const form = read.fields;
       if (!sameToken(String(form.get('_csrf') ?? ''), s.session.csrf))
         return failure(new PageError(403, 'The form was stale or not from this site (its CSRF token did not match). Reload the page and try again.'), s.viewer);
       if (role === 'admin' && s.session.user.role !== 'admin') return failure(new PageError(403, 'Only admins can do this.'), s.viewer);
@@ -175,6 +169,10 @@ export function createWebApp(options: WebAppOptions): WebApp {
         return failure(error, s.viewer);
       }
     };
+
+  /** A form body refused before it was read (too large, too slow, not a form): an HTML page with the status. */
+  const formRefused = (refused: { status: number; message: string }, viewer?: Viewer): Response =>
+    html(ErrorPage({ status: refused.status, message: `The form was refused: ${refused.message}.`, viewer }), refused.status, { ...FORM_REFUSAL_HEADERS });
 
   const need = () => {
     if (!storage || !data) throw new PageError(503, 'The service is still starting.');
@@ -274,11 +272,14 @@ export function createWebApp(options: WebAppOptions): WebApp {
     });
 
     http.page('POST', '/signin', async (event) => {
-      const form = await event.req.formData().catch(() => new FormData());
+      const read = await readForm(event, options.web.max_form_bytes);
+      if ('refused' in read) return formRefused(read.refused);
+      const form = read.fields;
       const next = safeNext(String(form.get('next') ?? ''));
       const email = String(form.get('email') ?? '')
         .trim()
-        .toLowerCase();
+        .toLowerCase()
+        .slice(0, 320);
       const again = (status: number, error: string, headers: Record<string, string> = {}) => {
         const csrf = newToken();
         return html(SignInPage({ csrf, next, error, email }), status, { ...headers, 'set-cookie': cookie(SIGNIN_CSRF_COOKIE, csrf, { secure, maxAge: 3600 }) });
@@ -286,16 +287,17 @@ export function createWebApp(options: WebAppOptions): WebApp {
       const cookieToken = parseCookies(event.req.headers.get('cookie'))[SIGNIN_CSRF_COOKIE];
       if (!sameOrigin(event.req.headers, ownOrigins(event)) || !sameToken(String(form.get('_csrf') ?? ''), cookieToken))
         return again(403, 'The sign-in form was stale or not from this site. Try again.');
-      const address = getRequestIP(event) ?? 'unknown';
-      const wait = limiter.retryAfter(email, address);
+      const address = clientAddress(event, options.web.trust_proxy);
+      // Counted before anything is awaited: parallel guesses cannot all pass the check first.
+      const startedAt = Date.now();
+      const wait = limiter.begin(email, address, startedAt);
       if (wait > 0) return again(429, `Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minutes.`, { 'retry-after': String(wait) });
+      const password = String(form.get('password') ?? '');
       const user = email ? await users.byEmail(email) : undefined;
-      const ok = user ? await verifyPassword(String(form.get('password') ?? ''), user.password_hash) : false;
-      if (!user || !ok) {
-        limiter.fail(email, address);
-        return again(401, 'The email or the password is wrong.');
-      }
-      limiter.succeed(email);
+      const ok = await verifyPassword(password, user?.password_hash ?? (await dummyHash));
+      if (!user || !ok) return again(401, 'The email or the password is wrong.');
+      limiter.succeeded(email, address, startedAt);
+      if (needsRehash(user.password_hash)) await users.rehash(user.id, await hashPassword(password));
       const { token, expires } = await users.startSession(user.id);
       return redirect(next, [
         ['set-cookie', cookie(SESSION_COOKIE, token, { secure, expires })],
@@ -322,6 +324,21 @@ export function createWebApp(options: WebAppOptions): WebApp {
         return redirect(next.startsWith('/issues/') ? '/issues' : next); // an issue id belongs to one dataset
       }),
     );
+
+    mountUserRoutes(http, {
+      users,
+      appUrl,
+      secure,
+      maxFormBytes: options.web.max_form_bytes,
+      view,
+      action,
+      html: (vnode, status, headers) => html(vnode, status, headers),
+      redirect: (location, headers) => redirect(location, headers),
+      errorPage: (status, message) => html(ErrorPage({ status, message }), status),
+      pageError: (status, message) => new PageError(status, message),
+      formRefused: (refused) => formRefused(refused),
+      ownOrigins,
+    });
 
     http.page(
       'GET',

@@ -1,6 +1,6 @@
 // The web app's defences: the session cookie, CSRF tokens (per session; before sign-in a
-// double-submit cookie), the same-origin check on every POST, sign-in rate limits per account and
-// per address, and the headers every page carries (a strict Content-Security-Policy).
+// double-submit cookie), the same-origin check on every POST, and the headers every page carries
+// (a strict Content-Security-Policy). Sign-in limits are in signin-policy.ts.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const SESSION_COOKIE = 'fl_session';
@@ -78,42 +78,4 @@ export function sameOrigin(headers: Headers, ownOrigins: string[]): boolean {
   if (origin === 'null') return false;
   const site = headers.get('sec-fetch-site');
   return site === null || site === 'same-origin' || site === 'none';
-}
-
-/** Failed sign-ins per account and per address: past the limit within the window, sign-in waits. */
-export class SignInLimiter {
-  private readonly failures = new Map<string, number[]>();
-
-  constructor(
-    private readonly perAccount = 5,
-    private readonly perAddress = 20,
-    private readonly windowMs = 15 * 60 * 1000,
-  ) {}
-
-  private recent(key: string, now: number): number[] {
-    const kept = (this.failures.get(key) ?? []).filter((t) => now - t < this.windowMs);
-    if (kept.length) this.failures.set(key, kept);
-    else this.failures.delete(key);
-    return kept;
-  }
-
-  /** Seconds until another attempt is allowed, 0 when it is now. */
-  retryAfter(account: string, address: string, now = Date.now()): number {
-    const waits = [
-      [this.recent(`a:${account}`, now), this.perAccount],
-      [this.recent(`ip:${address}`, now), this.perAddress],
-    ] as const;
-    let wait = 0;
-    for (const [times, limit] of waits) if (times.length >= limit) wait = Math.max(wait, Math.ceil((times[times.length - limit] + this.windowMs - now) / 1000));
-    return wait;
-  }
-
-  fail(account: string, address: string, now = Date.now()): void {
-    if (this.failures.size > 100_000) this.failures.clear(); // bounded memory under a spray of addresses
-    for (const key of [`a:${account}`, `ip:${address}`]) this.failures.set(key, [...this.recent(key, now), now]);
-  }
-
-  succeed(account: string): void {
-    this.failures.delete(`a:${account}`);
-  }
 }

@@ -267,7 +267,7 @@ describe('the web app', () => {
   it('does not redirect off-site after sign-in', async () => {
     const browser = new WebClient(svc.baseUrl);
     const res = await browser.signIn('member@example.com', memberPassword, '//evil.example/x');
-    expect(res.headers.get('location')).toBe('/issues');
+    expect(res.headers.get('location')).toBe('/');
   });
 
   it('shows the empty state with how to send a first event', async () => {

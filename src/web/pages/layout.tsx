@@ -29,7 +29,7 @@ export function Csrf({ token }: { token: string }) {
   return <input type="hidden" name="_csrf" value={token} />;
 }
 
-function Document({ title, children, head }: { title: string; children: ComponentChildren; head?: ComponentChildren }) {
+export function Document({ title, children, head }: { title: string; children: ComponentChildren; head?: ComponentChildren }) {
   return (
     <html lang="en">
       <head>
@@ -51,6 +51,8 @@ const NAV: Array<[string, string]> = [
   ['/alerts', 'Alerts'],
   ['/sourcemaps', 'Source maps'],
 ];
+/** Only admins see it (src/web/users.ts). */
+const USERS_LINK: [string, string] = ['/users', 'Users'];
 
 export function Page({
   viewer,
@@ -77,7 +79,7 @@ export function Page({
         </a>
         <nav aria-label="Main">
           <ul>
-            {NAV.map(([href, label]) => (
+            {(viewer.user.role === 'admin' ? [...NAV, USERS_LINK] : NAV).map(([href, label]) => (
               <li>
                 <a href={href} aria-current={section === href ? 'page' : undefined}>
                   {label}
