@@ -10,7 +10,6 @@ import { getRequestIP, type H3Event } from 'h3';
 import type { Logger } from 'pino';
 import { dsnOf, primaryDsn } from '../api/projects.js';
 import { parseQuery } from '../api/query-syntax.js';
-import type { Principal } from '../auth/authenticator.js';
 import { packageRoot } from '../paths.js';
 import { reachableProjects } from '../auth/scope.js';
 import type { Dataset } from '../engine/item.js';
@@ -22,7 +21,7 @@ import { CatalogError, type Catalog, type Project } from '../storage/catalog.js'
 import type { Database } from '../storage/database.js';
 import { SETTABLE_STATUSES, type IssueStatus } from '../storage/issues.js';
 import type { Storage } from '../storage/storage.js';
-import { verifyPassword, type Session, type Users } from '../storage/users.js';
+import { verifyPassword, type Users } from '../storage/users.js';
 import { chartWindow, ISSUE_SORTS, InvalidWebCursorError, WebData, type IssueSort } from './data.js';
 import { AlertsPage, ProjectsPage, SourcemapsPage } from './pages/admin.js';
 import { IssuePage } from './pages/issue.js';
@@ -33,7 +32,9 @@ import { TracePage, type TraceRecord } from './pages/trace.js';
 import type { ReplaySource } from './replays.js';
 import { validateRule, type AlertRuleInput } from '../records/alert-rule.js';
 import type { FieldError } from '../engine/item.js';
+import type { PageKit, Signed } from './kit.js';
 import { renderToString, type Child } from './jsx.js';
+import { registerPageGroups } from './routes/index.js';
 import {
   cookie,
   CSP,
@@ -65,13 +66,6 @@ export interface WebApp {
   issuePage: PageHandler;
   /** Mounts the pages; the read side exists once the pipelines started. */
   mount(http: HttpHost, storage: Storage): void;
-}
-
-interface Signed {
-  session: Session;
-  token: string;
-  viewer: Viewer;
-  principal: Principal;
 }
 
 class PageError extends Error {
@@ -188,6 +182,20 @@ export function createWebApp(options: WebAppOptions): WebApp {
     return { project, projects };
   };
 
+  const kit: PageKit = {
+    ...options,
+    view,
+    action,
+    need,
+    projectsOf,
+    pickProject,
+    html: (vnode, status, headers) => html(vnode, status, headers),
+    redirect: (location) => redirect(location),
+    fail: (status, message) => {
+      throw new PageError(status, message);
+    },
+  };
+
   const issuePage = view(async (event, s) => {
     const { storage, data } = need();
     const id = decodeURIComponent(event.context.params?.id ?? '');
@@ -240,6 +248,8 @@ export function createWebApp(options: WebAppOptions): WebApp {
   const mount = (http: HttpHost, readSide: Storage) => {
     storage = readSide;
     data = new WebData(options.database, readSide);
+
+    registerPageGroups(http, kit);
 
     http.page('GET', '/', async (event) => ((await signedIn(event).catch(() => undefined)) ? redirect('/issues') : redirect('/signin')));
 

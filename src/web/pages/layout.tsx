@@ -46,6 +46,9 @@ function Document({ title, children, head }: { title: string; children: Componen
 
 const NAV: Array<[string, string]> = [
   ['/issues', 'Issues'],
+  ['/traces', 'Traces'],
+  ['/replays', 'Replays'],
+  ['/releases', 'Releases'],
   ['/projects', 'Projects'],
   ['/alerts', 'Alerts'],
   ['/sourcemaps', 'Source maps'],
