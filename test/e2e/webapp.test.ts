@@ -129,26 +129,37 @@ describe('the web app', () => {
       project_id: 'default',
       name: '',
       type: 'error_spike',
-      conditions: '{"threshold": -1}',
-      webhook: 'not a url',
+      'spike.threshold': '-1',
+      'webhook.url': 'not a url',
+      // The latency group's fields are not read for an error_spike rule.
+      'latency.threshold_ms': 'junk',
     });
     expect(bad.status).toBe(400);
     const badPage = await bad.text();
     for (const field of ['name', 'conditions.threshold', 'conditions.window', 'actions[0].url']) expect(badPage).toContain(`<code>${field}</code>`);
+    expect(badPage).not.toContain('conditions.threshold_ms');
+    // The form comes back with what was sent.
+    expect(badPage).toContain('value="not a url"');
 
     const created = await admin.post('/alerts', {
       _csrf: csrf,
       project_id: 'default',
       name: 'Spikes <b>from the web</b>',
       type: 'error_spike',
-      conditions: '{"threshold": 100, "window": "5m"}',
+      'spike.threshold': '100',
+      'spike.window': '5m',
+      'spike.level': 'error',
       log: 'on',
     });
     expect(created.status).toBe(303);
     const list = async () =>
-      ((await (await svc.api('/v1/alerts?project_id=default')).json()) as { data: Array<{ id: string; name: string; enabled: boolean }> }).data;
+      (
+        (await (await svc.api('/v1/alerts?project_id=default')).json()) as {
+          data: Array<{ id: string; name: string; enabled: boolean; conditions: unknown; actions: unknown }>;
+        }
+      ).data;
     const rule = (await list()).find((r) => r.name === 'Spikes <b>from the web</b>');
-    expect(rule).toMatchObject({ enabled: true });
+    expect(rule).toMatchObject({ enabled: true, conditions: { threshold: 100, window: '5m', level: 'error' }, actions: [{ type: 'log' }] });
     expect(await (await admin.fetch('/alerts')).text()).toContain('Spikes &lt;b&gt;from the web&lt;/b&gt;');
 
     expect((await admin.post(`/alerts/${rule!.id}/enabled`, { _csrf: csrf, enabled: 'false' })).status).toBe(303);

@@ -52,6 +52,7 @@ const NAV: Array<[string, string]> = [
   ['/projects', 'Projects'],
   ['/alerts', 'Alerts'],
   ['/sourcemaps', 'Source maps'],
+  ['/keys', 'API keys'],
 ];
 
 export function Page({
