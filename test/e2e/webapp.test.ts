@@ -168,6 +168,33 @@ describe('the web app', () => {
     expect((await list()).some((r) => r.id === rule!.id)).toBe(false);
   });
 
+  it('keeps the admin pages (API keys, source-map deletion) to admins, with the CSRF token checked', async () => {
+    const member = new WebClient(svc.baseUrl);
+    await member.signIn('member@example.com', memberPassword);
+    const keysPage = await (await member.fetch('/keys')).text();
+    expect(keysPage).toContain('Organization keys');
+    expect(keysPage).not.toContain('Create key');
+    const memberCsrf = WebClient.csrfOf(keysPage);
+    expect((await member.post('/keys', { _csrf: memberCsrf, name: 'sneaky', scope: '' })).status).toBe(403);
+    expect((await member.post('/sourcemaps/nope/delete', { _csrf: memberCsrf })).status).toBe(403);
+
+    const admin = new WebClient(svc.baseUrl);
+    await admin.signIn('admin@example.com', adminPassword);
+    const csrf = WebClient.csrfOf(await (await admin.fetch('/keys')).text());
+    expect((await admin.post('/keys', { _csrf: 'not-the-token', name: 'forged', scope: '' })).status).toBe(403);
+    const keys = async () => (await admin.fetch('/keys')).text();
+    expect(await keys()).not.toContain('forged');
+    const created = await admin.post('/keys', { _csrf: csrf, name: 'ci uploads', scope: 'default', dataset: 'test' });
+    expect(created.status).toBe(200);
+    const page = await created.text();
+    const secret = /<code class="secret">([^<]+)<\/code>/.exec(page)?.[1] ?? '';
+    expect(secret).toMatch(/^fl_test_/);
+    expect(created.headers.get('cache-control')).toBe('no-store');
+    expect((await svc.api('/v1/issues', { key: secret })).status).toBe(200);
+    expect(await keys()).not.toContain(secret);
+    expect((await admin.post('/sourcemaps/nope/delete', { _csrf: csrf })).status).toBe(404);
+  });
+
   it('never authenticates /v1 with a session', async () => {
     const browser = new WebClient(svc.baseUrl);
     await browser.signIn('admin@example.com', adminPassword);

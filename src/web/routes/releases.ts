@@ -25,7 +25,13 @@ export function registerReleasePages(http: HttpHost, kit: PageKit): void {
     kit.view(async (event, s) => {
       const { storage } = kit.need();
       const { project } = await kit.pickProject(s, event.url.searchParams.get('project'));
-      const version = decodeURIComponent(event.context.params?.version ?? '');
+      const raw = event.context.params?.version ?? '';
+      let version = raw;
+      try {
+        version = decodeURIComponent(raw);
+      } catch {
+        kit.fail(404, `No release ${raw}.`); // not percent-encoding this server wrote
+      }
       if (!storage.reads('events')) kit.fail(404, 'No exporter of this service stores events.');
       const release = await storage.releases.get(s.session.dataset, project.id, version);
       if (!release) kit.fail(404, `No release ${version} in project ${project.id}.`);
