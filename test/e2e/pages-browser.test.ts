@@ -76,8 +76,8 @@ beforeAll(async () => {
       type: 'TypeError',
       value: "Cannot read properties of undefined (reading 'price')",
       stacktrace: [
-        { filename: 'app:///node_modules/@sentry/browser/build/npm/esm/helpers.js', function: 'sentryWrapped', lineno: 1, colno: 1, in_app: true },
-        { filename: 'app:///src/checkout/price.ts', function: 'priceLines', lineno: 42, colno: 17, in_app: true },
+        { filename: 'node_modules/@sentry/browser/build/npm/esm/helpers.js', function: 'sentryWrapped', lineno: 1, colno: 1, in_app: true },
+        { filename: 'src/checkout/price.ts', function: 'priceLines', lineno: 42, colno: 17, in_app: true },
       ],
     },
     tags: { route: '/checkout' },
