@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postChunk, rrwebEvents } from '../support/replays.js';
+import { postJson } from '../support/http.js';
 import { startService, type TestService } from '../support/service.js';
 
 let svc: TestService;
@@ -18,12 +19,7 @@ async function get(path: string, status = 200): Promise<Json> {
   return JSON.parse(text) as Json;
 }
 
-async function post(path: string, body: unknown): Promise<Json> {
-  const res = await svc.api(path, { method: 'POST', body: JSON.stringify(body) });
-  const text = await res.text();
-  expect(res.status, text).toBeLessThan(300);
-  return JSON.parse(text) as Json;
-}
+const post = (path: string, body: unknown): Promise<Json> => postJson(svc, path, body) as Promise<Json>;
 
 const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
 

@@ -10,6 +10,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/paths.js';
 import { browserBinary } from '../support/browsers.js';
+import { postJson } from '../support/http.js';
 import { postChunk, rrwebEvents } from '../support/replays.js';
 import { startService, type TestService } from '../support/service.js';
 import { createUser } from '../support/web.js';
@@ -26,12 +27,7 @@ let password: string;
 let issueId: string;
 const dialogs: string[] = [];
 
-async function post(path: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await svc.api(path, { method: 'POST', body: JSON.stringify(body) });
-  const text = await res.text();
-  expect(res.status, text).toBeLessThan(300);
-  return JSON.parse(text) as Record<string, unknown>;
-}
+const post = (path: string, body: unknown) => postJson(svc, path, body);
 
 beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
