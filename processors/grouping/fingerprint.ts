@@ -96,7 +96,8 @@ export function computeGrouping(event: ErrorEvent, options: GroupingOptions = {}
   const { components, basis, title: ruleTitle } = groupingComponents(event, options);
   const exception: ExceptionInfo = event.exception ?? { type: '', value: '' };
   const chain = exceptionChain(exception);
-  const title = ruleTitle ?? titleFor(exception.type, exception.value, event.message);
+  // A synthetic exception (an SDK's stand-in for a message, e.g. captureMessage) has no type of its own: the message is the title.
+  const title = ruleTitle ?? titleFor(isSynthetic(exception) ? '' : exception.type, exception.value, event.message);
   const culpritFrame = findCulpritFrame(exception.stacktrace ?? []);
   return {
     hash: hashComponents(components),
@@ -148,6 +149,11 @@ export function truncate(text: string, max: number): string {
 }
 
 /** `<type>: <value>` (value on one line, cut to 100 chars); the message stands in for an empty value. */
+/** Whether an SDK made the exception up (Sentry's `mechanism.synthetic`): its type says nothing. */
+export function isSynthetic(exception: ExceptionInfo): boolean {
+  return (exception.mechanism as { synthetic?: unknown } | undefined)?.synthetic === true;
+}
+
 export function titleFor(type: string, value: string, message?: string): string {
   const text = truncate(oneLine(value) || oneLine(message ?? ''), TITLE_VALUE_MAX);
   const head = type.trim();

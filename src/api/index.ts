@@ -7,6 +7,7 @@ import type { ApiContext } from './context.js';
 import { eventRoutes } from './events.js';
 import { issueRoutes } from './issues.js';
 import { projectRoutes } from './projects.js';
+import { releaseRoutes } from './releases.js';
 import { replayRoutes } from './replays.js';
 import { sourcemapRoutes } from './sourcemaps.js';
 import { traceRoutes } from './traces.js';
@@ -15,8 +16,8 @@ export function mountReadApi(http: HttpHost, api: ApiContext): string[] {
   const mounted: string[] = ['projects', 'sourcemaps', 'alerts'];
   const routes = [...projectRoutes(api), ...sourcemapRoutes(api), ...alertRoutes(api)];
   if (api.storage.reads('events')) {
-    routes.push(...eventRoutes(api), ...issueRoutes(api));
-    mounted.push('events', 'issues');
+    routes.push(...eventRoutes(api), ...issueRoutes(api), ...releaseRoutes(api));
+    mounted.push('events', 'issues', 'releases');
   }
   if (api.storage.reads('traces')) {
     routes.push(...traceRoutes(api));

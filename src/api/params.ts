@@ -2,6 +2,7 @@
 import type { Principal } from '../auth/authenticator.js';
 import { resolveProject } from '../auth/scope.js';
 import { errors } from '../http/errors.js';
+import { InvalidCursorError } from '../storage/cursor.js';
 import type { Catalog, Project } from '../storage/catalog.js';
 
 export function parseLimit(query: URLSearchParams, fallback = 50, max = 1000): number {
@@ -59,3 +60,32 @@ export const LIST_PROJECT_DOC = {
   description: 'The project (required with an organization key; a project key may omit it)',
   schema: { type: 'string' },
 };
+
+/** `min_duration_ms` and `max_duration_ms` of the trace and replay lists (each 0 to a week). */
+export function parseDurations(query: URLSearchParams): { minDurationMs?: number; maxDurationMs?: number } {
+  const week = 7 * 24 * 3600 * 1000;
+  const min = query.get('min_duration_ms') === null ? undefined : parseInteger(query, 'min_duration_ms', 0, 0, week);
+  const max = query.get('max_duration_ms') === null ? undefined : parseInteger(query, 'max_duration_ms', 0, 0, week);
+  if (min !== undefined && max !== undefined && min > max) throw errors.invalidParameter('max_duration_ms', 'must not be less than min_duration_ms');
+  return { minDurationMs: min, maxDurationMs: max };
+}
+
+export const DURATION_DOCS = [
+  { name: 'min_duration_ms', description: 'At least this long (milliseconds)', schema: { type: 'integer', minimum: 0 } },
+  { name: 'max_duration_ms', description: 'At most this long (milliseconds)', schema: { type: 'integer', minimum: 0 } },
+];
+
+/** A list read whose `cursor` was not one this service issued answers 400 invalid_parameter. */
+export async function withCursor<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof InvalidCursorError) throw errors.invalidParameter('cursor', error.message);
+    throw error;
+  }
+}
+
+/** The body of a list page: `{data, has_more, next_cursor}`. */
+export function listBody<T>(page: { data: T[]; nextCursor: string | null }): { data: T[]; has_more: boolean; next_cursor: string | null } {
+  return { data: page.data, has_more: page.nextCursor !== null, next_cursor: page.nextCursor };
+}

@@ -6,9 +6,8 @@ import { readProjects } from '../auth/scope.js';
 import { errors } from '../http/errors.js';
 import { json, principalOf, type RouteDefinition } from '../http/host.js';
 import { REPLAY_ID } from '../records/replay.js';
-import { InvalidCursorError } from '../storage/cursor.js';
 import type { ApiContext } from './context.js';
-import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseLimit } from './params.js';
+import { DURATION_DOCS, LIST_PROJECT_DOC, LIST_QUERY_DOCS, listBody, listProject, optional, parseDurations, parseLimit, withCursor } from './params.js';
 
 const gunzipAsync = promisify(gunzip);
 const PROJECT_DOC = { name: 'project_id', description: 'Look in this project only (default: every project the key reaches)', schema: { type: 'string' } };
@@ -33,6 +32,7 @@ export function replayRoutes({ catalog, storage }: ApiContext): RouteDefinition[
         description: 'true: replays with error events (that carry the replay id, or listed in error_ids); false: without',
         schema: { type: 'boolean' },
       },
+      ...DURATION_DOCS,
       ...LIST_QUERY_DOCS,
     ],
     responses: { 200: '{data: [replay summary], has_more, next_cursor}', 400: 'invalid_parameter', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' },
@@ -43,9 +43,10 @@ export function replayRoutes({ catalog, storage }: ApiContext): RouteDefinition[
       const hasErrorsText = optional(q, 'has_errors');
       if (hasErrorsText !== undefined && hasErrorsText !== 'true' && hasErrorsText !== 'false')
         throw errors.invalidParameter('has_errors', 'must be true or false');
+      const durations = parseDurations(q);
       const project = await listProject(catalog, principal, q);
-      try {
-        const page = await storage.replays.list(
+      const page = await withCursor(() =>
+        storage.replays.list(
           {
             dataset: principal.dataset,
             projectId: project.id,
@@ -54,15 +55,13 @@ export function replayRoutes({ catalog, storage }: ApiContext): RouteDefinition[
             userId: optional(q, 'user.id'),
             url: optional(q, 'url'),
             hasErrors: hasErrorsText === undefined ? undefined : hasErrorsText === 'true',
+            ...durations,
           },
           limit,
           optional(q, 'cursor'),
-        );
-        return json(ctx, 200, { data: page.data, has_more: page.nextCursor !== null, next_cursor: page.nextCursor });
-      } catch (error) {
-        if (error instanceof InvalidCursorError) throw errors.invalidParameter('cursor', error.message);
-        throw error;
-      }
+        ),
+      );
+      return json(ctx, 200, listBody(page));
     },
   });
 

@@ -1,15 +1,80 @@
-// GET /v1/traces/{id}.
+// GET /v1/traces and GET /v1/traces/{id}.
 import { readProjects } from '../auth/scope.js';
 import { errors } from '../http/errors.js';
 import { json, principalOf, type RouteDefinition } from '../http/host.js';
 import type { ApiContext } from './context.js';
 import { MAX_TRACE_SPANS } from '../storage/traces.js';
-import { optional, parseInteger } from './params.js';
+import {
+  DURATION_DOCS,
+  LIST_PROJECT_DOC,
+  LIST_QUERY_DOCS,
+  listProject,
+  optional,
+  parseDurations,
+  parseEnum,
+  parseInteger,
+  parseLimit,
+  parseTime,
+  withCursor,
+  listBody,
+} from './params.js';
 
 const HEX = /^[0-9a-fA-F]+$/;
 
 export function traceRoutes({ catalog, storage }: ApiContext): RouteDefinition[] {
   const routes: RouteDefinition[] = [];
+
+  routes.push({
+    method: 'GET',
+    path: '/v1/traces',
+    summary: 'List traces, newest first (by their first span): root span, services, duration, span and error counts',
+    tag: 'traces',
+    auth: true,
+    query: [
+      LIST_PROJECT_DOC,
+      { name: 'environment', description: "The root span's resource deployment.environment(.name), production when absent", schema: { type: 'string' } },
+      {
+        name: 'release',
+        description: "The root span's release: <service.name>@<service.version>, as error events from spans get it",
+        schema: { type: 'string' },
+      },
+      { name: 'service', description: 'Traces with a span of this service', schema: { type: 'string' } },
+      ...DURATION_DOCS,
+      { name: 'status', description: 'error: traces with a span whose status is error; ok: traces without', schema: { type: 'string', enum: ['ok', 'error'] } },
+      { name: 'start', description: 'Traces that started at or after this time (ISO 8601)', schema: { type: 'string', format: 'date-time' } },
+      { name: 'end', description: 'Traces that started before this time (ISO 8601)', schema: { type: 'string', format: 'date-time' } },
+      ...LIST_QUERY_DOCS,
+    ],
+    responses: { 200: '{data: [trace summary], has_more, next_cursor}', 400: 'invalid_parameter', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' },
+    handler: async (ctx) => {
+      const principal = principalOf(ctx);
+      const q = ctx.query;
+      const limit = parseLimit(q);
+      const durations = parseDurations(q);
+      const status = parseEnum(q, 'status', ['ok', 'error'] as const);
+      const start = parseTime(q, 'start');
+      const end = parseTime(q, 'end');
+      const project = await listProject(catalog, principal, q);
+      const page = await withCursor(() =>
+        storage.traces.list(
+          {
+            dataset: principal.dataset,
+            projectId: project.id,
+            environment: optional(q, 'environment'),
+            release: optional(q, 'release'),
+            service: optional(q, 'service'),
+            ...durations,
+            status,
+            start,
+            end,
+          },
+          limit,
+          optional(q, 'cursor'),
+        ),
+      );
+      return json(ctx, 200, listBody(page));
+    },
+  });
 
   routes.push({
     method: 'GET',

@@ -76,9 +76,18 @@ export function isoFromNanos(nanos: bigint): string | undefined {
 }
 
 /** The span's service_name unless it is the validator's placeholder, else the resource's. */
-function serviceOf(span: Span, resource: Attributes): string | undefined {
+function serviceOf(span: Pick<Span, 'service_name'>, resource: Attributes): string | undefined {
   if (span.service_name && span.service_name.trim() !== '' && span.service_name !== UNKNOWN_SERVICE) return span.service_name;
   return attributeText(resource['service.name']);
+}
+
+/** The environment and release a span's events get (and a trace list filters by): from its resource. */
+export function spanScope(span: Pick<Span, 'service_name' | 'resource_attributes'>): { environment: string; release: string } {
+  const resource = span.resource_attributes ?? {};
+  return {
+    environment: firstText(resource, ['deployment.environment.name', 'deployment.environment']) ?? 'production',
+    release: releaseOf(serviceOf(span, resource), resource),
+  };
 }
 
 function releaseOf(service: string | undefined, resource: Attributes): string {
@@ -143,8 +152,7 @@ export function exceptionEventsFromSpan(span: Span): Record<string, unknown>[] {
     const body: Record<string, unknown> = {
       id: spanExceptionEventId(span, index, event),
       timestamp,
-      environment: firstText(resource, ['deployment.environment.name', 'deployment.environment']) ?? 'production',
-      release: releaseOf(service, resource),
+      ...spanScope(span),
       level: 'error',
     };
     if (language !== undefined) body.platform = PLATFORMS[language.toLowerCase()] ?? language;

@@ -240,4 +240,17 @@ export const CATALOG_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 18,
+    name: 'release health per user',
+    // Crash-free users: each distinct id (the session's `did` from the SDK, stored as its SHA-256) once per
+    // release and environment, with whether any of its sessions crashed.
+    sql: `
+      CREATE TABLE release_session_users (
+        dataset VARCHAR NOT NULL, project_id VARCHAR NOT NULL, release VARCHAR NOT NULL, environment VARCHAR NOT NULL,
+        user_hash VARCHAR NOT NULL, crashed BOOLEAN NOT NULL, last_seen_at TIMESTAMP NOT NULL,
+        PRIMARY KEY (dataset, project_id, release, environment, user_hash)
+      );
+    `,
+  },
 ];

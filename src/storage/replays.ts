@@ -17,6 +17,9 @@ export interface ReplayFilter {
   /** Replays one of whose URLs contains this text. */
   url?: string;
   hasErrors?: boolean;
+  /** Inclusive bounds on the replay's duration (first segment's start to last segment's end), ms. */
+  minDurationMs?: number;
+  maxDurationMs?: number;
 }
 
 export interface ErrorBookmark {
@@ -151,6 +154,14 @@ export class ReplayStore {
     if (filter.url !== undefined) {
       having.push(`bool_or(len(list_filter(from_json(urls, '["VARCHAR"]'), u -> contains(u, $url))) > 0)`);
       params.url = filter.url;
+    }
+    if (filter.minDurationMs !== undefined) {
+      having.push('epoch_ms(max(finished_at)) - epoch_ms(min(started_at)) >= $min_ms');
+      params.min_ms = filter.minDurationMs;
+    }
+    if (filter.maxDurationMs !== undefined) {
+      having.push('epoch_ms(max(finished_at)) - epoch_ms(min(started_at)) <= $max_ms');
+      params.max_ms = filter.maxDurationMs;
     }
     if (filter.hasErrors !== undefined) {
       const linked = this.events.empty

@@ -216,6 +216,8 @@ export interface SessionCounts {
   crashed: number;
   errored: number;
   abnormal: number;
+  /** The distinct ids (`did`) the sessions named, and whether that user's session crashed. */
+  users?: Array<{ id: string; crashed: boolean }>;
 }
 
 export interface ReleaseHealthRow extends SessionCounts {
@@ -232,7 +234,17 @@ export class ReleaseHealth {
     const merged = summed(counts, (c) => `${c.release}\0${c.environment}`, ['sessions', 'crashed', 'errored', 'abnormal']);
     if (merged.size === 0) return;
     const now = new Date().toISOString();
+    const users = counts.flatMap((c) =>
+      (c.users ?? []).map((u) => [dataset, projectId, c.release, c.environment, createHash('sha256').update(u.id).digest('hex'), u.crashed, now]),
+    );
     await this.db.write(async (c) => {
+      for (const user of users)
+        await c.run(
+          `INSERT INTO release_session_users VALUES (?, ?, ?, ?, ?, ?, ?::TIMESTAMP)
+             ON CONFLICT (dataset, project_id, release, environment, user_hash) DO UPDATE SET
+               crashed = crashed OR EXCLUDED.crashed, last_seen_at = EXCLUDED.last_seen_at`,
+          user,
+        );
       for (const m of merged.values()) {
         await c.run(
           `INSERT INTO release_sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::TIMESTAMP)

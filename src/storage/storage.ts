@@ -10,6 +10,7 @@ import type { IssueStates } from './issue-states.js';
 import { IssueStore } from './issues.js';
 import type { ReadSource } from './read-source.js';
 import { MergedSource } from './read-sources.js';
+import { ReleaseStore } from './releases.js';
 import { ReplayStore } from './replays.js';
 import { TraceStore } from './traces.js';
 
@@ -18,6 +19,7 @@ export class Storage {
   readonly issues: IssueStore;
   readonly traces: TraceStore;
   readonly replays: ReplayStore;
+  readonly releases: ReleaseStore;
   /** The merged rows themselves, for components that aggregate over them (the alerting processor's windows). */
   readonly eventRows: MergedSource;
   readonly spanRows: MergedSource;
@@ -36,6 +38,7 @@ export class Storage {
     this.events = new EventStore(db, events);
     this.issues = new IssueStore(db, events, states);
     this.traces = new TraceStore(db, spans, events);
+    this.releases = new ReleaseStore(db, events, this.issues);
     this.replays = new ReplayStore(db, new MergedSource('replays', sources.replays ?? [], REPLAY_ROW_KEY), events, appUrl);
   }
 

@@ -3,6 +3,9 @@
 // the error events that carry the trace id.
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
+import { spanScope } from '../records/span-exceptions.js';
+import type { Span } from '../records/span.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
 import type { Database } from './database.js';
 import type { MergedSource } from './read-sources.js';
 
@@ -26,6 +29,42 @@ export interface TraceTreeNode {
   orphan?: true;
   children: TraceTreeNode[];
 }
+
+export interface TraceFilter {
+  dataset: Dataset;
+  projectId: string;
+  /** The root span's resource says this environment / release (as error events made from spans get them). */
+  environment?: string;
+  release?: string;
+  /** Traces with a span of this service. */
+  service?: string;
+  /** Inclusive bounds on the trace's duration, in milliseconds. */
+  minDurationMs?: number;
+  maxDurationMs?: number;
+  /** error: traces with a span whose status is error; ok: traces without. */
+  status?: 'ok' | 'error';
+  /** Traces that started at or after / before these times (epoch ms). */
+  start?: number;
+  end?: number;
+}
+
+export interface TraceSummary {
+  trace_id: string;
+  project_id: string;
+  root_name: string;
+  root_service: string;
+  start_time: string;
+  duration_ms: number;
+  span_count: number;
+  error_span_count: number;
+  services: string[];
+  environment: string | null;
+  release: string | null;
+}
+
+/** Candidate traces read per round of a filtered page, and the rounds at most: a page's work is bounded. */
+const SCAN_BATCH = 200;
+const SCAN_ROUNDS = 10;
 
 interface SpanRow {
   /** NULL outside the page asked for (and '' where the source keeps documents elsewhere). */
@@ -101,6 +140,121 @@ export class TraceStore {
     // tree is written without recursion: a parent chain thousands of spans deep is valid OTLP.
     const json = JSON.stringify({ ...head, orphan_span_ids: orphans });
     return `${json.slice(0, -1)},"tree":${treeJson(tree)},"spans":[${shown.map((r) => r.doc).join(',')}]}`;
+  }
+
+  /**
+   * Traces newest first (by their first span's start, then trace id), keyset-paginated with the
+   * events' cursor. Environment and release live in the root span's resource (the spans table has
+   * no column for them), so with those filters candidates are read in bounded rounds: a page then
+   * may hold fewer than `limit` traces while `nextCursor` says more may follow.
+   */
+  async list(filter: TraceFilter, limit: number, cursor?: string): Promise<{ data: TraceSummary[]; nextCursor: string | null }> {
+    let after = cursor === undefined ? undefined : decodeCursor(cursor);
+    if (this.spans.empty) return { data: [], nextCursor: null };
+    await this.spans.settled();
+    const byScope = filter.environment !== undefined || filter.release !== undefined;
+    const data: TraceSummary[] = [];
+    for (let round = 0; round < (byScope ? SCAN_ROUNDS : 1); round++) {
+      const want = byScope ? SCAN_BATCH : limit;
+      const found = await this.candidates(filter, want + 1, after);
+      const batch = found.slice(0, want);
+      for (const [i, trace] of batch.entries()) {
+        if (!byScope || this.scopeMatches(filter, trace)) data.push(trace.summary);
+        after = { micros: trace.micros, id: trace.summary.trace_id };
+        if (data.length === limit) {
+          const more = i < batch.length - 1 || found.length > want;
+          return { data, nextCursor: more ? encodeCursor(after) : null };
+        }
+      }
+      if (found.length <= want) return { data, nextCursor: null };
+    }
+    return { data, nextCursor: after ? encodeCursor(after) : null };
+  }
+
+  private scopeMatches(filter: TraceFilter, trace: { summary: TraceSummary }): boolean {
+    const { environment, release } = trace.summary;
+    return (filter.environment === undefined || environment === filter.environment) && (filter.release === undefined || release === filter.release);
+  }
+
+  /** One round of traces matching the column filters, with the root span's environment and release. */
+  private async candidates(
+    filter: TraceFilter,
+    limit: number,
+    after: { micros: bigint; id: string } | undefined,
+  ): Promise<Array<{ micros: bigint; summary: TraceSummary }>> {
+    const params: Record<string, DuckDBValue> = { dataset: filter.dataset, project: filter.projectId, limit };
+    const where = ['dataset = $dataset', 'project_id = $project'];
+    const having: string[] = [];
+    if (filter.start !== undefined) {
+      // A trace's spans start within minutes of each other: its first span is bounded by the filter.
+      where.push('start_ns >= $start_ns');
+      params.start_ns = BigInt(filter.start) * 1_000_000n;
+    }
+    if (filter.end !== undefined) {
+      having.push('min(start_ns) < $end_ns');
+      params.end_ns = BigInt(filter.end) * 1_000_000n;
+    }
+    if (filter.service !== undefined) {
+      having.push('bool_or(service_name = $service)');
+      params.service = filter.service;
+    }
+    if (filter.minDurationMs !== undefined) {
+      having.push('max(end_ns) - min(start_ns) >= $min_ns');
+      params.min_ns = BigInt(Math.round(filter.minDurationMs * 1e6));
+    }
+    if (filter.maxDurationMs !== undefined) {
+      having.push('max(end_ns) - min(start_ns) <= $max_ns');
+      params.max_ns = BigInt(Math.round(filter.maxDurationMs * 1e6));
+    }
+    if (filter.status !== undefined) having.push(`${filter.status === 'ok' ? 'NOT ' : ''}bool_or(status = 'error')`);
+    if (after) {
+      having.push('(min(start_ns) // 1000 < $cursor_us OR (min(start_ns) // 1000 = $cursor_us AND trace_id < $cursor_id))');
+      params.cursor_us = after.micros;
+      params.cursor_id = after.id;
+    }
+    const result = await this.spans.consistent(() =>
+      this.db.reader().runAndReadAll(
+        `SELECT trace_id, min(start_ns) // 1000 AS micros, max(end_ns) - min(start_ns) AS duration_ns, count(*) AS span_count,
+           count(*) FILTER (WHERE status = 'error') AS error_spans, list(DISTINCT service_name ORDER BY service_name) AS services,
+           arg_min(span_id, (parent_span_id <> '', start_ns)) AS root_span, arg_min(name, (parent_span_id <> '', start_ns)) AS root_name,
+           arg_min(service_name, (parent_span_id <> '', start_ns)) AS root_service, arg_min(start_ns, (parent_span_id <> '', start_ns)) AS root_start,
+           arg_min(received_at, (parent_span_id <> '', start_ns)) AS root_received, arg_min(doc, (parent_span_id <> '', start_ns)) AS root_doc
+         FROM ${this.spans.relation([filter.projectId])} WHERE ${where.join(' AND ')}
+         GROUP BY trace_id ${having.length ? `HAVING ${having.join(' AND ')}` : ''}
+         ORDER BY min(start_ns) // 1000 DESC, trace_id DESC LIMIT $limit`,
+        params,
+      ),
+    );
+    return result.getRowObjectsJS().map((row) => {
+      const traceId = String(row.trace_id);
+      const doc = this.spans.document({
+        dataset: filter.dataset,
+        project_id: filter.projectId,
+        trace_id: traceId,
+        span_id: String(row.root_span),
+        start_ns: row.root_start,
+        received_at: row.root_received,
+        doc: String(row.root_doc ?? ''),
+      });
+      const scope = doc ? spanScope(JSON.parse(doc) as Pick<Span, 'service_name' | 'resource_attributes'>) : undefined;
+      const micros = BigInt(row.micros as bigint);
+      return {
+        micros,
+        summary: {
+          trace_id: traceId,
+          project_id: filter.projectId,
+          root_name: String(row.root_name),
+          root_service: String(row.root_service),
+          start_time: new Date(Number(micros / 1000n)).toISOString(),
+          duration_ms: Number(row.duration_ns) / 1e6,
+          span_count: Number(row.span_count),
+          error_span_count: Number(row.error_spans),
+          services: (row.services as string[]).map(String),
+          environment: scope?.environment ?? null,
+          release: scope?.release ?? null,
+        },
+      };
+    });
   }
 
   /** The error events that carry the trace id. `params` and `projects` are those of the span query. */

@@ -11,36 +11,34 @@ import type { H3Event } from 'h3';
 import type { Logger } from 'pino';
 import { dsnOf, primaryDsn } from '../api/projects.js';
 import { parseQuery } from '../api/query-syntax.js';
-import type { Principal } from '../auth/authenticator.js';
 import { packageRoot } from '../paths.js';
 import { reachableProjects } from '../auth/scope.js';
 import type { Dataset } from '../engine/item.js';
 import type { HttpHost, PageHandler } from '../http/host.js';
 import type { ErrorEvent } from '../records/event.js';
-import { RuleLimitError } from '../storage/alert-limits.js';
-import { DestinationsRefusedError, type Alerts } from '../storage/alerts.js';
+import type { Alerts } from '../storage/alerts.js';
 import type { ArtifactStore } from '../storage/artifacts.js';
 import { CatalogError, type Catalog, type Project } from '../storage/catalog.js';
 import type { Database } from '../storage/database.js';
 import { SETTABLE_STATUSES, type IssueStatus } from '../storage/issues.js';
 import type { Storage } from '../storage/storage.js';
-import { hashPassword, needsRehash, verifyPassword, type Session, type Users } from '../storage/users.js';
+import { hashPassword, needsRehash, verifyPassword, type Users } from '../storage/users.js';
 import { faviconIco } from './favicon.js';
 import { chartWindow, ISSUE_SORTS, InvalidWebCursorError, WebData, type IssueSort } from './data.js';
-import { AlertsPage, ProjectsPage, SourcemapsPage } from './pages/admin.js';
+import { ProjectsPage } from './pages/admin.js';
 import { IssuePage } from './pages/issue.js';
 import { IssuesPage } from './pages/issues.js';
 import { ErrorPage, SignInPage, type Viewer } from './pages/layout.js';
 import { ReplayPage } from './pages/replay.js';
 import { TracePage, type TraceEventLink, type TraceRecord } from './pages/trace.js';
 import type { ReplaySource } from './replays.js';
-import { validateRule, type AlertRuleInput } from '../records/alert-rule.js';
-import type { FieldError } from '../engine/item.js';
+import type { PageKit, Signed } from './kit.js';
 import { renderToString, type Child } from './jsx.js';
 import { cookie, CSP, newToken, parseCookies, REPLAY_CSP, sameOrigin, sameToken, securityHeaders, SESSION_COOKIE, SIGNIN_CSRF_COOKIE } from './security.js';
 import { FORM_REFUSAL_HEADERS, readForm } from './form.js';
 import { clientAddress, safeNext, SignInLimiter } from './signin-policy.js';
 import { mountUserRoutes } from './users.js';
+import { registerPageGroups } from './routes/index.js';
 
 export interface WebAppOptions {
   catalog: Catalog;
@@ -61,13 +59,6 @@ export interface WebApp {
   issuePage: PageHandler;
   /** Mounts the pages; the read side exists once the pipelines started. */
   mount(http: HttpHost, storage: Storage): void;
-}
-
-interface Signed {
-  session: Session;
-  token: string;
-  viewer: Viewer;
-  principal: Principal;
 }
 
 class PageError extends Error {
@@ -188,6 +179,20 @@ export function createWebApp(options: WebAppOptions): WebApp {
     return { project, projects };
   };
 
+  const kit: PageKit = {
+    ...options,
+    view,
+    action,
+    need,
+    projectsOf,
+    pickProject,
+    html: (vnode, status, headers) => html(vnode, status, headers),
+    redirect: (location) => redirect(location),
+    fail: (status, message) => {
+      throw new PageError(status, message);
+    },
+  };
+
   const issuePage = view(async (event, s) => {
     const { storage, data } = need();
     const id = decodeURIComponent(event.context.params?.id ?? '');
@@ -240,6 +245,8 @@ export function createWebApp(options: WebAppOptions): WebApp {
   const mount = (http: HttpHost, readSide: Storage) => {
     storage = readSide;
     data = new WebData(options.database, readSide);
+
+    registerPageGroups(http, kit);
 
     http.page('GET', '/', async (event) => ((await signedIn(event).catch(() => undefined)) ? redirect('/issues') : redirect('/signin')));
 
@@ -544,110 +551,6 @@ export function createWebApp(options: WebAppOptions): WebApp {
         }
         return redirect('/projects');
       }, 'admin'),
-    );
-
-    http.page(
-      'POST',
-      '/projects/keys/:id/revoke',
-      action(async (event, s) => {
-        const id = decodeURIComponent(event.context.params?.id ?? '');
-        const projectIds = new Set((await projectsOf(s)).map((p) => p.id));
-        const key = (await catalog.listKeys()).find((k) => k.id === id);
-        if (!key || (key.project_id !== null && !projectIds.has(key.project_id)) || key.org_id !== s.principal.orgId) throw new PageError(404, `No key ${id}.`);
-        await catalog.revokeKey(id);
-        return redirect('/projects');
-      }, 'admin'),
-    );
-
-    const alertsPage = async (s: Signed, problems?: { values: Record<string, string>; errors: FieldError[] }) => {
-      const projects = await projectsOf(s);
-      const projectIds = new Set(projects.map((p) => p.id));
-      const rules = options.alerts.rules.all().filter((r) => r.dataset === s.session.dataset && projectIds.has(r.project_id));
-      const firings = new Map(await Promise.all(rules.map(async (r) => [r.id, await options.alerts.outbox.recent(r.id, 10)] as const)));
-      return html(AlertsPage({ viewer: s.viewer, rules, firings, projects: projects.map((p) => p.id), problems }), problems ? 400 : 200);
-    };
-
-    /** The rule of this dataset and the session's projects, or 404. */
-    const ownRule = async (s: Signed, id: string) => {
-      const rule = options.alerts.rules.get(id);
-      const projectIds = new Set((await projectsOf(s)).map((p) => p.id));
-      if (!rule || rule.dataset !== s.session.dataset || !projectIds.has(rule.project_id)) throw new PageError(404, `No alert rule ${id}.`);
-      return rule;
-    };
-
-    http.page(
-      'GET',
-      '/alerts',
-      view((_event, s) => alertsPage(s)),
-    );
-
-    // Admins create rules with the checks POST /v1/alerts makes (every bad field listed), and mute or delete them.
-    http.page(
-      'POST',
-      '/alerts',
-      action(async (_event, s, form) => {
-        const values = Object.fromEntries(
-          ['project_id', 'name', 'type', 'conditions', 'frequency', 'webhook', 'environment', 'log'].map((k) => [k, String(form.get(k) ?? '').trim()]),
-        );
-        let conditions: unknown = {};
-        if (values.conditions !== '') {
-          try {
-            conditions = JSON.parse(values.conditions);
-          } catch {
-            return alertsPage(s, { values, errors: [{ path: 'conditions', message: 'must be a JSON object, e.g. {"threshold": 100, "window": "5m"}' }] });
-          }
-        }
-        const actions: Array<Record<string, unknown>> = [];
-        if (values.webhook !== '') actions.push({ type: 'webhook', url: values.webhook });
-        if (form.get('log') !== null) actions.push({ type: 'log' });
-        const body: Record<string, unknown> = { project_id: values.project_id, name: values.name, type: values.type, conditions, actions };
-        if (values.frequency !== '') body.frequency = values.frequency;
-        if (values.environment !== '') body.environment = values.environment;
-        if (!(await projectsOf(s)).some((p) => p.id === values.project_id))
-          return alertsPage(s, { values, errors: [{ path: 'project_id', message: 'is not a project of yours' }] });
-        const checked = validateRule(body);
-        if ('errors' in checked) return alertsPage(s, { values, errors: checked.errors });
-        try {
-          await options.alerts.createRule(checked.rule, { dataset: s.session.dataset, orgId: s.principal.orgId });
-        } catch (error) {
-          if (error instanceof DestinationsRefusedError) return alertsPage(s, { values, errors: error.details });
-          if (error instanceof RuleLimitError) return alertsPage(s, { values, errors: [{ path: 'project_id', message: error.message }] });
-          throw error;
-        }
-        return redirect('/alerts');
-      }, 'admin'),
-    );
-
-    http.page(
-      'POST',
-      '/alerts/:id/enabled',
-      action(async (event, s, form) => {
-        const rule = await ownRule(s, decodeURIComponent(event.context.params?.id ?? ''));
-        const { project_id, name, type, conditions, actions, environment, frequency } = rule;
-        const input: AlertRuleInput = { project_id, name, type, conditions, actions, environment, frequency, enabled: form.get('enabled') === 'true' };
-        await options.alerts.rules.update(rule.id, input);
-        return redirect('/alerts');
-      }, 'admin'),
-    );
-
-    http.page(
-      'POST',
-      '/alerts/:id/delete',
-      action(async (event, s) => {
-        const rule = await ownRule(s, decodeURIComponent(event.context.params?.id ?? ''));
-        await options.alerts.rules.delete(rule.id);
-        return redirect('/alerts');
-      }, 'admin'),
-    );
-
-    http.page(
-      'GET',
-      '/sourcemaps',
-      view(async (event, s) => {
-        const { project } = await pickProject(s, event.url.searchParams.get('project'));
-        const page = await options.artifacts.list({ dataset: s.session.dataset, projectId: project.id }, 200);
-        return html(SourcemapsPage({ viewer: s.viewer, projectId: project.id, bundles: page.data }));
-      }),
     );
   };
 

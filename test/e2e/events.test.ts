@@ -260,6 +260,29 @@ describe('POST /v1/events then GET /v1/events/{id}', () => {
     expect(got.issue_id).toBe(issueOf(ack));
   });
 
+  it('marks frames of installed packages and of the Sentry SDK not in-app, whatever the SDK said (browser SDKs say in_app for every frame)', async () => {
+    const frame = (filename: string, fn: string) => ({ filename, function: fn, lineno: 3, colno: 9, in_app: true });
+    const ack = await ingest(
+      fullEvent({
+        environment: 'in-app',
+        exception: {
+          type: 'TypeError',
+          value: 'x is undefined',
+          stacktrace: [
+            frame('webpack://shop/node_modules/@sentry/browser/build/npm/esm/helpers.js', 'sentryWrapped'),
+            frame('app:///node_modules/react-dom/cjs/react-dom.development.js', 'invokeGuardedCallback'),
+            frame('app:///src/cart.ts', 'addToCart'),
+            frame('@sentry-internal/replay/index.js', 'record'),
+          ],
+        },
+      }),
+    );
+    const got = await getEvent(ack.id);
+    expect(got.exception.stacktrace.map((f: { in_app?: boolean }) => f.in_app)).toEqual([false, false, true, false]);
+    // The culprit is the app's frame, not the SDK's.
+    expect(got.culprit).toContain('addToCart');
+  });
+
   it('answers 404 not_found for an unknown event id', async () => {
     const body = await expectError(await svc.api(`/v1/events/${randomUUID()}`), 404, 'not_found');
     expect(body.error.details).toEqual([]);

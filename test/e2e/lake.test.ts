@@ -105,6 +105,10 @@ describe('the API reads the same from DuckDB, the lake and both', () => {
         issues: await get('/v1/issues?project_id=default&limit=1000'),
         issue: await Promise.all(issueIds.map((id) => get(`/v1/issues/${id}`))),
         traces: await Promise.all(traceIds.map((id) => get(`/v1/traces/${id}`))),
+        traceList: await get('/v1/traces?project_id=default&limit=3'),
+        traceFilter: await get('/v1/traces?project_id=default&service=db&environment=production&min_duration_ms=50'),
+        releases: await get('/v1/releases?project_id=default'),
+        release: await get('/v1/releases/web@1.1.0?project_id=default'),
         projects: ((await get('/v1/projects')).body as { data: Array<{ telemetry: unknown }> }).data.map((p) => p.telemetry),
       };
     } finally {
@@ -118,6 +122,14 @@ describe('the API reads the same from DuckDB, the lake and both', () => {
     const both = await answers('both');
     expect((duckdb.walk as string[]).length).toBe(60);
     expect(new Set(duckdb.walk as string[]).size).toBe(60);
+    const listed = duckdb.traceList as { status: number; body: { data: Array<{ trace_id: string }>; has_more: boolean } };
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((t) => t.trace_id)).toEqual(traceIds.slice(0, 3));
+    expect(listed.body.has_more).toBe(true);
+    expect((duckdb.traceFilter as { body: { data: unknown[] } }).body.data).toHaveLength(5);
+    const releases = duckdb.releases as { status: number; body: { data: Array<{ version: string; event_count: number }> } };
+    expect(releases.body.data.map((r) => r.event_count).sort()).toEqual([20, 20, 20]);
+    expect((duckdb.release as { body: { event_count: number; new_issue_count: number } }).body).toMatchObject({ event_count: 20 });
     expect(parquet).toEqual(duckdb);
     expect(both).toEqual(duckdb);
   });

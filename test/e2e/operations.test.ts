@@ -111,8 +111,11 @@ describe('/v1/openapi.json', () => {
     const expected: Record<string, string[]> = {
       '/v1/events': ['get', 'post'],
       '/v1/events/{id}': ['get'],
-      '/v1/traces': ['post'],
+      '/v1/traces': ['get', 'post'],
       '/v1/traces/{id}': ['get'],
+      '/v1/releases': ['get'],
+      '/v1/releases/{version}': ['get'],
+      '/v1/replays': ['get', 'post'],
       '/v1/issues': ['get'],
       '/v1/issues/{id}': ['get', 'patch'],
       '/v1/projects': ['get'],

@@ -14,7 +14,7 @@ let dsn: string;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- documents read back are checked field by field
 type Json = Record<string, any>;
 
-function runApp(mode: 'capture' | 'uncaught'): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runApp(mode: 'capture' | 'uncaught' | 'message'): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [APP, mode], { env: { ...process.env, SENTRY_DSN: dsn }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -91,5 +91,23 @@ describe('@sentry/node', () => {
     const [event] = await eventsMatching('uncaught in a timer');
     expect(event).toMatchObject({ level: 'fatal', exception: { type: 'RangeError', mechanism: { handled: false } } });
     expect(event.issue_id).toEqual(expect.any(String));
+  });
+
+  it('captureMessage: the event and its issue are titled by the message, and its frames from node_modules are not in-app', async () => {
+    const run = await runApp('message');
+    expect(run.code, run.stderr).toBe(0);
+    const { eventId } = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}') as { eventId: string };
+    const res = await svc.api(`/v1/events/${eventId}`);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const event = (await res.json()) as Json;
+    expect(event.message).toBe('payment provider is slow');
+    expect(event.level).toBe('warning');
+    expect(event.title).toBe('payment provider is slow');
+    expect(event.exception.mechanism).toMatchObject({ synthetic: true });
+    const frames = event.exception.stacktrace as Json[];
+    expect(frames.some((f) => f.in_app === true)).toBe(true);
+    for (const frame of frames) if (/node_modules|^node:/.test(String(frame.filename))) expect(frame.in_app, frame.filename).toBe(false);
+    const issue = (await (await svc.api(`/v1/issues/${event.issue_id}`)).json()) as Json;
+    expect(issue.title).toBe('payment provider is slow');
   });
 });

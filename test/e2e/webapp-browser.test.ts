@@ -10,8 +10,9 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/paths.js';
 import { browserBinary } from '../support/browsers.js';
+import { postJson } from '../support/http.js';
 import { startService, type TestService } from '../support/service.js';
-import { createUser, postOk } from '../support/web.js';
+import { createUser } from '../support/web.js';
 
 const SHOTS = join(packageRoot, 'test-results', 'web');
 const SOURCE = `export function priceOf(item) {
@@ -29,7 +30,7 @@ let issueId: string;
 let permalink: string;
 let hostileIssue: string;
 
-const post = (path: string, body: unknown) => postOk(svc, path, body);
+const post = (path: string, body: unknown) => postJson(svc, path, body);
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });

@@ -7,7 +7,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserBinary } from '../support/browsers.js';
 import { startService, type TestService } from '../support/service.js';
-import { createUser, postOk } from '../support/web.js';
+import { postJson } from '../support/http.js';
+import { createUser } from '../support/web.js';
 
 const TRACE_ID = 'b1b2c3d4e5f60718293a4b5c6d7e8f90';
 const REPLAY_ID = 'rpl_0123456789abcdef0123456789abcdef';
@@ -20,7 +21,7 @@ let eventId: string;
 let eventAt: number;
 const notFound: string[] = [];
 
-const post = (path: string, body: unknown) => postOk(svc, path, body);
+const post = (path: string, body: unknown) => postJson(svc, path, body);
 
 beforeAll(async () => {
   const executablePath = browserBinary('chromium');

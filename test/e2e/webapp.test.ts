@@ -129,32 +129,70 @@ describe('the web app', () => {
       project_id: 'default',
       name: '',
       type: 'error_spike',
-      conditions: '{"threshold": -1}',
-      webhook: 'not a url',
+      'spike.threshold': '-1',
+      'webhook.url': 'not a url',
+      // The latency group's fields are not read for an error_spike rule.
+      'latency.threshold_ms': 'junk',
     });
     expect(bad.status).toBe(400);
     const badPage = await bad.text();
     for (const field of ['name', 'conditions.threshold', 'conditions.window', 'actions[0].url']) expect(badPage).toContain(`<code>${field}</code>`);
+    expect(badPage).not.toContain('conditions.threshold_ms');
+    // The form comes back with what was sent.
+    expect(badPage).toContain('value="not a url"');
 
     const created = await admin.post('/alerts', {
       _csrf: csrf,
       project_id: 'default',
       name: 'Spikes <b>from the web</b>',
       type: 'error_spike',
-      conditions: '{"threshold": 100, "window": "5m"}',
+      'spike.threshold': '100',
+      'spike.window': '5m',
+      'spike.level': 'error',
       log: 'on',
     });
     expect(created.status).toBe(303);
     const list = async () =>
-      ((await (await svc.api('/v1/alerts?project_id=default')).json()) as { data: Array<{ id: string; name: string; enabled: boolean }> }).data;
+      (
+        (await (await svc.api('/v1/alerts?project_id=default')).json()) as {
+          data: Array<{ id: string; name: string; enabled: boolean; conditions: unknown; actions: unknown }>;
+        }
+      ).data;
     const rule = (await list()).find((r) => r.name === 'Spikes <b>from the web</b>');
-    expect(rule).toMatchObject({ enabled: true });
+    expect(rule).toMatchObject({ enabled: true, conditions: { threshold: 100, window: '5m', level: 'error' }, actions: [{ type: 'log' }] });
     expect(await (await admin.fetch('/alerts')).text()).toContain('Spikes &lt;b&gt;from the web&lt;/b&gt;');
 
     expect((await admin.post(`/alerts/${rule!.id}/enabled`, { _csrf: csrf, enabled: 'false' })).status).toBe(303);
     expect((await list()).find((r) => r.id === rule!.id)?.enabled).toBe(false);
     expect((await admin.post(`/alerts/${rule!.id}/delete`, { _csrf: csrf })).status).toBe(303);
     expect((await list()).some((r) => r.id === rule!.id)).toBe(false);
+  });
+
+  it('keeps the admin pages (API keys, source-map deletion) to admins, with the CSRF token checked', async () => {
+    const member = new WebClient(svc.baseUrl);
+    await member.signIn('member@example.com', memberPassword);
+    const keysPage = await (await member.fetch('/keys')).text();
+    expect(keysPage).toContain('Organization keys');
+    expect(keysPage).not.toContain('Create key');
+    const memberCsrf = WebClient.csrfOf(keysPage);
+    expect((await member.post('/keys', { _csrf: memberCsrf, name: 'sneaky', scope: '' })).status).toBe(403);
+    expect((await member.post('/sourcemaps/nope/delete', { _csrf: memberCsrf })).status).toBe(403);
+
+    const admin = new WebClient(svc.baseUrl);
+    await admin.signIn('admin@example.com', adminPassword);
+    const csrf = WebClient.csrfOf(await (await admin.fetch('/keys')).text());
+    expect((await admin.post('/keys', { _csrf: 'not-the-token', name: 'forged', scope: '' })).status).toBe(403);
+    const keys = async () => (await admin.fetch('/keys')).text();
+    expect(await keys()).not.toContain('forged');
+    const created = await admin.post('/keys', { _csrf: csrf, name: 'ci uploads', scope: 'default', dataset: 'test' });
+    expect(created.status).toBe(200);
+    const page = await created.text();
+    const secret = /<code class="secret">([^<]+)<\/code>/.exec(page)?.[1] ?? '';
+    expect(secret).toMatch(/^fl_test_/);
+    expect(created.headers.get('cache-control')).toBe('no-store');
+    expect((await svc.api('/v1/issues', { key: secret })).status).toBe(200);
+    expect(await keys()).not.toContain(secret);
+    expect((await admin.post('/sourcemaps/nope/delete', { _csrf: csrf })).status).toBe(404);
   });
 
   it('never authenticates /v1 with a session', async () => {

@@ -80,6 +80,7 @@ describe('migrate', () => {
       await c.run('DROP TABLE web_users');
       await c.run('DROP TABLE event_attachments');
       await c.run('DROP TABLE release_sessions');
+      await c.run('DROP TABLE release_session_users');
       await c.run('DROP TABLE control_outbox');
       await c.run('DROP TABLE control_tombstones');
       await c.run('DROP TABLE client_reports');

@@ -28,3 +28,15 @@ export async function expectError(res: Response, status: number, code: string): 
   expect(text).not.toMatch(/\n\s+at /); // never a stack trace in a response
   return body;
 }
+
+/** POSTs `body` as JSON to the service with its live key, asserts a 2xx and returns the parsed answer. */
+export async function postJson(
+  svc: { api(path: string, init?: RequestInit): Promise<Response> },
+  path: string,
+  body: unknown,
+): Promise<Record<string, unknown>> {
+  const res = await svc.api(path, { method: 'POST', body: JSON.stringify(body) });
+  const text = await res.text();
+  expect(res.status, text).toBeLessThan(300);
+  return JSON.parse(text) as Record<string, unknown>;
+}

@@ -51,11 +51,3 @@ export class WebClient {
     return this.post('/signin', { _csrf: WebClient.csrfOf(page), email, password, next });
   }
 }
-
-/** POSTs JSON with the service's live key and expects a 2xx: the answer's body. */
-export async function postOk(svc: TestService, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await svc.api(path, { method: 'POST', body: JSON.stringify(body) });
-  const text = await res.text();
-  expect(res.status, text).toBeLessThan(300);
-  return JSON.parse(text) as Record<string, unknown>;
-}

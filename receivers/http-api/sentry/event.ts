@@ -63,7 +63,7 @@ export function mapSentryEvent(payload: JsonObject, receivedAt: number, fallback
     // A message event (captureMessage) has no exception: its message stands in for one, with the
     // event's own stack trace when it has one.
     const frames = framesOf((payload.stacktrace as JsonObject | undefined)?.frames, 'stacktrace', note);
-    body.exception = { type: 'Message', value: message, ...(frames && { stacktrace: frames }) };
+    body.exception = { type: 'Message', value: message, mechanism: { type: 'message', synthetic: true }, ...(frames && { stacktrace: frames }) };
   } else return { ok: false, reason: 'the event has neither an exception nor a message' };
 
   const tags = tagsOf(payload.tags, note);

@@ -30,19 +30,26 @@ export function sessionCounts(payload: JsonObject): SessionCounts | undefined {
     crashed: status === 'crashed' ? 1 : 0,
     abnormal: status === 'abnormal' ? 1 : 0,
     errored: ended && (status === 'errored' || (status === 'exited' && count(payload.errors) > 0)) ? 1 : 0,
+    users: userOf(payload.did, status === 'crashed'),
   };
+}
+
+/** The session's distinct id (the SDK's `did`, a user id or email), for crash-free users; capped. */
+function userOf(did: unknown, crashed: boolean): Array<{ id: string; crashed: boolean }> {
+  return typeof did === 'string' && did !== '' ? [{ id: did.slice(0, 256), crashed }] : [];
 }
 
 /** Session aggregates: `{aggregates: [{started, exited, errored, abnormal, crashed}], attrs}`. */
 export function aggregateCounts(payload: JsonObject): SessionCounts | undefined {
   const where = scope(payload.attrs, payload);
   if (!where || !Array.isArray(payload.aggregates)) return undefined;
-  const out: SessionCounts = { ...where, sessions: 0, crashed: 0, errored: 0, abnormal: 0 };
+  const out: SessionCounts = { ...where, sessions: 0, crashed: 0, errored: 0, abnormal: 0, users: [] };
   for (const bucket of payload.aggregates) {
     if (!isJsonObject(bucket)) continue;
     const crashed = count(bucket.crashed);
     const errored = count(bucket.errored);
     const abnormal = count(bucket.abnormal);
+    out.users?.push(...userOf(bucket.did, crashed > 0));
     out.sessions += count(bucket.exited) + errored + abnormal + crashed;
     out.crashed += crashed;
     out.errored += errored;

@@ -1,12 +1,8 @@
-// Projects (DSN, keys, setup snippets), alert rules (state, recent firings and deliveries) and
-// source-map bundles per release. Members read them; only admins get the forms that change them.
+// Projects (DSN, keys, setup snippets). Members read them; only admins get the forms that change
+// them. Alert rules are in alerts.tsx, source maps in sourcemaps.tsx, API keys in keys.tsx.
 import { h } from '../jsx.js';
-import type { FieldError } from '../../engine/item.js';
-import type { AlertRule } from '../../storage/alert-rules.js';
-import type { FiringRecord } from '../../storage/alert-outbox.js';
-import type { BundleSummary } from '../../storage/artifacts.js';
 import type { ApiKey, Project } from '../../storage/catalog.js';
-import { Csrf, Page, type Viewer, TableHead } from './layout.js';
+import { Csrf, Page, type Viewer } from './layout.js';
 
 export interface ProjectsView {
   viewer: Viewer;
@@ -87,8 +83,9 @@ export function ProjectsPage(v: ProjectsView) {
                   {admin && (
                     <td>
                       {!key.revoked_at && (
-                        <form method="post" action={`/projects/keys/${encodeURIComponent(key.id)}/revoke`}>
+                        <form method="post" action={`/keys/${encodeURIComponent(key.id)}/revoke`}>
                           <Csrf token={v.viewer.csrf} />
+                          <input type="hidden" name="next" value="/projects" />
                           <button type="submit">Revoke</button>
                         </form>
                       )}
@@ -132,185 +129,6 @@ export function ProjectsPage(v: ProjectsView) {
           <Snippet title="Sentry SDK (Python)" code={`import sentry_sdk\nsentry_sdk.init(dsn="${dsn ?? '<dsn>'}", release="api@1.0.0")`} />
         </section>
       ))}
-    </Page>
-  );
-}
-
-export interface AlertsPageProps {
-  viewer: Viewer;
-  rules: AlertRule[];
-  firings: Map<string, FiringRecord[]>;
-  /** The projects a new rule may watch. */
-  projects: string[];
-  /** A refused form: what was sent, and every bad field. */
-  problems?: { values: Record<string, string>; errors: FieldError[] };
-}
-
-const CONDITION_EXAMPLES =
-  '{} for new_issue and regression; {"threshold": 100, "window": "5m"} for error_spike; {"service": "api", "percentile": 95, "threshold_ms": 800, "window": "10m"} for latency';
-
-export function AlertsPage({ viewer, rules, firings, projects, problems }: AlertsPageProps) {
-  const time = (ms: number | null) => (ms === null ? '—' : new Date(ms).toISOString());
-  const admin = viewer.user.role === 'admin';
-  const value = (name: string) => problems?.values[name] ?? '';
-  return (
-    <Page viewer={viewer} title="Alerts" section="/alerts">
-      <h1>Alert rules</h1>
-      {rules.length === 0 ? (
-        <p class="empty">
-          No alert rules in this dataset.{admin ? ' Create one below, or' : ' Create one'} with <code>POST /v1/alerts</code> (see the API reference).
-        </p>
-      ) : (
-        rules.map((rule) => (
-          <section class="rule" aria-labelledby={`r-${rule.id}`}>
-            <h2 id={`r-${rule.id}`}>{rule.name}</h2>
-            <dl class="pairs">
-              <dt>Project</dt>
-              <dd>{rule.project_id}</dd>
-              <dt>Type</dt>
-              <dd>{rule.type}</dd>
-              <dt>Conditions</dt>
-              <dd>
-                <code>{JSON.stringify(rule.conditions)}</code>
-              </dd>
-              <dt>Enabled</dt>
-              <dd>{rule.enabled ? 'yes' : 'muted'}</dd>
-              <dt>State</dt>
-              <dd>{rule.state}</dd>
-              <dt>Last fired</dt>
-              <dd>{time(rule.last_fired_at)}</dd>
-              <dt>Actions</dt>
-              <dd>{rule.actions.map((a) => a.type).join(', ')}</dd>
-            </dl>
-            {admin && (
-              <div class="actions">
-                <form method="post" action={`/alerts/${encodeURIComponent(rule.id)}/enabled`} class="inline">
-                  <Csrf token={viewer.csrf} />
-                  <input type="hidden" name="enabled" value={rule.enabled ? 'false' : 'true'} />
-                  <button type="submit">{rule.enabled ? 'Mute' : 'Unmute'}</button>
-                </form>{' '}
-                <form method="post" action={`/alerts/${encodeURIComponent(rule.id)}/delete`} class="inline">
-                  <Csrf token={viewer.csrf} />
-                  <button type="submit">Delete</button>
-                </form>
-              </div>
-            )}
-            <h3>Recent firings</h3>
-            {(firings.get(rule.id) ?? []).length === 0 ? (
-              <p class="muted">None yet.</p>
-            ) : (
-              <table>
-                <TableHead cols={['Fired', 'State', 'Issue', 'Deliveries']} />
-                <tbody>
-                  {(firings.get(rule.id) ?? []).map((f) => (
-                    <tr>
-                      <td>{time(f.fired_at)}</td>
-                      <td>{f.state}</td>
-                      <td>{f.issue_id && <a href={`/issues/${encodeURIComponent(f.issue_id)}`}>{f.issue_id}</a>}</td>
-                      {/* Attempts and errors are for those who manage the rule (admins), like the API's rule owners. */}
-                      <td>
-                        {f.deliveries
-                          .map((d) => (admin ? `${d.type}: ${d.status} (${d.attempts})${d.last_error ? ` ${d.last_error}` : ''}` : `${d.type}: ${d.status}`))
-                          .join('; ')}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
-          </section>
-        ))
-      )}
-      {admin && (
-        <section aria-labelledby="new-rule">
-          <h2 id="new-rule">New rule</h2>
-          {problems && (
-            <div role="alert" class="errors">
-              <p>The rule was not created:</p>
-              <ul>
-                {problems.errors.map((e) => (
-                  <li>
-                    <code>{e.path}</code> {e.message}
-                  </li>
-                ))}
-              </ul>
-            </div>
-          )}
-          <form method="post" action="/alerts" class="stacked">
-            <Csrf token={viewer.csrf} />
-            <label for="rule-project">Project</label>
-            <select id="rule-project" name="project_id">
-              {projects.map((id) => (
-                <option value={id} selected={value('project_id') === id}>
-                  {id}
-                </option>
-              ))}
-            </select>
-            <label for="rule-name">Name</label>
-            <input id="rule-name" name="name" value={value('name')} required />
-            <label for="rule-type">Type</label>
-            <select id="rule-type" name="type">
-              {['new_issue', 'regression', 'error_spike', 'latency'].map((t) => (
-                <option value={t} selected={value('type') === t}>
-                  {t}
-                </option>
-              ))}
-            </select>
-            <label for="rule-conditions">Conditions (JSON)</label>
-            <textarea id="rule-conditions" name="conditions" rows={3} aria-describedby="rule-conditions-help">
-              {value('conditions')}
-            </textarea>
-            <small id="rule-conditions-help">{CONDITION_EXAMPLES}</small>
-            <label for="rule-environment">Environment (empty: all)</label>
-            <input id="rule-environment" name="environment" value={value('environment')} />
-            <label for="rule-frequency">Frequency (empty: 30m)</label>
-            <input id="rule-frequency" name="frequency" value={value('frequency')} />
-            <label for="rule-webhook">Webhook URL</label>
-            <input id="rule-webhook" name="webhook" type="url" value={value('webhook')} />
-            <label>
-              <input type="checkbox" name="log" checked={problems ? problems.values.log === 'on' : true} /> Log line in the service log
-            </label>
-            <button type="submit">Create rule</button>
-          </form>
-        </section>
-      )}
-    </Page>
-  );
-}
-
-export function SourcemapsPage({ viewer, projectId, bundles }: { viewer: Viewer; projectId: string; bundles: BundleSummary[] }) {
-  const releases = new Map<string, BundleSummary[]>();
-  for (const b of bundles) releases.set(b.release, [...(releases.get(b.release) ?? []), b]);
-  return (
-    <Page viewer={viewer} title="Source maps" section="/sourcemaps">
-      <h1>Source maps of {projectId}</h1>
-      {bundles.length === 0 ? (
-        <p class="empty">
-          No bundles uploaded. Upload with <code>faultline sourcemaps upload</code> or <code>POST /v1/sourcemaps</code>.
-        </p>
-      ) : (
-        [...releases].map(([release, list]) => (
-          <section aria-label={`Release ${release}`}>
-            <h2>{release}</h2>
-            <table>
-              <TableHead cols={['Bundle', 'Dist', 'Files', 'Bytes', 'Uploaded']} />
-              <tbody>
-                {list.map((b) => (
-                  <tr>
-                    <td>
-                      <code>{b.id}</code>
-                    </td>
-                    <td>{b.dist ?? '—'}</td>
-                    <td>{b.file_count}</td>
-                    <td>{b.size}</td>
-                    <td>{b.created_at}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </section>
-        ))
-      )}
     </Page>
   );
 }

@@ -2,12 +2,14 @@
 // releases it was seen, how often (24 h / 30 d), its tags, and one event in full: the exception
 // chain with its symbolicated (or raw) frames and their source lines, breadcrumbs, user, request,
 // contexts and processing errors, with links to the older and newer event, the trace and the replay.
-import { Fragment, h } from '../jsx.js';
+import { Fragment, h, type JsxNode } from '../jsx.js';
 import type { ErrorEvent, ExceptionInfo, StackFrame } from '../../records/event.js';
 import type { Issue } from '../../storage/issues.js';
 import { BarChart } from './charts.js';
 import { Csrf, Page, type Viewer, TableHead } from './layout.js';
 import { TAG_SAMPLE } from '../data.js';
+import { ContextTables } from './contexts.js';
+import { formatDuration, When } from './parts.js';
 
 export interface IssueView {
   viewer: Viewer;
@@ -115,6 +117,15 @@ function Json({ value }: { value: unknown }) {
   );
 }
 
+/** A value built by this page (a link, a time), not one from the event. */
+const isNode = (v: unknown): v is JsxNode => v instanceof Object && 'type' in v && 'props' in v && BUILT.has(v);
+const BUILT = new WeakSet<object>();
+/** Marks a node built here, so that Pairs renders it instead of showing it as JSON. */
+function built(node: JsxNode): JsxNode {
+  BUILT.add(node);
+  return node;
+}
+
 function Pairs({ entries }: { entries: Array<[string, unknown]> }) {
   return (
     <dl class="pairs">
@@ -123,7 +134,7 @@ function Pairs({ entries }: { entries: Array<[string, unknown]> }) {
         .map(([k, v]) => (
           <>
             <dt>{k}</dt>
-            <dd>{typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : <Json value={v} />}</dd>
+            <dd>{typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : isNode(v) ? v : <Json value={v} />}</dd>
           </>
         ))}
     </dl>
@@ -157,10 +168,32 @@ function EventDetails({ v, event }: { v: IssueView; event: ErrorEvent }) {
       </nav>
       <Pairs
         entries={[
-          ['Time', event.timestamp],
-          ['Received', event.received_at],
+          ['Time', built(<When at={event.timestamp} />)],
+          ['Received', built(<When at={event.received_at} />)],
           ['Environment', event.environment],
-          ['Release', event.release],
+          [
+            'Release',
+            event.release &&
+              built(<a href={`/releases/${encodeURIComponent(event.release)}?project=${encodeURIComponent(v.issue.project_id)}`}>{event.release}</a>),
+          ],
+          [
+            'Trace',
+            event.trace_id &&
+              built(
+                <a href={`/traces/${encodeURIComponent(event.trace_id)}`} class="trace-link">
+                  <code>{event.trace_id}</code>
+                </a>,
+              ),
+          ],
+          [
+            'Replay',
+            event.replay_id &&
+              built(
+                <a href={`/replays/${encodeURIComponent(event.replay_id)}`} class="replay-link">
+                  <code>{event.replay_id}</code>
+                </a>,
+              ),
+          ],
           ['Level', event.level],
           ['Message', event.message],
           ['Platform', event.platform],
@@ -208,7 +241,9 @@ function EventDetails({ v, event }: { v: IssueView; event: ErrorEvent }) {
             <tbody>
               {event.breadcrumbs.map((b) => (
                 <tr>
-                  <td>{b.timestamp}</td>
+                  <td>
+                    <Before at={b.timestamp} event={event.timestamp} />
+                  </td>
                   <td>{b.type}</td>
                   <td>{b.category}</td>
                   <td>{b.level}</td>
@@ -241,10 +276,29 @@ function EventDetails({ v, event }: { v: IssueView; event: ErrorEvent }) {
       {event.contexts && Object.keys(event.contexts).length > 0 && (
         <>
           <h3>Contexts</h3>
-          <Pairs entries={Object.entries(event.contexts)} />
+          <ContextTables contexts={event.contexts} />
         </>
       )}
     </section>
+  );
+}
+
+/** A breadcrumb's time as its distance before the event ("1.2 s before"), the absolute time on hover. */
+function Before({ at, event }: { at: string | undefined; event: string }) {
+  const delta = at ? Date.parse(event) - Date.parse(at) : NaN;
+  if (!at || Number.isNaN(delta)) return <span>{at ?? '—'}</span>;
+  return (
+    <time datetime={at} title={at}>
+      {delta < 0 ? `${formatDuration(-delta)} after` : `${formatDuration(delta)} before`}
+    </time>
+  );
+}
+
+function SeenIn({ at, release, project }: { at: string; release: string; project: string }) {
+  return (
+    <span>
+      <When at={at} /> in <a href={`/releases/${encodeURIComponent(release)}?project=${encodeURIComponent(project)}`}>{release}</a>
+    </span>
   );
 }
 
@@ -287,8 +341,8 @@ export function IssuePage(v: IssueView) {
       <Pairs
         entries={[
           ['Events', issue.count],
-          ['First seen', `${issue.first_seen} in ${issue.first_release}`],
-          ['Last seen', `${issue.last_seen} in ${issue.last_release}`],
+          ['First seen', built(<SeenIn at={issue.first_seen} release={issue.first_release} project={issue.project_id} />)],
+          ['Last seen', built(<SeenIn at={issue.last_seen} release={issue.last_release} project={issue.project_id} />)],
           ['Level', issue.level],
         ]}
       />

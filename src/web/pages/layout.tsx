@@ -47,9 +47,13 @@ export function Document({ title, children, head }: { title: string; children: C
 
 const NAV: Array<[string, string]> = [
   ['/issues', 'Issues'],
+  ['/traces', 'Traces'],
+  ['/replays', 'Replays'],
+  ['/releases', 'Releases'],
   ['/projects', 'Projects'],
   ['/alerts', 'Alerts'],
   ['/sourcemaps', 'Source maps'],
+  ['/keys', 'API keys'],
 ];
 /** Only admins see it (src/web/users.ts). */
 const USERS_LINK: [string, string] = ['/users', 'Users'];
