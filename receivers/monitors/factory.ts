@@ -13,7 +13,7 @@ export const monitorsFactory: ReceiverFactory<MonitorsConfig> = {
   singleton: true,
   metrics: MONITOR_METRICS,
   description:
-    'Cron monitors (check-ins over /v1 and Sentry SDKs) and uptime checks; a missed, failed or timed-out run or a site that is down becomes an event of the monitor\'s issue',
+    "Cron monitors (check-ins over /v1 and Sentry SDKs) and uptime checks; a missed, failed or timed-out run or a site that is down becomes an event of the monitor's issue",
   configSchema: monitorsConfigSchema,
   create: (settings) => new MonitorsReceiver(settings),
 };

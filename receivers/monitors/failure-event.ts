@@ -30,7 +30,9 @@ export function failureEvent(monitor: Monitor, details: FailureDetails): Record<
     timestamp: new Date(details.at).toISOString(),
     level: 'error',
     platform: 'other',
-    ...(monitor.environment ? { environment: monitor.environment } : {}),
+    // Both are required of every event; a monitor's runs belong to no release of the application.
+    environment: monitor.environment ?? 'production',
+    release: 'monitors',
     message: `${monitor.name}: ${DESCRIBE[details.kind]}${when}${check}`,
     exception: { type: 'Monitor failure', value: monitor.slug },
     fingerprint: ['monitor', monitor.type, monitor.slug],

@@ -17,6 +17,8 @@ const cronFields = {
   timezone: z.string().min(1).max(64).default('UTC'),
 };
 
+const headersSchema = z.record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, 'is not a header name'), z.string().max(4096));
+
 const statusList = z.array(z.int().min(100).max(599)).min(1).max(20);
 
 const uptimeFields = {
@@ -25,8 +27,12 @@ const uptimeFields = {
   interval_seconds: z.int().min(1).max(86_400).default(60),
   timeout_ms: z.int().min(100).max(60_000).default(10_000),
   expected_status: z.union([z.literal('2xx'), statusList]).default('2xx'),
-  headers: z.record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, 'is not a header name'), z.string().max(4096)).default({}),
-  body: z.string().max(64 * 1024).nullable().default(null),
+  headers: headersSchema.default({}),
+  body: z
+    .string()
+    .max(64 * 1024)
+    .nullable()
+    .default(null),
   failure_threshold: z.int().min(1).max(100).default(2),
 };
 
@@ -44,7 +50,7 @@ export const createMonitorSchema = z.discriminatedUnion('type', [
 ]);
 export type CreateMonitorInput = z.output<typeof createMonitorSchema>;
 
-/** A PATCH: any field of the monitor's type but its slug, type and project. */
+/** A PATCH: any field of the monitor's type but its slug, type and project (no defaults: absent is unchanged). */
 export const patchMonitorSchema = z
   .object({
     name: z.string().min(1).max(200).optional(),
@@ -54,14 +60,21 @@ export const patchMonitorSchema = z
     checkin_margin_minutes: z.int().min(0).max(1440).optional(),
     max_runtime_minutes: z.int().min(1).max(10_080).optional(),
     timezone: z.string().min(1).max(64).optional(),
-    url: uptimeFields.url.optional(),
+    url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .optional(),
     method: z.enum(['GET', 'HEAD', 'POST']).optional(),
-    interval_seconds: uptimeFields.interval_seconds.optional(),
-    timeout_ms: uptimeFields.timeout_ms.optional(),
+    interval_seconds: z.int().min(1).max(86_400).optional(),
+    timeout_ms: z.int().min(100).max(60_000).optional(),
     expected_status: z.union([z.literal('2xx'), statusList]).optional(),
-    headers: uptimeFields.headers.optional(),
-    body: z.string().max(64 * 1024).nullable().optional(),
-    failure_threshold: uptimeFields.failure_threshold.optional(),
+    headers: headersSchema.optional(),
+    body: z
+      .string()
+      .max(64 * 1024)
+      .nullable()
+      .optional(),
+    failure_threshold: z.int().min(1).max(100).optional(),
   })
   .strict();
 export type PatchMonitorInput = z.output<typeof patchMonitorSchema>;
@@ -70,8 +83,15 @@ export const checkinSchema = z
   .object({
     project_id: z.string().min(1).max(64).optional(),
     status: z.enum(['in_progress', 'ok', 'error']),
-    check_in_id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 characters of A-Z, a-z, 0-9, _ and -').optional(),
-    duration_ms: z.number().min(0).max(7 * 86_400_000).optional(),
+    check_in_id: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 characters of A-Z, a-z, 0-9, _ and -')
+      .optional(),
+    duration_ms: z
+      .number()
+      .min(0)
+      .max(7 * 86_400_000)
+      .optional(),
     environment: z.string().min(1).max(64).optional(),
   })
   .strict();
@@ -82,7 +102,11 @@ export const sentryCheckinSchema = z.object({
   check_in_id: z.string().min(1).max(64).optional(),
   monitor_slug: z.string().min(1).max(128),
   status: z.enum(['in_progress', 'ok', 'error']),
-  duration: z.number().min(0).max(7 * 86_400).optional(),
+  duration: z
+    .number()
+    .min(0)
+    .max(7 * 86_400)
+    .optional(),
   environment: z.string().min(1).max(64).optional(),
   monitor_config: z
     .object({
@@ -100,9 +124,11 @@ export type SentryCheckin = z.output<typeof sentryCheckinSchema>;
 
 /** Sentry's slugs may hold capitals and dots; ours are lower case with `_` and `-`. */
 export function sentrySlug(value: string): string {
-  return value
-    .toLowerCase()
-    .replace(/[^a-z0-9_-]+/g, '-')
-    .replace(/^[-_]+/, '')
-    .slice(0, 64) || 'monitor';
+  return (
+    value
+      .toLowerCase()
+      .replace(/[^a-z0-9_-]+/g, '-')
+      .replace(/^[-_]+/, '')
+      .slice(0, 64) || 'monitor'
+  );
 }

@@ -34,6 +34,8 @@ export class Monitors {
   private readonly checking = new Set<Monitor>();
   /** One tick at a time. */
   private ticking?: Promise<void>;
+  /** Work on one monitor, one piece at a time (check-ins of one job may arrive at once). */
+  private readonly queues = new Map<string, Promise<unknown>>();
 
   constructor(private readonly options: MonitorsOptions) {
     this.now = options.now ?? Date.now;
@@ -41,6 +43,19 @@ export class Monitors {
 
   get store(): MonitorStore {
     return this.options.store;
+  }
+
+  /** Runs `work` after every earlier piece of work on the same monitor has finished. */
+  serialize<T>(tenant: MonitorTenant, slug: string, work: () => Promise<T>): Promise<T> {
+    const key = `${tenant.dataset}\u0000${tenant.projectId}\u0000${slug}`;
+    const previous = this.queues.get(key) ?? Promise.resolve();
+    const result = previous.then(work, work);
+    const tail = result.catch(() => undefined);
+    this.queues.set(key, tail);
+    void tail.then(() => {
+      if (this.queues.get(key) === tail) this.queues.delete(key);
+    });
+    return result;
   }
 
   async create(tenant: MonitorTenant, input: CreateMonitorInput): Promise<Monitor> {
@@ -104,13 +119,22 @@ export class Monitors {
   }
 
   /** A check-in: opens a run (in_progress, or a one-shot ok/error), or closes the open run with the same id. */
-  async checkIn(monitor: Monitor, input: CheckinInput): Promise<Checkin> {
+  checkIn(monitor: Monitor, input: CheckinInput): Promise<Checkin> {
+    const tenant = { dataset: monitor.dataset, orgId: monitor.org_id, projectId: monitor.project_id };
+    return this.serialize(tenant, monitor.slug, () => this.applyCheckin(this.store.get(monitor.dataset, monitor.project_id, monitor.slug) ?? monitor, input));
+  }
+
+  private async applyCheckin(monitor: Monitor, input: CheckinInput): Promise<Checkin> {
     const cron = requireCron(monitor);
     const now = this.now();
     this.options.metrics?.checkins.inc({ status: input.status });
     const existing = input.check_in_id ? await this.store.checkin(monitor, input.check_in_id) : undefined;
     let checkin: Checkin;
     const next: Monitor = { ...monitor, last_checkin_at: now, updated_at: now };
+    if (existing && existing.status !== 'in_progress' && input.status === 'in_progress') {
+      // The run's end arrived before its start (the SDK sends both at once): the end stands.
+      return existing;
+    }
     if (existing) {
       // Closing a run: its duration is the time since it opened unless the sender measured it.
       const duration = input.duration_ms ?? (input.status === 'in_progress' ? null : now - existing.created_at);
@@ -152,8 +176,13 @@ export class Monitors {
     const uptime: Monitor[] = [];
     for (const monitor of this.store.all()) {
       if (monitor.paused) continue;
-      if (monitor.cron) await this.detectCron(monitor, monitor.cron, now);
-      else if (monitor.uptime && monitor.next_expected_at !== null && monitor.next_expected_at <= now && !this.checking.has(monitor)) uptime.push(monitor);
+      if (monitor.cron) {
+        const tenant = { dataset: monitor.dataset, orgId: monitor.org_id, projectId: monitor.project_id };
+        await this.serialize(tenant, monitor.slug, async () => {
+          const latest = this.store.get(monitor.dataset, monitor.project_id, monitor.slug);
+          if (latest?.cron && !latest.paused) await this.detectCron(latest, latest.cron, now);
+        });
+      } else if (monitor.uptime && monitor.next_expected_at !== null && monitor.next_expected_at <= now && !this.checking.has(monitor)) uptime.push(monitor);
     }
     await this.runChecks(uptime);
   }
@@ -164,7 +193,13 @@ export class Monitors {
     for (const failure of cronFailures(monitor, cron, open, now)) {
       if (failure.kind === 'missed') {
         await this.store.putCheckin(current, { status: 'missed', expected_at: failure.expectedAt, environment: current.environment, created_at: now });
-        current = { ...current, status: 'missed', next_expected_at: nextAfterMissed(cron, now), consecutive_failures: current.consecutive_failures + 1, updated_at: now };
+        current = {
+          ...current,
+          status: 'missed',
+          next_expected_at: nextAfterMissed(cron, now),
+          consecutive_failures: current.consecutive_failures + 1,
+          updated_at: now,
+        };
         await this.store.save(current);
         await this.failed(current, { kind: 'missed', at: now, expectedAt: failure.expectedAt });
       } else {
@@ -206,7 +241,12 @@ export class Monitors {
     const now = this.now();
     // Jitter of up to a tenth of the interval spreads monitors created together.
     const interval = settings.interval_seconds * 1000;
-    const next: Monitor = { ...latest, last_checkin_at: result.at, next_expected_at: now + interval + Math.floor(Math.random() * interval * 0.1), updated_at: now };
+    const next: Monitor = {
+      ...latest,
+      last_checkin_at: result.at,
+      next_expected_at: now + interval + Math.floor(Math.random() * interval * 0.1),
+      updated_at: now,
+    };
     if (result.ok) {
       next.consecutive_failures = 0;
       next.status = 'up';
@@ -250,7 +290,12 @@ function requireCron(monitor: Monitor): CronSettings {
 }
 
 function cronSettings(input: Extract<CreateMonitorInput, { type: 'cron' }>): CronSettings {
-  return { schedule: input.schedule, checkin_margin_minutes: input.checkin_margin_minutes, max_runtime_minutes: input.max_runtime_minutes, timezone: input.timezone };
+  return {
+    schedule: input.schedule,
+    checkin_margin_minutes: input.checkin_margin_minutes,
+    max_runtime_minutes: input.max_runtime_minutes,
+    timezone: input.timezone,
+  };
 }
 
 function uptimeSettings(input: Extract<CreateMonitorInput, { type: 'uptime' }>): UptimeSettings {

@@ -49,7 +49,11 @@ function send(url: URL, settings: UptimeSettings, allowPrivate: boolean): Promis
       url,
       {
         method: settings.method,
-        headers: { 'user-agent': 'Faultline-Uptime/1', ...settings.headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) },
+        headers: {
+          'user-agent': 'Faultline-Uptime/1',
+          ...settings.headers,
+          ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
+        },
         ...(allowPrivate ? {} : { lookup: checkedLookup }),
       },
       (response) => {

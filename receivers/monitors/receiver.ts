@@ -33,6 +33,15 @@ export class MonitorsReceiver implements Receiver {
       emit: (monitor, event) => this.emit(monitor, event),
       resolveIssue: async (monitor, issueId) => {
         await host.storage?.issues.setStatus(monitor.dataset, [monitor.project_id], issueId, 'resolved');
+        const project = await host.catalog.project(monitor.project_id);
+        const issue = {
+          dataset: monitor.dataset,
+          projectId: monitor.project_id,
+          id: issueId,
+          title: `Monitor failure: ${monitor.slug}`,
+          permalink: `${host.settings.app_url}/issues/${issueId}`,
+        };
+        await host.alerts.issueRecovered(issue, { id: monitor.project_id, name: project?.name ?? monitor.project_id });
       },
     });
     this.monitors = monitors;
@@ -59,6 +68,7 @@ export class MonitorsReceiver implements Receiver {
       const item: Item = { data: event, tenant, receivedAt: Date.now(), size: 2048 };
       try {
         await consumer.consume([item]);
+        if (item.outcome) this.settings.host.logger.error({ outcome: item.outcome, monitor: monitor.slug }, 'monitors: a failure event was not taken');
         return (item.data as { issue_id?: string }).issue_id;
       } catch (error) {
         if (attempt >= EMIT_ATTEMPTS) {
@@ -77,23 +87,10 @@ export class MonitorsReceiver implements Receiver {
         if (!parsed.success) return { skipped: `not a check-in: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'item'} ${i.message}`).join('; ')}` };
         const checkin = parsed.data;
         const slug = sentrySlug(checkin.monitor_slug);
-        let monitor = monitors.store.get(tenant.dataset, tenant.projectId, slug);
-        const config = checkin.monitor_config;
-        if (config) {
-          const schedule: Schedule = config.schedule.type === 'crontab' ? { type: 'crontab', value: config.schedule.value } : config.schedule;
-          const timezone = config.timezone ?? 'UTC';
-          const problem = scheduleProblem(schedule, timezone);
-          if (problem) return { skipped: `monitor_config.schedule: ${problem}` };
-          const fields = { schedule, timezone, checkin_margin_minutes: config.checkin_margin ?? 1, max_runtime_minutes: config.max_runtime ?? 30 };
-          if (!monitor) {
-            if (monitors.store.count(tenant.dataset, tenant.projectId) >= this.settings.config.max_monitors_per_project)
-              return { skipped: `the project has ${this.settings.config.max_monitors_per_project} monitors, the most it may have` };
-            monitor = await monitors.create(tenant, { type: 'cron', slug, name: checkin.monitor_slug, environment: null, paused: false, ...fields });
-          } else if (monitor.cron && changed(monitor, fields)) {
-            monitor = await monitors.update(monitor, fields);
-          }
-        }
-        if (!monitor || monitor.type !== 'cron') return { skipped: `no cron monitor ${slug}: send monitor_config to create it` };
+        // A run's end can arrive before the start that creates its monitor: give the start a moment.
+        if (!checkin.monitor_config) await appears(() => monitors.store.get(tenant.dataset, tenant.projectId, slug), ORDERING_WAIT_MS);
+        const monitor = await monitors.serialize(tenant, slug, () => this.upsert(monitors, tenant, slug, checkin));
+        if (typeof monitor === 'string') return { skipped: monitor };
         const taken = await monitors.checkIn(monitor, {
           status: checkin.status,
           ...(checkin.check_in_id ? { check_in_id: checkin.check_in_id.replace(/-/g, '') } : {}),
@@ -104,6 +101,36 @@ export class MonitorsReceiver implements Receiver {
       },
     };
   }
+
+  /** The check-in's monitor, created or changed by its monitor_config; or why there is none. */
+  private async upsert(monitors: Monitors, tenant: Tenant, slug: string, checkin: SentryCheckin): Promise<Monitor | string> {
+    let monitor = monitors.store.get(tenant.dataset, tenant.projectId, slug);
+    const config = checkin.monitor_config;
+    if (config) {
+      const schedule: Schedule = config.schedule.type === 'crontab' ? { type: 'crontab', value: config.schedule.value } : config.schedule;
+      const timezone = config.timezone ?? 'UTC';
+      const problem = scheduleProblem(schedule, timezone);
+      if (problem) return `monitor_config.schedule: ${problem}`;
+      const fields = { schedule, timezone, checkin_margin_minutes: config.checkin_margin ?? 1, max_runtime_minutes: config.max_runtime ?? 30 };
+      if (!monitor) {
+        if (monitors.store.count(tenant.dataset, tenant.projectId) >= this.settings.config.max_monitors_per_project)
+          return `the project has ${this.settings.config.max_monitors_per_project} monitors, the most it may have`;
+        monitor = await monitors.create(tenant, { type: 'cron', slug, name: checkin.monitor_slug, environment: null, paused: false, ...fields });
+      } else if (monitor.cron && changed(monitor, fields)) {
+        monitor = await monitors.update(monitor, fields);
+      }
+    }
+    if (!monitor || monitor.type !== 'cron') return `no cron monitor ${slug}: send monitor_config to create it`;
+    return monitor;
+  }
+}
+
+/** How long a check-in for a monitor not yet created waits for the check-in that creates it. */
+const ORDERING_WAIT_MS = 2_000;
+
+async function appears(read: () => unknown, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (read() === undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
 }
 
 function changed(monitor: Monitor, fields: { schedule: Schedule; timezone: string; checkin_margin_minutes: number; max_runtime_minutes: number }): boolean {
@@ -115,5 +142,3 @@ function changed(monitor: Monitor, fields: { schedule: Schedule; timezone: strin
     cron.max_runtime_minutes !== fields.max_runtime_minutes
   );
 }
-
-export type { SentryCheckin };

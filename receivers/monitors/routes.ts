@@ -61,7 +61,10 @@ export function monitorRoutes({ catalog, monitors, config, now = Date.now }: Mon
         const project = await projectOf(catalog, principal, input.project_id);
         if (input.type === 'cron') {
           const problem = scheduleProblem(input.schedule, input.timezone);
-          if (problem) throw errors.validation(`the schedule is invalid: ${problem}`, [{ path: input.timezone && problem.startsWith('timezone') ? 'timezone' : 'schedule.value', message: problem }]);
+          if (problem)
+            throw errors.validation(`the schedule is invalid: ${problem}`, [
+              { path: input.timezone && problem.startsWith('timezone') ? 'timezone' : 'schedule.value', message: problem },
+            ]);
         } else {
           if (input.interval_seconds < config.min_uptime_interval_seconds)
             throw errors.validation(`interval_seconds must be at least ${config.min_uptime_interval_seconds}`, [
@@ -101,7 +104,9 @@ export function monitorRoutes({ catalog, monitors, config, now = Date.now }: Mon
         const type = enumParam(ctx.query, 'type', ['cron', 'uptime'] as const);
         const status = enumParam(ctx.query, 'status', ['new', 'ok', 'error', 'missed', 'timeout', 'up', 'down', 'paused'] as const);
         const limit = limitParam(ctx.query);
-        const page = withCursor(() => store.list({ dataset: principal.dataset, projectId: project.id, type, status }, limit, ctx.query.get('cursor') ?? undefined));
+        const page = withCursor(() =>
+          store.list({ dataset: principal.dataset, projectId: project.id, type, status }, limit, ctx.query.get('cursor') ?? undefined),
+        );
         const data = await Promise.all(page.monitors.map(present));
         return json(ctx, 200, { data, has_more: page.nextCursor !== null, next_cursor: page.nextCursor });
       },
@@ -129,7 +134,10 @@ export function monitorRoutes({ catalog, monitors, config, now = Date.now }: Mon
         const monitor = await find(ctx, ctx.query.get('project_id') ?? undefined);
         const patch = parse(patchMonitorSchema, await readJson(ctx.event, BODY_LIMIT));
         const wrongType = Object.keys(patch).find((field) => (monitor.type === 'cron' ? UPTIME_FIELDS : CRON_FIELDS).has(field));
-        if (wrongType) throw errors.validation(`${wrongType} is not a field of a ${monitor.type} monitor`, [{ path: wrongType, message: `not a field of a ${monitor.type} monitor` }]);
+        if (wrongType)
+          throw errors.validation(`${wrongType} is not a field of a ${monitor.type} monitor`, [
+            { path: wrongType, message: `not a field of a ${monitor.type} monitor` },
+          ]);
         if (monitor.cron && (patch.schedule || patch.timezone)) {
           const problem = scheduleProblem(patch.schedule ?? monitor.cron.schedule, patch.timezone ?? monitor.cron.timezone);
           if (problem) throw errors.validation(`the schedule is invalid: ${problem}`, [{ path: 'schedule', message: problem }]);
@@ -139,7 +147,9 @@ export function monitorRoutes({ catalog, monitors, config, now = Date.now }: Mon
           if (problem) throw errors.validation(problem, [{ path: 'url', message: problem }]);
         }
         if (patch.interval_seconds !== undefined && patch.interval_seconds < config.min_uptime_interval_seconds)
-          throw errors.validation(`interval_seconds must be at least ${config.min_uptime_interval_seconds}`, [{ path: 'interval_seconds', message: 'too short' }]);
+          throw errors.validation(`interval_seconds must be at least ${config.min_uptime_interval_seconds}`, [
+            { path: 'interval_seconds', message: 'too short' },
+          ]);
         return json(ctx, 200, await present(await monitors.update(monitor, patch)));
       },
     },
@@ -168,7 +178,8 @@ export function monitorRoutes({ catalog, monitors, config, now = Date.now }: Mon
       handler: async (ctx) => {
         const input = parse(checkinSchema, await readJson(ctx.event, BODY_LIMIT));
         const monitor = await find(ctx, ctx.query.get('project_id') ?? input.project_id);
-        if (monitor.type !== 'cron') throw errors.validation('check-ins are for cron monitors', [{ path: '', message: `${monitor.slug} is an uptime monitor` }]);
+        if (monitor.type !== 'cron')
+          throw errors.validation('check-ins are for cron monitors', [{ path: '', message: `${monitor.slug} is an uptime monitor` }]);
         const checkin = await monitors.checkIn(monitor, input);
         return json(ctx, 202, { check_in_id: checkin.id });
       },
@@ -210,24 +221,22 @@ export function monitorRoutes({ catalog, monitors, config, now = Date.now }: Mon
         return json(ctx, 200, { data: checks.map(presentCheck) });
       },
     },
-    ...['GET', 'POST'].map(
-      (method): RouteDefinition => ({
-        method: method as 'GET' | 'POST',
-        path: '/api/:ingest_id/cron/:slug/:sentry_key',
-        summary: "Sentry's HTTP check-in: ?status=in_progress|ok|error, optional check_in_id, duration (seconds), environment",
-        tag: 'sentry',
-        auth: false,
-        responses: { 202: '{check_in_id}', 400: 'invalid_parameter', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found (no such monitor)' },
-        handler: async (ctx) => {
-          const publicKey = ctx.params.sentry_key || sentryKeyFromHeader(ctx.event.req.headers.get('x-sentry-auth'));
-          const { key, project } = await authenticateDsn(catalog, ctx.params.ingest_id ?? '', publicKey);
-          const monitor = store.get(key.dataset, project.id, ctx.params.slug ?? '');
-          if (!monitor || monitor.type !== 'cron') throw errors.notFound(`no cron monitor ${ctx.params.slug} in project ${project.id}`);
-          const checkin = await monitors.checkIn(monitor, queryCheckin(ctx.query));
-          return json(ctx, 202, { check_in_id: checkin.id });
-        },
-      }),
-    ),
+    ...['GET', 'POST'].map((method): RouteDefinition => ({
+      method: method as 'GET' | 'POST',
+      path: '/api/:ingest_id/cron/:slug/:sentry_key',
+      summary: "Sentry's HTTP check-in: ?status=in_progress|ok|error, optional check_in_id, duration (seconds), environment",
+      tag: 'sentry',
+      auth: false,
+      responses: { 202: '{check_in_id}', 400: 'invalid_parameter', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found (no such monitor)' },
+      handler: async (ctx) => {
+        const publicKey = ctx.params.sentry_key || sentryKeyFromHeader(ctx.event.req.headers.get('x-sentry-auth'));
+        const { key, project } = await authenticateDsn(catalog, ctx.params.ingest_id ?? '', publicKey);
+        const monitor = store.get(key.dataset, project.id, ctx.params.slug ?? '');
+        if (!monitor || monitor.type !== 'cron') throw errors.notFound(`no cron monitor ${ctx.params.slug} in project ${project.id}`);
+        const checkin = await monitors.checkIn(monitor, queryCheckin(ctx.query));
+        return json(ctx, 202, { check_in_id: checkin.id });
+      },
+    })),
   ];
 }
 

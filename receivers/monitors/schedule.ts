@@ -14,7 +14,8 @@ export function scheduleProblem(schedule: Schedule, timezone: string): string | 
   if (!isTimeZone(timezone)) return `timezone ${JSON.stringify(timezone)} is not an IANA time zone`;
   if (schedule.type === 'interval') return undefined;
   const value = schedule.value.trim();
-  if (value.length > 100 || !CRONTAB.test(value)) return 'must be a crontab expression of five fields (minute hour day-of-month month day-of-week) or @hourly, @daily, …';
+  if (value.length > 100 || !CRONTAB.test(value))
+    return 'must be a crontab expression of five fields (minute hour day-of-month month day-of-week) or @hourly, @daily, …';
   try {
     if (!new Cron(value, { timezone, paused: true }).nextRun()) return 'never matches a time';
   } catch (error) {

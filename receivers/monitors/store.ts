@@ -193,12 +193,15 @@ export class MonitorStore {
   async checkin(monitor: Monitor, id: string): Promise<Checkin | undefined> {
     const result = await this.db
       .reader()
-      .runAndReadAll(`SELECT id, status, duration_ms, environment, expected_at, created_at, updated_at FROM monitor_checkins WHERE dataset = $dataset AND project_id = $project AND slug = $slug AND id = $id`, {
-        dataset: monitor.dataset,
-        project: monitor.project_id,
-        slug: monitor.slug,
-        id,
-      });
+      .runAndReadAll(
+        `SELECT id, status, duration_ms, environment, expected_at, created_at, updated_at FROM monitor_checkins WHERE dataset = $dataset AND project_id = $project AND slug = $slug AND id = $id`,
+        {
+          dataset: monitor.dataset,
+          project: monitor.project_id,
+          slug: monitor.slug,
+          id,
+        },
+      );
     return rows<Checkin>(result)[0];
   }
 
@@ -213,31 +216,32 @@ export class MonitorStore {
       updated_at: checkin.updated_at ?? checkin.created_at,
     };
     await this.db.write((c) =>
-      c.run(`INSERT OR REPLACE INTO monitor_checkins VALUES ($id, $dataset, $project, $slug, $status, $duration, $environment, $expected, $created, $updated)`, {
-        id: row.id,
-        dataset: monitor.dataset,
-        project: monitor.project_id,
-        slug: monitor.slug,
-        status: row.status,
-        duration: row.duration_ms,
-        environment: row.environment,
-        expected: row.expected_at,
-        created: row.created_at,
-        updated: row.updated_at,
-      }),
+      c.run(
+        `INSERT OR REPLACE INTO monitor_checkins VALUES ($id, $dataset, $project, $slug, $status, $duration, $environment, $expected, $created, $updated)`,
+        {
+          id: row.id,
+          dataset: monitor.dataset,
+          project: monitor.project_id,
+          slug: monitor.slug,
+          status: row.status,
+          duration: row.duration_ms,
+          environment: row.environment,
+          expected: row.expected_at,
+          created: row.created_at,
+          updated: row.updated_at,
+        },
+      ),
     );
     return row;
   }
 
   /** The monitor's in_progress check-ins, oldest first. */
   async openCheckins(monitor: Monitor): Promise<Checkin[]> {
-    const result = await this.db
-      .reader()
-      .runAndReadAll(
-        `SELECT id, status, duration_ms, environment, expected_at, created_at, updated_at FROM monitor_checkins
+    const result = await this.db.reader().runAndReadAll(
+      `SELECT id, status, duration_ms, environment, expected_at, created_at, updated_at FROM monitor_checkins
          WHERE dataset = $dataset AND project_id = $project AND slug = $slug AND status = 'in_progress' ORDER BY created_at`,
-        { dataset: monitor.dataset, project: monitor.project_id, slug: monitor.slug },
-      );
+      { dataset: monitor.dataset, project: monitor.project_id, slug: monitor.slug },
+    );
     return rows<Checkin>(result);
   }
 
@@ -297,7 +301,11 @@ export class MonitorStore {
     );
     const [row] = rows<{ n: number; up: number; p50: number | null; p95: number | null }>(result);
     if (!row || row.n === 0) return { uptime: null, p50: null, p95: null };
-    return { uptime: Math.round((row.up / row.n) * 10_000) / 100, p50: row.p50 === null ? null : Math.round(row.p50), p95: row.p95 === null ? null : Math.round(row.p95) };
+    return {
+      uptime: Math.round((row.up / row.n) * 10_000) / 100,
+      p50: row.p50 === null ? null : Math.round(row.p50),
+      p95: row.p95 === null ? null : Math.round(row.p95),
+    };
   }
 
   /** Deletes check-ins and checks dated before `before` (retention). */

@@ -152,7 +152,10 @@ describe('the monitors clock', () => {
 
   it('turns an uptime monitor down after failure_threshold failed checks and up at the first success', async () => {
     const monitors = await open();
-    await monitors.create(tenant, createMonitorSchema.parse({ type: 'uptime', slug: 'site', url: 'https://shop.example/health', interval_seconds: 60, failure_threshold: 2 }));
+    await monitors.create(
+      tenant,
+      createMonitorSchema.parse({ type: 'uptime', slug: 'site', url: 'https://shop.example/health', interval_seconds: 60, failure_threshold: 2 }),
+    );
     await monitors.tick();
     expect(monitors.store.get('live', 'default', 'site')!.status).toBe('up');
 
