@@ -22,6 +22,7 @@ import { PRIVATE_UMASK } from './storage/private-files.js';
 import { Quarantine } from './storage/quarantine.js';
 import type { ReadSource } from './storage/read-source.js';
 import { Alerts } from './storage/alerts.js';
+import { rulePolicyOf } from '../processors/alerting/config.js';
 import { ArtifactStore } from './storage/artifacts.js';
 import { ClientReports, EventAttachments, ReleaseHealth } from './storage/sentry-ingest.js';
 import { RetentionJob, type RetentionTarget } from './storage/retention.js';
@@ -89,6 +90,8 @@ export class Service {
     const artifacts = new ArtifactStore(database, settings.artifacts.path, shared);
     const alerts = new Alerts(database);
     await alerts.rules.load();
+    // The rules API checks destinations and limits on any node, also one that delivers nothing.
+    alerts.configure(rulePolicyOf([...config.components.processor.values()].find((c) => c.factory.type === 'alerting')?.config));
     const http = new HttpHost({
       host: settings.http.host,
       port: settings.http.port,

@@ -18,13 +18,45 @@ const deliverySchema = z
       .min(1)
       .default(30 * 60_000)
       .describe('Longest wait between two attempts'),
-    timeout_ms: z.int().min(1).default(10_000).describe('How long one request may take (connect, send, answer) before it counts as failed'),
-    concurrency: z.int().min(1).max(64).default(4).describe('Requests sent at once'),
+    timeout_ms: z
+      .int()
+      .min(1)
+      .default(10_000)
+      .describe('How long one request may take in all (resolve, connect, send, answer) before it counts as failed (last_error: timeout)'),
+    connect_timeout_ms: z.int().min(1).default(3_000).describe('How long resolving the host and connecting may take, within timeout_ms (last_error: timeout)'),
+    concurrency: z.int().min(1).max(256).default(16).describe('Requests in flight at once, in all'),
+    per_destination: z
+      .int()
+      .min(1)
+      .max(256)
+      .default(2)
+      .describe('Requests in flight at once to one destination (scheme, host and port): a slow receiver holds no more than this'),
+    per_project: z
+      .int()
+      .min(1)
+      .max(256)
+      .default(8)
+      .describe("Requests in flight at once for one project's rules (and dataset): one project's slow receivers leave the rest to the others"),
     poll_interval_ms: z
       .int()
       .min(10)
       .default(5_000)
       .describe('How often the outbox is read for due deliveries when nothing wakes it (new firings wake it at once)'),
+  })
+  .strict();
+
+const limitsSchema = z
+  .object({
+    rules_per_project: z
+      .int()
+      .min(1)
+      .default(100)
+      .describe('Most alert rules one project may have (live and sandbox rules count apart); past it creating one answers 409'),
+    test_notifications_per_minute: z
+      .int()
+      .min(1)
+      .default(6)
+      .describe('Test notifications (POST /v1/alerts/{id}/test) one project may ask for per minute, as many at once; past it 429 with Retry-After'),
   })
   .strict();
 
@@ -41,10 +73,25 @@ export const alertingConfigSchema = z
       .boolean()
       .default(false)
       .describe(
-        'Send webhooks and Slack messages to loopback, link-local (169.254.0.0/16, fe80::/10) and cloud metadata addresses (100.100.100.200, fd00:ec2::254); refused by default',
+        'Let webhooks and Slack messages go to addresses that are not public: private (10/8, 172.16/12, 192.168/16), CGNAT, loopback, link-local and cloud metadata, unique-local, multicast, reserved (see docs/security.md); refused by default, when a rule is saved and when a request is made',
       ),
+    limits: limitsSchema.prefault({}),
   })
   .strict();
 
 export type AlertingConfig = z.output<typeof alertingConfigSchema>;
 export type DeliveryConfig = AlertingConfig['delivery'];
+
+/**
+ * What the rules API enforces, from the service's `alerting` processor section — also on a node
+ * that lists it under `processors:` without running it in a pipeline (a query node) — or the
+ * defaults when there is none.
+ */
+export function rulePolicyOf(section: unknown): { allowPrivate: boolean; rulesPerProject: number; testsPerMinute: number } {
+  const config = alertingConfigSchema.parse(section ?? {});
+  return {
+    allowPrivate: config.allow_private_destinations,
+    rulesPerProject: config.limits.rules_per_project,
+    testsPerMinute: config.limits.test_notifications_per_minute,
+  };
+}

@@ -29,8 +29,9 @@ export class AlertingRuntime {
     readonly host: Host,
   ) {
     this.metrics = alertingMetrics(host.metrics.registry);
+    // The service configured host.alerts from this same section (allow_private_destinations).
     this.delivery = new DeliveryLoop(host.alerts, config.delivery, {
-      allowPrivate: config.allow_private_destinations,
+      guard: host.alerts.destinations,
       logger: host.logger,
       metrics: this.metrics,
     });

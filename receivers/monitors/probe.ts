@@ -3,11 +3,11 @@
 // unless allowed), answered by a result with a failure kind instead of a raw socket error.
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { checkedLookup, checkLiteralHost, DestinationRefusedError } from '../../processors/alerting/destinations.js';
+import { DestinationRefusedError, type DestinationGuard } from '../../src/net/destinations.js';
 import type { UptimeCheck, UptimeSettings } from './store.js';
 
 export interface ProbeOptions {
-  allowPrivate: boolean;
+  guard: DestinationGuard;
   maxRedirects: number;
   now?: () => number;
 }
@@ -21,7 +21,7 @@ export async function probe(settings: UptimeSettings, options: ProbeOptions): Pr
   let url = new URL(settings.url);
   try {
     for (let redirects = 0; ; redirects++) {
-      const response = await send(url, settings, options.allowPrivate);
+      const response = await send(url, settings, options.guard);
       const status = response.statusCode ?? 0;
       const location = response.headers.location;
       if (status >= 300 && status < 400 && location && redirects < options.maxRedirects) {
@@ -41,8 +41,8 @@ function result(started: number, ended: number, ok: boolean, status: number | nu
   return { at: started, ok, status_code: status, latency_ms: ended - started, error };
 }
 
-function send(url: URL, settings: UptimeSettings, allowPrivate: boolean): Promise<IncomingMessage> {
-  if (!allowPrivate) checkLiteralHost(url);
+function send(url: URL, settings: UptimeSettings, guard: DestinationGuard): Promise<IncomingMessage> {
+  const connect = guard.connectOptions(url); // throws for a refused literal address
   return new Promise((resolve, reject) => {
     const body = settings.method === 'POST' && settings.body !== null ? settings.body : undefined;
     const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
@@ -54,7 +54,7 @@ function send(url: URL, settings: UptimeSettings, allowPrivate: boolean): Promis
           ...settings.headers,
           ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
         },
-        ...(allowPrivate ? {} : { lookup: checkedLookup }),
+        ...connect,
       },
       (response) => {
         let read = 0;

@@ -3,6 +3,7 @@
 // and runs uptime checks. Failures enter the events pipeline as events of the monitor's issue.
 import type { Receiver, ReceiverSettings } from '../../src/engine/component.js';
 import type { Item, Tenant } from '../../src/engine/item.js';
+import { DestinationGuard, systemResolver } from '../../src/net/destinations.js';
 import type { CheckinSink } from '../../src/records/checkin.js';
 import type { MonitorsConfig } from './config.js';
 import { sentryCheckinSchema, sentrySlug, type SentryCheckin } from './input.js';
@@ -25,11 +26,12 @@ export class MonitorsReceiver implements Receiver {
   async start(): Promise<void> {
     const { host, config, consumers } = this.settings;
     const store = await MonitorStore.open(host.database);
+    const guard = new DestinationGuard({ allowPrivate: config.allow_private_destinations, resolve: systemResolver() });
     const monitors = new Monitors({
       store,
       metrics: monitorMetrics(host.metrics.registry),
       uptimeConcurrency: config.uptime_concurrency,
-      probe: (settings) => probe(settings, { allowPrivate: config.allow_private_destinations, maxRedirects: config.max_redirects }),
+      probe: (settings) => probe(settings, { guard, maxRedirects: config.max_redirects }),
       emit: (monitor, event) => this.emit(monitor, event),
       resolveIssue: async (monitor, issueId) => {
         await host.storage?.issues.setStatus(monitor.dataset, [monitor.project_id], issueId, 'resolved');
@@ -45,7 +47,7 @@ export class MonitorsReceiver implements Receiver {
       },
     });
     this.monitors = monitors;
-    for (const route of monitorRoutes({ catalog: host.catalog, monitors, config })) host.http.route(route);
+    for (const route of monitorRoutes({ catalog: host.catalog, monitors, config, guard })) host.http.route(route);
     host.checkins = this.sentrySink(monitors);
     if (!consumers.events) host.logger.warn('the monitors receiver is in no events pipeline: failures are recorded but open no issue');
     // Missed while the service was down: reported once, at the first tick.

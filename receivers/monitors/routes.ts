@@ -6,6 +6,7 @@ import { resolveProject } from '../../src/auth/scope.js';
 import { readJson } from '../../src/http/body.js';
 import { ApiError, errors } from '../../src/http/errors.js';
 import { json, principalOf, type RequestContext, type RouteDefinition } from '../../src/http/host.js';
+import type { DestinationGuard } from '../../src/net/destinations.js';
 import { InvalidCursorError } from '../../src/storage/cursor.js';
 import type { Catalog } from '../../src/storage/catalog.js';
 import { authenticateDsn, sentryKeyFromHeader } from '../http-api/sentry/auth.js';
@@ -25,10 +26,12 @@ export interface MonitorRouteOptions {
   catalog: Catalog;
   monitors: Monitors;
   config: MonitorsConfig;
+  /** Where uptime checks may go. */
+  guard: DestinationGuard;
   now?: () => number;
 }
 
-export function monitorRoutes({ catalog, monitors, config, now = Date.now }: MonitorRouteOptions): RouteDefinition[] {
+export function monitorRoutes({ catalog, monitors, config, guard, now = Date.now }: MonitorRouteOptions): RouteDefinition[] {
   const store = monitors.store;
   const find = async (ctx: RequestContext, projectId: string | undefined): Promise<Monitor> => {
     const principal = principalOf(ctx);
@@ -70,7 +73,7 @@ export function monitorRoutes({ catalog, monitors, config, now = Date.now }: Mon
             throw errors.validation(`interval_seconds must be at least ${config.min_uptime_interval_seconds}`, [
               { path: 'interval_seconds', message: `must be at least ${config.min_uptime_interval_seconds} (monitors.min_uptime_interval_seconds)` },
             ]);
-          const problem = await destinationProblem(new URL(input.url), config.allow_private_destinations);
+          const problem = await destinationProblem(new URL(input.url), guard);
           if (problem) throw errors.validation(problem, [{ path: 'url', message: problem }]);
         }
         if (store.get(principal.dataset, project.id, input.slug)) throw conflict(`monitor ${input.slug} exists in project ${project.id}`);
@@ -143,7 +146,7 @@ export function monitorRoutes({ catalog, monitors, config, now = Date.now }: Mon
           if (problem) throw errors.validation(`the schedule is invalid: ${problem}`, [{ path: 'schedule', message: problem }]);
         }
         if (patch.url) {
-          const problem = await destinationProblem(new URL(patch.url), config.allow_private_destinations);
+          const problem = await destinationProblem(new URL(patch.url), guard);
           if (problem) throw errors.validation(problem, [{ path: 'url', message: problem }]);
         }
         if (patch.interval_seconds !== undefined && patch.interval_seconds < config.min_uptime_interval_seconds)

@@ -8,7 +8,9 @@ import { readJson } from '../http/body.js';
 import { ApiError, errors } from '../http/errors.js';
 import { json, principalOf, type RequestContext, type RouteDefinition } from '../http/host.js';
 import { ALERT_TYPES, validateRule, type AlertAction, type AlertRuleInput } from '../records/alert-rule.js';
+import { RuleLimitError } from '../storage/alert-limits.js';
 import type { AlertRule } from '../storage/alert-rules.js';
+import { DestinationsRefusedError } from '../storage/alerts.js';
 import type { FiringRecord } from '../storage/alert-outbox.js';
 import { InvalidCursorError } from '../storage/cursor.js';
 import type { ApiContext } from './context.js';
@@ -97,6 +99,17 @@ function valid(body: Record<string, unknown>): AlertRuleInput {
   return result.rule;
 }
 
+/** A refused destination is a 400 naming the field; a project out of room for rules a 409. */
+async function saving<T>(save: () => Promise<T>): Promise<T> {
+  try {
+    return await save();
+  } catch (error) {
+    if (error instanceof DestinationsRefusedError) throw errors.validation(error.message, error.details);
+    if (error instanceof RuleLimitError) throw new ApiError(409, 'conflict', error.message, [{ path: 'project_id', message: error.message }]);
+    throw error;
+  }
+}
+
 export function alertRoutes({ catalog, alerts }: ApiContext): RouteDefinition[] {
   /** The rule, if it is in the key's dataset and a project the key reaches; else 404. */
   const findRule = (principal: Principal, id: string): AlertRule => {
@@ -116,14 +129,21 @@ export function alertRoutes({ catalog, alerts }: ApiContext): RouteDefinition[] 
       tag: 'alerts',
       auth: true,
       requestBody: { contentType: 'application/json', schema: RULE_SCHEMA },
-      responses: { 201: 'The rule, with id and created_at', 400: 'invalid_json or validation_failed', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' },
+      responses: {
+        201: 'The rule, with id and created_at',
+        400: 'invalid_json or validation_failed (incl. a destination that is not public)',
+        401: 'unauthorized',
+        403: 'forbidden',
+        404: 'not_found',
+        409: 'conflict: the project has the most rules allowed',
+      },
       handler: async (ctx) => {
         const principal = principalOf(ctx);
         const body = asObject(await readJson(ctx.event, BODY_LIMIT));
         if (body.project_id === undefined && principal.projectId) body.project_id = principal.projectId;
         const input = valid(body);
         const project = await resolveProject(catalog, principal, input.project_id);
-        const rule = await alerts.rules.create(input, { dataset: principal.dataset, orgId: project.org_id });
+        const rule = await saving(() => alerts.createRule(input, { dataset: principal.dataset, orgId: project.org_id }));
         return json(ctx, 201, presentRule(rule));
       },
     },
@@ -179,7 +199,12 @@ export function alertRoutes({ catalog, alerts }: ApiContext): RouteDefinition[] 
       tag: 'alerts',
       auth: true,
       requestBody: { contentType: 'application/json', schema: { ...RULE_SCHEMA, required: [] } },
-      responses: { ...ruleResponses, 400: 'invalid_json or validation_failed', 403: 'forbidden' },
+      responses: {
+        ...ruleResponses,
+        400: 'invalid_json or validation_failed (incl. a destination that is not public)',
+        403: 'forbidden',
+        409: 'conflict: the project it moves to has the most rules allowed',
+      },
       handler: async (ctx) => {
         const principal = principalOf(ctx);
         const body = asObject(await readJson(ctx.event, BODY_LIMIT));
@@ -201,7 +226,7 @@ export function alertRoutes({ catalog, alerts }: ApiContext): RouteDefinition[] 
           const project = await resolveProject(catalog, principal, input.project_id);
           if (project.org_id !== rule.org_id) throw errors.notFound(`project ${input.project_id} does not exist`);
         }
-        const updated = await alerts.rules.update(rule.id, input);
+        const updated = await saving(() => alerts.updateRule(rule, input, body.actions !== undefined));
         if (!updated) throw errors.notFound(`no alert rule ${ctx.params.id}`);
         return json(ctx, 200, presentRule(updated));
       },
@@ -230,10 +255,20 @@ export function alertRoutes({ catalog, alerts }: ApiContext): RouteDefinition[] 
         401: 'unauthorized',
         404: 'not_found',
         409: 'conflict: no alerting processor runs',
+        429: "rate_limited: the project's test notifications per minute are spent (Retry-After)",
       },
       handler: async (ctx) => {
         const rule = findRule(principalOf(ctx), ctx.params.id);
         if (!alerts.delivering) throw new ApiError(409, 'conflict', 'no alerting processor runs in this service, so nothing would deliver the notification');
+        const wait = alerts.limits.testWait(rule.dataset, rule.project_id);
+        if (wait > 0)
+          throw new ApiError(
+            429,
+            'rate_limited',
+            `project ${rule.project_id} asked for too many test notifications (test_notifications_per_minute in the alerting processor's limits); retry in ${wait} s`,
+            [],
+            { 'retry-after': String(wait) },
+          );
         const project = await catalog.project(rule.project_id);
         const queued = await alerts.test(rule, { id: rule.project_id, name: project?.name ?? rule.project_id });
         return json(ctx, 202, { id: queued.key, deliveries: queued.deliveries });

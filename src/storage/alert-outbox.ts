@@ -43,6 +43,9 @@ export interface Delivery {
 
 export interface DueDelivery extends Delivery {
   payload: string;
+  /** The firing's tenant: the delivery loop shares its room between projects. */
+  dataset: Dataset;
+  project_id: string;
 }
 
 export interface FiringRecord {
@@ -114,12 +117,17 @@ export class AlertOutbox {
     return recorded;
   }
 
-  /** Pending deliveries whose next attempt is due, oldest first, with their firing's payload. */
-  async due(now: number, limit: number): Promise<DueDelivery[]> {
+  /**
+   * Pending deliveries whose next attempt is due, oldest first, with their firing's payload and
+   * tenant; `held` (ids the delivery loop already has) are left out.
+   */
+  async due(now: number, limit: number, held: string[] = []): Promise<DueDelivery[]> {
     const result = await this.db.reader().runAndReadAll(
-      `SELECT ${DELIVERY_COLUMNS}, f.payload FROM alert_deliveries d JOIN alert_firings f ON f.key = d.firing_key
-         WHERE d.status = 'pending' AND d.next_attempt_at <= make_timestamp($now::BIGINT) ORDER BY d.next_attempt_at LIMIT $limit`,
-      { now: micros(now), limit },
+      `SELECT ${DELIVERY_COLUMNS}, f.payload, f.dataset, f.project_id FROM alert_deliveries d JOIN alert_firings f ON f.key = d.firing_key
+         WHERE d.status = 'pending' AND d.next_attempt_at <= make_timestamp($now::BIGINT) AND NOT list_contains($held, d.id)
+         ORDER BY d.next_attempt_at LIMIT $limit`,
+      { now: micros(now), limit, held: listValue(held) },
+      { held: LIST(VARCHAR) },
     );
     return rows<Record<string, unknown>>(result).map((row) => ({
       ...(row as unknown as DueDelivery),
@@ -127,9 +135,15 @@ export class AlertOutbox {
     }));
   }
 
-  /** When the earliest pending delivery is due (epoch ms), if any is pending. */
-  async nextDue(): Promise<{ at: number | null; pending: number }> {
-    const result = await this.db.reader().runAndReadAll(`SELECT epoch_ms(min(next_attempt_at)), count(*) FROM alert_deliveries WHERE status = 'pending'`);
+  /** When the earliest pending delivery not in `held` is due (epoch ms), if any is, and how many are pending in all. */
+  async nextDue(held: string[] = []): Promise<{ at: number | null; pending: number }> {
+    const result = await this.db
+      .reader()
+      .runAndReadAll(
+        `SELECT epoch_ms(min(next_attempt_at) FILTER (WHERE NOT list_contains($held, id))), count(*) FROM alert_deliveries WHERE status = 'pending'`,
+        { held: listValue(held) },
+        { held: LIST(VARCHAR) },
+      );
     const [at, pending] = result.getRows()[0];
     return { at: at === null ? null : Number(at), pending: Number(pending) };
   }

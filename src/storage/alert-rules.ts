@@ -93,6 +93,13 @@ export class AlertRules {
     for (const rule of this.byId.values()) if (rule.enabled && rule.type === type) yield rule;
   }
 
+  /** How many rules (enabled or not) a project has in a dataset. */
+  count(dataset: Dataset, projectId: string): number {
+    let n = 0;
+    for (const rule of this.byId.values()) if (rule.dataset === dataset && rule.project_id === projectId) n++;
+    return n;
+  }
+
   get(id: string): AlertRule | undefined {
     return this.byId.get(id);
   }

@@ -1,20 +1,83 @@
 // Alerting's control plane in one place, offered to components as host.alerts: the rules, the
 // outbox, and the wake-up of the delivery loop that the alerting processor runs (if any does).
 import { randomUUID } from 'node:crypto';
+import type { Dataset, FieldError } from '../engine/item.js';
+import { DestinationGuard, type DestinationPolicy } from '../net/destinations.js';
 import { describe, type AlertPayload } from '../records/alert-payload.js';
+import type { AlertAction, AlertRuleInput } from '../records/alert-rule.js';
 import type { Database } from './database.js';
+import { AlertLimits, type AlertLimitSettings } from './alert-limits.js';
 import { AlertOutbox, firingKey, type NewFiring } from './alert-outbox.js';
-import type { Dataset } from '../engine/item.js';
 import { AlertRules, type AlertRule } from './alert-rules.js';
+
+/** A rule's actions name destinations that are refused: one entry per action (`actions[i].url`). */
+export class DestinationsRefusedError extends Error {
+  constructor(readonly details: FieldError[]) {
+    super(`the rule is invalid: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`);
+    this.name = 'DestinationsRefusedError';
+  }
+}
 
 export class Alerts {
   readonly rules: AlertRules;
   readonly outbox: AlertOutbox;
+  /** Where notifications may go: checked when a rule is saved, and by the delivery loop on each request. */
+  readonly destinations = new DestinationGuard();
+  readonly limits: AlertLimits;
   private deliverer?: () => void;
 
   constructor(db: Database) {
     this.rules = new AlertRules(db);
     this.outbox = new AlertOutbox(db, this.rules);
+    this.limits = new AlertLimits((dataset, projectId) => this.rules.count(dataset, projectId));
+  }
+
+  /** The service's alerting settings (from its `alerting` processor section, or the defaults). */
+  configure(settings: Pick<DestinationPolicy, 'allowPrivate'> & AlertLimitSettings): void {
+    this.destinations.policy.allowPrivate = settings.allowPrivate;
+    this.limits.configure(settings);
+  }
+
+  /** One field error per action whose URL is, or resolves to, an address that is refused. */
+  async refusedDestinations(actions: AlertAction[]): Promise<FieldError[]> {
+    const checks = actions.map(async (action, i): Promise<FieldError | undefined> => {
+      if (action.type === 'log') return undefined;
+      const refusal = await this.destinations.refusal(new URL(action.url));
+      return refusal && { path: `actions[${i}].url`, message: refusal.message };
+    });
+    return (await Promise.all(checks)).filter((e) => e !== undefined);
+  }
+
+  /**
+   * Creates a rule (POST /v1/alerts, the web app) once its destinations pass and its project has
+   * room: throws DestinationsRefusedError or RuleLimitError otherwise.
+   */
+  async createRule(input: AlertRuleInput, tenant: { dataset: Dataset; orgId: string }): Promise<AlertRule> {
+    const refused = await this.refusedDestinations(input.actions);
+    if (refused.length) throw new DestinationsRefusedError(refused);
+    const release = this.limits.reserveRule(tenant.dataset, input.project_id);
+    try {
+      return await this.rules.create(input, tenant);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Changes a rule (PATCH /v1/alerts/{id}), checking the destinations when the actions are new
+   * (a stored rule can still be muted or renamed) and the room in a project it moves to.
+   */
+  async updateRule(rule: AlertRule, input: AlertRuleInput, actionsChanged: boolean): Promise<AlertRule | undefined> {
+    if (actionsChanged) {
+      const refused = await this.refusedDestinations(input.actions);
+      if (refused.length) throw new DestinationsRefusedError(refused);
+    }
+    const release = input.project_id === rule.project_id ? () => undefined : this.limits.reserveRule(rule.dataset, input.project_id);
+    try {
+      return await this.rules.update(rule.id, input);
+    } finally {
+      release();
+    }
   }
 
   /** The alerting processor's delivery loop registers here while it runs (undefined: it stopped). */

@@ -16,7 +16,8 @@ import { reachableProjects } from '../auth/scope.js';
 import type { Dataset } from '../engine/item.js';
 import type { HttpHost, PageHandler } from '../http/host.js';
 import type { ErrorEvent } from '../records/event.js';
-import type { Alerts } from '../storage/alerts.js';
+import { RuleLimitError } from '../storage/alert-limits.js';
+import { DestinationsRefusedError, type Alerts } from '../storage/alerts.js';
 import type { ArtifactStore } from '../storage/artifacts.js';
 import { CatalogError, type Catalog, type Project } from '../storage/catalog.js';
 import type { Database } from '../storage/database.js';
@@ -564,7 +565,13 @@ export function createWebApp(options: WebAppOptions): WebApp {
           return alertsPage(s, { values, errors: [{ path: 'project_id', message: 'is not a project of yours' }] });
         const checked = validateRule(body);
         if ('errors' in checked) return alertsPage(s, { values, errors: checked.errors });
-        await options.alerts.rules.create(checked.rule, { dataset: s.session.dataset, orgId: s.principal.orgId });
+        try {
+          await options.alerts.createRule(checked.rule, { dataset: s.session.dataset, orgId: s.principal.orgId });
+        } catch (error) {
+          if (error instanceof DestinationsRefusedError) return alertsPage(s, { values, errors: error.details });
+          if (error instanceof RuleLimitError) return alertsPage(s, { values, errors: [{ path: 'project_id', message: error.message }] });
+          throw error;
+        }
         return redirect('/alerts');
       }, 'admin'),
     );

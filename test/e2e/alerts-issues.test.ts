@@ -85,7 +85,7 @@ describe('new_issue rules', () => {
     expect(second.headers['idempotency-key']).toBe(first.headers['idempotency-key']);
     expect(second.body).toBe(first.body);
     const view = await ruleUntil(svc, rule.id, (r) => r.firings[0]?.deliveries[0]?.status === 'delivered');
-    expect(view.firings[0].deliveries[0]).toMatchObject({ status: 'delivered', attempts: 2, last_error: 'HTTP 500' });
+    expect(view.firings[0].deliveries[0]).toMatchObject({ status: 'delivered', attempts: 2, last_error: 'http_500' });
     const metrics = await (await svc.api('/metrics', { key: null })).text();
     expect(metrics).toMatch(/faultline_alert_deliveries_total\{action="webhook",outcome="retried"\} [1-9]/);
     expect(metrics).toMatch(/faultline_alert_deliveries_total\{action="webhook",outcome="delivered"\} [1-9]/);
@@ -97,7 +97,7 @@ describe('new_issue rules', () => {
     hook.respond(path, 503, 503, 503, 503);
     await postEvent(errorEvent({}, 'DownError'));
     const view = await ruleUntil(svc, rule.id, (r) => r.firings[0]?.deliveries[0]?.status === 'failed');
-    expect(view.firings[0].deliveries[0]).toMatchObject({ status: 'failed', attempts: 4, last_error: 'HTTP 503' });
+    expect(view.firings[0].deliveries[0]).toMatchObject({ status: 'failed', attempts: 4, last_error: 'http_503' });
     expect(hook.requests.filter((r) => r.path === path)).toHaveLength(4);
   });
 });

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { destinationProblem } from '../../receivers/monitors/destination.js';
+import { DestinationGuard } from '../../src/net/destinations.js';
 import { packageRoot } from '../../src/paths.js';
 import { createRule } from '../support/alerts.js';
 import { expectError } from '../support/http.js';
@@ -128,17 +129,22 @@ describe('/v1/monitors', () => {
   });
 
   it('refuses uptime targets on private, loopback, link-local and metadata addresses unless allowed', async () => {
-    for (const url of [
+    // The test's own resolver: names never reach a name server.
+    const names: Record<string, string[]> = { 'intranet.example': ['10.0.0.5'], 'shop.example': ['93.184.215.14'] };
+    const resolve = async (host: string) => names[host] ?? Promise.reject(new Error(`${host} does not resolve`));
+    const guard = new DestinationGuard({ allowPrivate: false, resolve });
+    const refused = [
       'http://127.0.0.1:8080/',
       'http://localhost/',
       'http://10.1.2.3/',
       'http://[::1]/',
       'http://169.254.169.254/latest',
       'http://192.168.0.10/',
-    ])
-      expect(await destinationProblem(new URL(url), false), url).toMatch(/allow_private_destinations/);
-    expect(await destinationProblem(new URL('http://127.0.0.1:8080/'), true)).toBeUndefined();
-    expect(await destinationProblem(new URL('https://203.0.113.7/health'), false)).toBeUndefined();
+      'http://intranet.example/',
+    ];
+    for (const url of refused) expect(await destinationProblem(new URL(url), guard), url).toMatch(/monitors.allow_private_destinations/);
+    expect(await destinationProblem(new URL('https://shop.example/health'), guard)).toBeUndefined();
+    expect(await destinationProblem(new URL('http://127.0.0.1:8080/'), new DestinationGuard({ allowPrivate: true, resolve }))).toBeUndefined();
   });
 });
 

@@ -4,10 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { BucketCounts, DurationBuckets } from '../../processors/alerting/buckets.js';
 import { alertingConfigSchema } from '../../processors/alerting/config.js';
 import { backoff } from '../../processors/alerting/delivery.js';
-import { refusedAddress } from '../../processors/alerting/destinations.js';
 import { decide } from '../../processors/alerting/evaluator.js';
 import { sign, verify } from '../../processors/alerting/signature.js';
 import { measure, newWindow } from '../../processors/alerting/windows.js';
+import type { LookupAddress } from 'node:dns';
+import { DestinationGuard, DestinationRefusedError, isPublicAddress } from '../../src/net/destinations.js';
 import { parseDuration, type AlertRuleInput } from '../../src/records/alert-rule.js';
 import type { AlertRule } from '../../src/storage/alert-rules.js';
 
@@ -138,11 +139,45 @@ describe('delivery', () => {
     expect(longest / 60_000).toBeLessThan(65);
   });
 
-  it('refuses loopback, link-local and metadata addresses, and allows the rest', () => {
-    for (const address of ['127.0.0.1', '169.254.169.254', '100.100.100.200', 'fe80::1', 'fd00:ec2::254', '::1', '::ffff:169.254.169.254', '0.0.0.0', '[::1]'])
-      expect(refusedAddress(address), address).toBeDefined();
-    for (const address of ['10.0.0.5', '192.168.1.1', '93.184.216.34', '2001:db8::1', 'hooks.example.com'])
-      expect(refusedAddress(address), address).toBeUndefined();
+  it('takes only public addresses as destinations, IPv4 ranges seen through IPv6 included', () => {
+    const notPublic = [
+      ...['0.0.0.0', '10.0.0.5', '100.64.0.1', '100.100.100.200', '127.0.0.1', '169.254.169.254', '172.16.0.1', '172.31.255.255'],
+      ...['192.0.0.8', '192.0.2.1', '192.88.99.1', '192.168.1.1', '198.18.0.1', '198.51.100.1', '203.0.113.1', '224.0.0.1', '240.0.0.1', '255.255.255.255'],
+      ...['::', '::1', '[::1]', '::127.0.0.1', 'fe80::1', 'fe80::1%eth0', 'fc00::1', 'fd00:ec2::254', 'fec0::1', 'ff02::1', '2001:db8::1', '100::1', '3fff::1'],
+      ...['::ffff:169.254.169.254', '::ffff:a00:1', '64:ff9b::10.0.0.1', '64:ff9b::7f00:1', '64:ff9b:1::1', '2002:c0a8:101::1', '2002:7f00:1::', '2001::1'],
+      ...['5f00::1', '::ffff:0:a00:1', 'hooks.example.com', '', 'not an address'],
+    ];
+    for (const address of notPublic) expect(isPublicAddress(address), address).toBe(false);
+    const isPublic = ['93.184.215.14', '8.8.8.8', '100.63.255.255', '100.128.0.1', '172.32.0.1', '192.169.0.1', '2606:4700::1111', '[2606:4700::1111]'];
+    for (const address of [...isPublic, '::ffff:93.184.215.14', '64:ff9b::5db8:d70e', '2002:5db8:d70e::1'])
+      expect(isPublicAddress(address), address).toBe(true);
+  });
+
+  it('hands a socket exactly the addresses it checked, and refuses a name with any address that is not public', async () => {
+    // The resolver is the test's own: nothing is resolved or connected to.
+    const answers: Record<string, string[]> = { 'hooks.example': ['93.184.215.14', '2606:4700::1111'], 'inside.example': ['93.184.215.14', '10.0.0.1'] };
+    const guard = new DestinationGuard({ allowPrivate: false, resolve: async (name) => answers[name] ?? [] });
+    const lookup = (name: string, options: { all?: boolean; family?: number }) =>
+      new Promise<{ error: Error | null; address: string | LookupAddress[]; family?: number }>((resolve) =>
+        guard.lookup(name, options, (error, address, family) => resolve({ error, address, family })),
+      );
+    expect(await lookup('hooks.example', { all: true })).toMatchObject({
+      error: null,
+      address: [
+        { address: '93.184.215.14', family: 4 },
+        { address: '2606:4700::1111', family: 6 },
+      ],
+    });
+    expect(await lookup('hooks.example', { family: 6 })).toEqual({ error: null, address: '2606:4700::1111', family: 6 });
+    expect(await lookup('hooks.example', {})).toEqual({ error: null, address: '93.184.215.14', family: 4 });
+    expect((await lookup('inside.example', { all: true })).error).toBeInstanceOf(DestinationRefusedError);
+    // Literal addresses are checked before any socket; allow_private_destinations turns every check off.
+    expect(() => guard.connectOptions(new URL('http://10.0.0.1/'))).toThrow(DestinationRefusedError);
+    expect(guard.connectOptions(new URL('http://93.184.215.14/'))).toEqual({});
+    expect(guard.connectOptions(new URL('http://hooks.example/')).lookup).toBe(guard.lookup);
+    const open = new DestinationGuard({ allowPrivate: true, resolve: async () => ['10.0.0.1'] });
+    expect(open.connectOptions(new URL('http://10.0.0.1/'))).toEqual({});
+    expect(await open.refusal(new URL('http://inside.example/'))).toBeUndefined();
   });
 
   it('signs "<timestamp>.<body>" with HMAC-SHA256 and verifies it within the tolerance', () => {

@@ -1,9 +1,20 @@
-// Shared by the alerting tests: a configuration with fast timers and loopback destinations allowed,
+// Shared by the alerting tests: a configuration with fast timers and loopback destinations allowed
+// (the receivers listen on 127.0.0.1, which allow_private_destinations: true lets through),
 // and helpers to create rules and wait for what the evaluator decides.
 import { expect } from 'vitest';
 import type { TestService } from './service.js';
 
-export function alertingYaml(options: { attempts?: number; allowPrivate?: boolean; evaluationMs?: number } = {}): string {
+export interface AlertingYamlOptions {
+  attempts?: number;
+  allowPrivate?: boolean;
+  evaluationMs?: number;
+  timeoutMs?: number;
+  connectTimeoutMs?: number;
+  rulesPerProject?: number;
+  testsPerMinute?: number;
+}
+
+export function alertingYaml(options: AlertingYamlOptions = {}): string {
   return `
 receivers:
   http_api: {}
@@ -15,11 +26,15 @@ processors:
   alerting:
     evaluation_interval_ms: ${options.evaluationMs ?? 100}
     allow_private_destinations: ${options.allowPrivate ?? true}
+    limits:
+      rules_per_project: ${options.rulesPerProject ?? 100}
+      test_notifications_per_minute: ${options.testsPerMinute ?? 60}
     delivery:
       attempts: ${options.attempts ?? 4}
       initial_backoff_ms: 100
       max_backoff_ms: 400
-      timeout_ms: 2000
+      timeout_ms: ${options.timeoutMs ?? 2000}
+      connect_timeout_ms: ${options.connectTimeoutMs ?? 1000}
       poll_interval_ms: 100
 exporters:
   duckdb: {}

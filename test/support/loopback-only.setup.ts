@@ -1,5 +1,6 @@
 // Tests send traffic only to this machine: a host-name lookup for anything but localhost fails
-// here (ENOTFOUND) instead of asking the machine's resolver, which is not on loopback. Code under
+// here (ENOTFOUND) instead of asking the machine's resolver, which is not on loopback; c-ares
+// queries fail for every name. Code under
 // test that resolves a name through node:dns (webhook deliveries to hooks.example.com in the docs'
 // examples, say) sees an unknown host. Tests that need a name to resolve inject their own lookup.
 import dns from 'node:dns';
@@ -21,6 +22,22 @@ function guardedLookup(hostname: string, ...rest: unknown[]): void {
     return;
   }
   (realLookup as (...args: unknown[]) => void)(hostname, ...rest);
+}
+
+// c-ares resolvers (dns.Resolver, dns.promises.Resolver) ask a name server directly: in tests they
+// answer ENOTFOUND for every name without sending a query.
+for (const Resolver of [dns.Resolver, dns.promises.Resolver] as Array<{ prototype: object }>) {
+  for (const method of ['resolve', 'resolve4', 'resolve6', 'resolveAny', 'resolveCname', 'resolveMx', 'resolveNs', 'resolveTxt', 'resolveSrv']) {
+    Object.defineProperty(Resolver.prototype, method, {
+      configurable: true,
+      writable: true,
+      value(hostname: string, ...rest: unknown[]) {
+        const callback = rest.at(-1);
+        if (typeof callback === 'function') return process.nextTick(() => (callback as (e: Error) => void)(refused(hostname)));
+        return Promise.reject(refused(hostname));
+      },
+    });
+  }
 }
 
 dns.lookup = guardedLookup as typeof dns.lookup;

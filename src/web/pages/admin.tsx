@@ -207,7 +207,12 @@ export function AlertsPage({ viewer, rules, firings, projects, problems }: Alert
                       <td>{time(f.fired_at)}</td>
                       <td>{f.state}</td>
                       <td>{f.issue_id && <a href={`/issues/${encodeURIComponent(f.issue_id)}`}>{f.issue_id}</a>}</td>
-                      <td>{f.deliveries.map((d) => `${d.type}: ${d.status} (${d.attempts})${d.last_error ? ` ${d.last_error}` : ''}`).join('; ')}</td>
+                      {/* Attempts and errors are for those who manage the rule (admins), like the API's rule owners. */}
+                      <td>
+                        {f.deliveries
+                          .map((d) => (admin ? `${d.type}: ${d.status} (${d.attempts})${d.last_error ? ` ${d.last_error}` : ''}` : `${d.type}: ${d.status}`))
+                          .join('; ')}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
