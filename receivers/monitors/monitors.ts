@@ -234,7 +234,6 @@ export class Monitors {
     const settings = monitor.uptime!;
     const result = await this.options.probe(settings);
     this.options.metrics?.checks.inc({ result: result.ok ? 'ok' : (result.error ?? 'failed') });
-    await this.store.addCheck(monitor, result);
     // Re-read: the monitor may have changed (or gone) while the check ran.
     const latest = this.store.get(monitor.dataset, monitor.project_id, monitor.slug);
     if (!latest) return result;
@@ -250,13 +249,14 @@ export class Monitors {
     if (result.ok) {
       next.consecutive_failures = 0;
       next.status = 'up';
-      await this.store.save(next);
+      if (latest.status === 'up' && latest.consecutive_failures === 0) await this.store.addRoutineCheck(next, result);
+      else await this.store.save(next, result);
       if (latest.status === 'down') await this.recovered(next);
     } else {
       next.consecutive_failures = latest.consecutive_failures + 1;
       const down = next.consecutive_failures >= settings.failure_threshold;
       if (down) next.status = 'down';
-      await this.store.save(next);
+      await this.store.save(next, result);
       if (down && latest.status !== 'down') {
         await this.failed(next, { kind: 'down', at: now, check: { status_code: result.status_code, error: result.error, latency_ms: result.latency_ms } });
       }

@@ -151,10 +151,11 @@ export class MonitorStore {
     return { monitors: page, nextCursor: matching.length > limit && last ? encodeCursor({ micros: BigInt(last.created_at), id: last.slug }) : null };
   }
 
-  /** Inserts or replaces the monitor. */
-  async save(monitor: Monitor): Promise<void> {
-    await this.db.write((c) =>
-      c.run(
+  /** Inserts or replaces the monitor (with an uptime check that led to this state, in the same transaction). */
+  async save(monitor: Monitor, check?: UptimeCheck): Promise<void> {
+    await this.db.write(async (c) => {
+      if (check) await c.run(`INSERT INTO uptime_checks VALUES ($dataset, $project, $slug, $at, $ok, $status, $latency, $error)`, checkParams(monitor, check));
+      await c.run(
         `INSERT OR REPLACE INTO monitors VALUES ($dataset, $org, $project, $slug, $name, $type, $environment, $cron, $uptime,
            $paused, $status, $last, $next, $failures, $issue, $created, $updated)`,
         {
@@ -176,8 +177,17 @@ export class MonitorStore {
           created: monitor.created_at,
           updated: monitor.updated_at,
         },
-      ),
-    );
+      );
+    });
+    this.monitors.set(key(monitor.dataset, monitor.project_id, monitor.slug), monitor);
+  }
+
+  /**
+   * Records an uptime check whose monitor changed only in when it checked and checks next: those
+   * are kept in memory (after a restart a monitor is simply checked at once), sparing a row rewrite.
+   */
+  async addRoutineCheck(monitor: Monitor, check: UptimeCheck): Promise<void> {
+    await this.addCheck(monitor, check);
     this.monitors.set(key(monitor.dataset, monitor.project_id, monitor.slug), monitor);
   }
 
@@ -268,16 +278,7 @@ export class MonitorStore {
 
   async addCheck(monitor: Monitor, check: UptimeCheck): Promise<void> {
     await this.db.write((c) =>
-      c.run(`INSERT INTO uptime_checks VALUES ($dataset, $project, $slug, $at, $ok, $status, $latency, $error)`, {
-        dataset: monitor.dataset,
-        project: monitor.project_id,
-        slug: monitor.slug,
-        at: check.at,
-        ok: check.ok,
-        status: check.status_code,
-        latency: check.latency_ms,
-        error: check.error,
-      }),
+      c.run(`INSERT INTO uptime_checks VALUES ($dataset, $project, $slug, $at, $ok, $status, $latency, $error)`, checkParams(monitor, check)),
     );
   }
 
@@ -315,4 +316,17 @@ export class MonitorStore {
       await c.run(`DELETE FROM uptime_checks WHERE checked_at < $before`, { before });
     });
   }
+}
+
+function checkParams(monitor: Monitor, check: UptimeCheck) {
+  return {
+    dataset: monitor.dataset,
+    project: monitor.project_id,
+    slug: monitor.slug,
+    at: check.at,
+    ok: check.ok,
+    status: check.status_code,
+    latency: check.latency_ms,
+    error: check.error,
+  };
 }

@@ -33,7 +33,11 @@ export function monitorsCommand(monitors: Command, configOption: () => Option): 
         const res = await fetch(`${base}/v1/monitors?${query.toString()}`, { headers: { authorization: `Bearer ${key}` } }).catch((error: unknown) =>
           fail(`cannot reach ${base}: ${(error as Error).message}`),
         );
-        const body = (await res.json().catch(() => ({}))) as { data?: Array<Record<string, unknown>>; next_cursor?: string | null; error?: { message: string } };
+        const body = (await res.json().catch(() => ({}))) as {
+          data?: Array<Record<string, unknown>>;
+          next_cursor?: string | null;
+          error?: { message: string };
+        };
         if (!res.ok || !body.data) fail(body.error?.message ?? `the service answered ${res.status}`);
         all.push(...body.data);
         cursor = body.next_cursor ?? null;
