@@ -11,6 +11,7 @@ import type { GroupingResult } from './grouping.js';
 import type { IssuesResult } from './issues.js';
 import type { ReplaysResult } from './replays.js';
 import type { AlertingResult } from './alerting.js';
+import type { MonitorsResult } from './monitors.js';
 import type { KafkaBenchResult } from './kafka.js';
 
 export interface Machine {
@@ -109,6 +110,7 @@ export interface Results {
   replays?: ReplaysResult;
   grouping?: GroupingResult;
   alerting?: AlertingResult;
+  monitors?: MonitorsResult;
   kafka?: KafkaBenchResult | { na: string };
   /** CPU per item accepted, service against baseline (see YardstickRow). */
   yardstick?: YardstickRow[];
@@ -410,6 +412,21 @@ export function formatReport(r: Results): string {
           ],
           ['spans, no rules', n0(a.spans.none.eventsPerSecond), n1(a.spans.none.cpuMicrosPerEvent)],
           ['spans, 100 active latency rules', n0(a.spans.rules100.eventsPerSecond), n1(a.spans.rules100.cpuMicrosPerEvent)],
+        ],
+      ),
+    );
+    out.push('');
+  }
+
+  if (r.monitors) {
+    const m = r.monitors;
+    out.push('MONITORS  in process, one uptime check at a time against a loopback server');
+    out.push(
+      table(
+        ['', 'checks/s', 'CPU µs/check'],
+        [
+          ['baseline: a bare node:http GET', n0(m.bare.checksPerSecond), n1(m.bare.cpuMicrosPerCheck)],
+          ['an uptime check (request through the guard, result and state recorded)', n0(m.check.checksPerSecond), n1(m.check.cpuMicrosPerCheck)],
         ],
       ),
     );

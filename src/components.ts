@@ -11,6 +11,7 @@ import { symbolicationFactory } from '../processors/symbolication/factory.js';
 import { validationFactory } from '../processors/validation/factory.js';
 import { httpApiFactory } from '../receivers/http-api/factory.js';
 import { kafkaReceiverFactory } from '../receivers/kafka/factory.js';
+import { monitorsFactory } from '../receivers/monitors/factory.js';
 import { otlpFactory } from '../receivers/otlp/factory.js';
 import { Registry } from './engine/registry.js';
 
@@ -19,6 +20,7 @@ export function defaultRegistry(): Registry {
     httpApiFactory,
     otlpFactory,
     kafkaReceiverFactory,
+    monitorsFactory,
     validationFactory,
     symbolicationFactory,
     groupingFactory,

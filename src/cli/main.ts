@@ -1,8 +1,9 @@
-// `faultline`: start, validate, components, keys, projects, quarantine, sourcemaps.
+// `faultline`: start, validate, components, keys, projects, quarantine, alerts, users, sourcemaps, monitors.
 import { Command, Option } from 'commander';
 import { VERSION } from '../version.js';
 import { alertsCommand, keysCommand, projectsCommand, quarantineCommand } from './admin-commands.js';
 import { componentsCommand } from './components.js';
+import { monitorsCommand } from './monitors.js';
 import { sourcemapsCommand } from './sourcemaps.js';
 import { startCommand } from './start.js';
 import { usersCommand } from './users.js';
@@ -36,5 +37,7 @@ sourcemapsCommand(
   program.command('sourcemaps').description('Source maps and symbol files of a release (talks to the running service over HTTP)'),
   configOption,
 );
+
+monitorsCommand(program.command('monitors').description('Cron and uptime monitors (talks to the running service over HTTP)'), configOption);
 
 await program.parseAsync(process.argv);

@@ -87,7 +87,8 @@ async function collect(dir: string): Promise<{ files: string[]; skipped: string[
   return { files: files.sort(), skipped: skipped.sort() };
 }
 
-function defaultUrl(config: string | undefined): string {
+/** The service's URL from the configuration's HTTP listener. */
+export function defaultUrl(config: string | undefined): string {
   const { host, port } = loadConfig(config).settings.http;
   const reachable = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;

@@ -7,6 +7,7 @@ import type { HttpHost } from '../http/host.js';
 import type { Alerts } from '../storage/alerts.js';
 import type { Catalog } from '../storage/catalog.js';
 import type { ArtifactLookup } from '../records/artifact.js';
+import type { CheckinSink } from '../records/checkin.js';
 import type { Database } from '../storage/database.js';
 import type { GroupingVersions } from '../storage/grouping-versions.js';
 import type { IssueStates } from '../storage/issue-states.js';
@@ -40,6 +41,8 @@ export interface Host {
   auth: Authenticator;
   /** The service's HTTP server, on which receivers mount routes. */
   http: HttpHost;
+  /** Set by the monitors receiver when it runs: where Sentry `check_in` envelope items go. */
+  checkins?: CheckinSink;
   /** Ports that receivers with listeners of their own bound, by receiver id (for logs and tests). */
   listeners: Map<string, number>;
 }

@@ -57,6 +57,7 @@ function escapeSlack(text: string): string {
 export function describe(payload: Omit<AlertPayload, 'text'>): string {
   const rule = `[${payload.project.name}] ${payload.rule.name}`;
   if (payload.state === 'test') return `${rule}: test notification`;
+  if (payload.state === 'resolved' && payload.issue) return `${rule}: resolved ${payload.issue.title}`;
   switch (payload.rule.type) {
     case 'new_issue':
       return `${rule}: new issue ${payload.issue?.title ?? ''}`.trim();

@@ -7,7 +7,7 @@ import { describe, type AlertPayload } from '../records/alert-payload.js';
 import type { AlertAction, AlertRuleInput } from '../records/alert-rule.js';
 import type { Database } from './database.js';
 import { AlertLimits, type AlertLimitSettings } from './alert-limits.js';
-import { AlertOutbox, firingKey } from './alert-outbox.js';
+import { AlertOutbox, firingKey, type NewFiring } from './alert-outbox.js';
 import { AlertRules, type AlertRule } from './alert-rules.js';
 
 /** A rule's actions name destinations that are refused: one entry per action (`actions[i].url`). */
@@ -122,5 +122,45 @@ export class Alerts {
     ]);
     this.wake();
     return { key, deliveries: rule.actions.length };
+  }
+
+  /**
+   * An issue came right by itself (a monitor's next good run): each enabled issue rule of its
+   * tenant that notified about it hears so once, as a `resolved` notification through its actions.
+   * Resolves with the number of notifications queued.
+   */
+  async issueRecovered(
+    issue: { dataset: Dataset; projectId: string; id: string; title: string; permalink: string },
+    project: { id: string; name: string },
+    now = Date.now(),
+  ): Promise<number> {
+    const rules = this.rules.active(issue.dataset, issue.projectId);
+    const firings: NewFiring[] = [];
+    for (const rule of [...(rules?.new_issue ?? []), ...(rules?.regression ?? [])]) {
+      if ((await this.outbox.lastFiring(rule.id, issue.id)) === null) continue;
+      const key = firingKey(rule.id, issue.id, 'resolved', now);
+      const head: Omit<AlertPayload, 'text'> = {
+        id: key,
+        rule: { id: rule.id, name: rule.name, type: rule.type },
+        state: 'resolved',
+        fired_at: new Date(now).toISOString(),
+        project,
+        environment: rule.environment,
+        issue: { id: issue.id, title: issue.title, culprit: null, count: 0, status: 'resolved', permalink: issue.permalink },
+        event: null,
+        value: null,
+        threshold: null,
+        unit: null,
+        window: null,
+        transition: 'resolved',
+      };
+      const payload: AlertPayload = { ...head, text: describe(head) };
+      firings.push({ key, ruleId: rule.id, dataset: rule.dataset, projectId: rule.project_id, state: 'resolved', issueId: issue.id, firedAt: now, payload: { ...payload }, actions: rule.actions });
+    }
+    if (firings.length) {
+      await this.outbox.record(firings);
+      this.wake();
+    }
+    return firings.length;
   }
 }

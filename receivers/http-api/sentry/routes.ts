@@ -175,6 +175,7 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
     const discarded: DiscardedEvents[] = [];
     let replayEvent: JsonObject | undefined;
     let replayRecording: EnvelopeItem | undefined;
+    const checkins: Array<{ item: EnvelopeItem; payload: JsonObject }> = [];
 
     // Sizes first: an item over its cap refuses the envelope before anything is stored.
     for (const item of items) {
@@ -234,6 +235,12 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
         case 'attachment':
           attachmentItems.push(item);
           break;
+        case 'check_in': {
+          const parsed = parseJsonPayload(item.payload);
+          if (!parsed.ok) skip(item, parsed.reason);
+          else checkins.push({ item, payload: parsed.value });
+          break;
+        }
         default:
           count(item.type, 'ignored');
       }
@@ -327,6 +334,16 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
         metrics.sentrySessions.inc({ status: 'abnormal' }, s.abnormal);
       }
       count('session', 'accepted', sessions.length);
+    }
+    // Cron check-ins go to the monitors receiver when one runs (receivers/monitors).
+    for (const { item, payload } of checkins) {
+      if (!host.checkins) {
+        count(item.type, 'ignored');
+        continue;
+      }
+      const taken = await host.checkins.takeSentryCheckin(tenant, payload);
+      if ('skipped' in taken) skip(item, taken.skipped);
+      else count(item.type, 'accepted');
     }
     const id = state.eventId ?? (typeof header.event_id === 'string' ? sentryEventId(header.event_id) : null);
     return { id, ...(skipped.length && { skipped: skipped.sort((a, b) => a.index - b.index) }) };

@@ -1,0 +1,53 @@
+// The error event a monitor failure adds to the monitor's issue: one issue per monitor (its own
+// fingerprint), titled `Monitor failure: <slug>`, so alert rules and notifications treat it as
+// any other issue.
+import { randomUUID } from 'node:crypto';
+import type { Monitor } from './store.js';
+
+export type FailureKind = 'missed' | 'timeout' | 'error' | 'down';
+
+export interface FailureDetails {
+  kind: FailureKind;
+  at: number;
+  /** missed: the run that was expected; timeout: when the run started. */
+  expectedAt?: number;
+  /** down: what the last check saw. */
+  check?: { status_code: number | null; error: string | null; latency_ms: number | null };
+}
+
+const DESCRIBE: Record<FailureKind, string> = {
+  missed: 'no check-in arrived for the run expected at',
+  timeout: 'a run did not finish within its maximum runtime; it started at',
+  error: 'a run reported an error',
+  down: 'the site failed its uptime checks',
+};
+
+export function failureEvent(monitor: Monitor, details: FailureDetails): Record<string, unknown> {
+  const when = details.expectedAt === undefined ? '' : ` ${new Date(details.expectedAt).toISOString()}`;
+  const check = details.check ? ` (${details.check.error ?? `HTTP ${details.check.status_code}`})` : '';
+  return {
+    id: randomUUID(),
+    timestamp: new Date(details.at).toISOString(),
+    level: 'error',
+    platform: 'other',
+    // Both are required of every event; a monitor's runs belong to no release of the application.
+    environment: monitor.environment ?? 'production',
+    release: 'monitors',
+    message: `${monitor.name}: ${DESCRIBE[details.kind]}${when}${check}`,
+    exception: { type: 'Monitor failure', value: monitor.slug },
+    fingerprint: ['monitor', monitor.type, monitor.slug],
+    tags: { 'monitor.slug': monitor.slug, 'monitor.type': monitor.type, 'monitor.failure': details.kind },
+    contexts: {
+      monitor: {
+        slug: monitor.slug,
+        name: monitor.name,
+        type: monitor.type,
+        failure: details.kind,
+        ...(details.expectedAt !== undefined ? { expected_at: new Date(details.expectedAt).toISOString() } : {}),
+        ...(monitor.cron ? { schedule: monitor.cron.schedule } : {}),
+        ...(monitor.uptime ? { url: monitor.uptime.url } : {}),
+        ...(details.check ?? {}),
+      },
+    },
+  };
+}

@@ -1,0 +1,146 @@
+// The monitors receiver: owns the monitors' tables, serves /v1/monitors and Sentry's HTTP check-in
+// route, takes Sentry `check_in` envelope items, and on a timer records missed and timed-out runs
+// and runs uptime checks. Failures enter the events pipeline as events of the monitor's issue.
+import type { Receiver, ReceiverSettings } from '../../src/engine/component.js';
+import type { Item, Tenant } from '../../src/engine/item.js';
+import { DestinationGuard, systemResolver } from '../../src/net/destinations.js';
+import type { CheckinSink } from '../../src/records/checkin.js';
+import type { MonitorsConfig } from './config.js';
+import { sentryCheckinSchema, sentrySlug, type SentryCheckin } from './input.js';
+import { monitorMetrics } from './metrics.js';
+import { Monitors } from './monitors.js';
+import { probe } from './probe.js';
+import { monitorRoutes } from './routes.js';
+import { scheduleProblem, type Schedule } from './schedule.js';
+import { MonitorStore, type Monitor } from './store.js';
+
+/** Tries to hand a failure event in before it is given up (and logged). */
+const EMIT_ATTEMPTS = 3;
+
+export class MonitorsReceiver implements Receiver {
+  private timer?: NodeJS.Timeout;
+  private monitors?: Monitors;
+
+  constructor(private readonly settings: ReceiverSettings<MonitorsConfig>) {}
+
+  async start(): Promise<void> {
+    const { host, config, consumers } = this.settings;
+    const store = await MonitorStore.open(host.database);
+    const guard = new DestinationGuard({ allowPrivate: config.allow_private_destinations, resolve: systemResolver() });
+    const monitors = new Monitors({
+      store,
+      metrics: monitorMetrics(host.metrics.registry),
+      uptimeConcurrency: config.uptime_concurrency,
+      probe: (settings) => probe(settings, { guard, maxRedirects: config.max_redirects }),
+      emit: (monitor, event) => this.emit(monitor, event),
+      resolveIssue: async (monitor, issueId) => {
+        await host.storage?.issues.setStatus(monitor.dataset, [monitor.project_id], issueId, 'resolved');
+        const project = await host.catalog.project(monitor.project_id);
+        const issue = {
+          dataset: monitor.dataset,
+          projectId: monitor.project_id,
+          id: issueId,
+          title: `Monitor failure: ${monitor.slug}`,
+          permalink: `${host.settings.app_url}/issues/${issueId}`,
+        };
+        await host.alerts.issueRecovered(issue, { id: monitor.project_id, name: project?.name ?? monitor.project_id });
+      },
+    });
+    this.monitors = monitors;
+    for (const route of monitorRoutes({ catalog: host.catalog, monitors, config, guard })) host.http.route(route);
+    host.checkins = this.sentrySink(monitors);
+    if (!consumers.events) host.logger.warn('the monitors receiver is in no events pipeline: failures are recorded but open no issue');
+    // Missed while the service was down: reported once, at the first tick.
+    const tick = () => void monitors.tick().catch((error: unknown) => host.logger.error({ err: error }, 'monitors: detection failed'));
+    this.timer = setInterval(tick, config.detection_interval_ms);
+    this.timer.unref();
+    tick();
+  }
+
+  async shutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.monitors?.tick().catch(() => undefined);
+  }
+
+  private async emit(monitor: Monitor, event: Record<string, unknown>): Promise<string | undefined> {
+    const consumer = this.settings.consumers.events;
+    if (!consumer) return undefined;
+    const tenant: Tenant = { orgId: monitor.org_id, projectId: monitor.project_id, dataset: monitor.dataset };
+    for (let attempt = 1; ; attempt++) {
+      const item: Item = { data: event, tenant, receivedAt: Date.now(), size: 2048 };
+      try {
+        await consumer.consume([item]);
+        if (item.outcome) this.settings.host.logger.error({ outcome: item.outcome, monitor: monitor.slug }, 'monitors: a failure event was not taken');
+        return (item.data as { issue_id?: string }).issue_id;
+      } catch (error) {
+        if (attempt >= EMIT_ATTEMPTS) {
+          this.settings.host.logger.error({ err: error, monitor: monitor.slug }, 'monitors: a failure event could not be stored');
+          return undefined;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
+      }
+    }
+  }
+
+  private sentrySink(monitors: Monitors): CheckinSink {
+    return {
+      takeSentryCheckin: async (tenant, payload) => {
+        const parsed = sentryCheckinSchema.safeParse(payload);
+        if (!parsed.success) return { skipped: `not a check-in: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'item'} ${i.message}`).join('; ')}` };
+        const checkin = parsed.data;
+        const slug = sentrySlug(checkin.monitor_slug);
+        // A run's end can arrive before the start that creates its monitor: give the start a moment.
+        if (!checkin.monitor_config) await appears(() => monitors.store.get(tenant.dataset, tenant.projectId, slug), ORDERING_WAIT_MS);
+        const monitor = await monitors.serialize(tenant, slug, () => this.upsert(monitors, tenant, slug, checkin));
+        if (typeof monitor === 'string') return { skipped: monitor };
+        const taken = await monitors.checkIn(monitor, {
+          status: checkin.status,
+          ...(checkin.check_in_id ? { check_in_id: checkin.check_in_id.replace(/-/g, '') } : {}),
+          ...(checkin.duration !== undefined ? { duration_ms: Math.round(checkin.duration * 1000) } : {}),
+          ...(checkin.environment ? { environment: checkin.environment } : {}),
+        });
+        return { checkInId: taken.id };
+      },
+    };
+  }
+
+  /** The check-in's monitor, created or changed by its monitor_config; or why there is none. */
+  private async upsert(monitors: Monitors, tenant: Tenant, slug: string, checkin: SentryCheckin): Promise<Monitor | string> {
+    let monitor = monitors.store.get(tenant.dataset, tenant.projectId, slug);
+    const config = checkin.monitor_config;
+    if (config) {
+      const schedule: Schedule = config.schedule.type === 'crontab' ? { type: 'crontab', value: config.schedule.value } : config.schedule;
+      const timezone = config.timezone ?? 'UTC';
+      const problem = scheduleProblem(schedule, timezone);
+      if (problem) return `monitor_config.schedule: ${problem}`;
+      const fields = { schedule, timezone, checkin_margin_minutes: config.checkin_margin ?? 1, max_runtime_minutes: config.max_runtime ?? 30 };
+      if (!monitor) {
+        if (monitors.store.count(tenant.dataset, tenant.projectId) >= this.settings.config.max_monitors_per_project)
+          return `the project has ${this.settings.config.max_monitors_per_project} monitors, the most it may have`;
+        monitor = await monitors.create(tenant, { type: 'cron', slug, name: checkin.monitor_slug, environment: null, paused: false, ...fields });
+      } else if (monitor.cron && changed(monitor, fields)) {
+        monitor = await monitors.update(monitor, fields);
+      }
+    }
+    if (!monitor || monitor.type !== 'cron') return `no cron monitor ${slug}: send monitor_config to create it`;
+    return monitor;
+  }
+}
+
+/** How long a check-in for a monitor not yet created waits for the check-in that creates it. */
+const ORDERING_WAIT_MS = 2_000;
+
+async function appears(read: () => unknown, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (read() === undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+}
+
+function changed(monitor: Monitor, fields: { schedule: Schedule; timezone: string; checkin_margin_minutes: number; max_runtime_minutes: number }): boolean {
+  const cron = monitor.cron!;
+  return (
+    JSON.stringify(cron.schedule) !== JSON.stringify(fields.schedule) ||
+    cron.timezone !== fields.timezone ||
+    cron.checkin_margin_minutes !== fields.checkin_margin_minutes ||
+    cron.max_runtime_minutes !== fields.max_runtime_minutes
+  );
+}

@@ -1,0 +1,332 @@
+// Monitors, their check-ins and uptime checks, in tables of the service's DuckDB file that this
+// receiver owns (migrations under the owner `monitors`). Monitors are few and read on every
+// scheduler tick, so they are also held in memory; check-ins and checks are read with SQL.
+import { randomUUID } from 'node:crypto';
+import type { Dataset } from '../../src/engine/item.js';
+import type { Database } from '../../src/storage/database.js';
+import { decodeCursor, encodeCursor } from '../../src/storage/cursor.js';
+import { migrate, type Migration } from '../../src/storage/migrate.js';
+import { rows } from '../../src/storage/rows.js';
+import type { Schedule } from './schedule.js';
+
+export type MonitorType = 'cron' | 'uptime';
+export type CronStatus = 'new' | 'ok' | 'error' | 'missed' | 'timeout';
+export type UptimeStatus = 'new' | 'up' | 'down';
+export type CheckinStatus = 'in_progress' | 'ok' | 'error' | 'missed' | 'timeout';
+
+export interface CronSettings {
+  schedule: Schedule;
+  checkin_margin_minutes: number;
+  max_runtime_minutes: number;
+  timezone: string;
+}
+
+export interface UptimeSettings {
+  url: string;
+  method: 'GET' | 'HEAD' | 'POST';
+  interval_seconds: number;
+  timeout_ms: number;
+  expected_status: '2xx' | number[];
+  headers: Record<string, string>;
+  body: string | null;
+  failure_threshold: number;
+}
+
+export interface Monitor {
+  dataset: Dataset;
+  org_id: string;
+  project_id: string;
+  slug: string;
+  name: string;
+  type: MonitorType;
+  environment: string | null;
+  cron: CronSettings | null;
+  uptime: UptimeSettings | null;
+  paused: boolean;
+  status: CronStatus | UptimeStatus;
+  /** Epoch ms. */
+  last_checkin_at: number | null;
+  /** Cron: the run expected next. Uptime: the next check. */
+  next_expected_at: number | null;
+  consecutive_failures: number;
+  /** The issue its failures opened (set by the first failure event). */
+  issue_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface Checkin {
+  id: string;
+  status: CheckinStatus;
+  duration_ms: number | null;
+  environment: string | null;
+  /** For missed and timed-out runs: the time the run was expected (missed) or started (timeout). */
+  expected_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface UptimeCheck {
+  at: number;
+  ok: boolean;
+  status_code: number | null;
+  latency_ms: number | null;
+  /** `timeout`, `refused`, `dns`, `tls`, `unreachable`, `http_<status>`, or null when ok. */
+  error: string | null;
+}
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'monitors, check-ins and uptime checks',
+    sql: `
+      CREATE TABLE monitors (
+        dataset VARCHAR NOT NULL, org_id VARCHAR NOT NULL, project_id VARCHAR NOT NULL, slug VARCHAR NOT NULL,
+        name VARCHAR NOT NULL, type VARCHAR NOT NULL, environment VARCHAR, cron JSON, uptime JSON,
+        paused BOOLEAN NOT NULL, status VARCHAR NOT NULL, last_checkin_at BIGINT, next_expected_at BIGINT,
+        consecutive_failures INTEGER NOT NULL, issue_id VARCHAR, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,
+        PRIMARY KEY (dataset, project_id, slug)
+      );
+      CREATE TABLE monitor_checkins (
+        id VARCHAR NOT NULL, dataset VARCHAR NOT NULL, project_id VARCHAR NOT NULL, slug VARCHAR NOT NULL,
+        status VARCHAR NOT NULL, duration_ms BIGINT, environment VARCHAR, expected_at BIGINT,
+        created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,
+        PRIMARY KEY (dataset, project_id, slug, id)
+      );
+      CREATE TABLE uptime_checks (
+        dataset VARCHAR NOT NULL, project_id VARCHAR NOT NULL, slug VARCHAR NOT NULL, checked_at BIGINT NOT NULL,
+        ok BOOLEAN NOT NULL, status_code INTEGER, latency_ms INTEGER, error VARCHAR
+      );
+    `,
+  },
+];
+
+const key = (dataset: Dataset, projectId: string, slug: string) => `${dataset}\u0000${projectId}\u0000${slug}`;
+
+export class MonitorStore {
+  private readonly monitors = new Map<string, Monitor>();
+
+  private constructor(private readonly db: Database) {}
+
+  static async open(db: Database): Promise<MonitorStore> {
+    await migrate(db, 'monitors', MIGRATIONS, undefined);
+    const store = new MonitorStore(db);
+    const result = await db.reader().runAndReadAll('SELECT * FROM monitors');
+    for (const row of rows<Record<string, unknown>>(result)) {
+      const monitor = {
+        ...row,
+        cron: row.cron ? JSON.parse(String(row.cron)) : null,
+        uptime: row.uptime ? JSON.parse(String(row.uptime)) : null,
+      } as Monitor;
+      store.monitors.set(key(monitor.dataset, monitor.project_id, monitor.slug), monitor);
+    }
+    return store;
+  }
+
+  get(dataset: Dataset, projectId: string, slug: string): Monitor | undefined {
+    return this.monitors.get(key(dataset, projectId, slug));
+  }
+
+  all(): Monitor[] {
+    return [...this.monitors.values()];
+  }
+
+  count(dataset: Dataset, projectId: string): number {
+    let n = 0;
+    for (const monitor of this.monitors.values()) if (monitor.dataset === dataset && monitor.project_id === projectId) n++;
+    return n;
+  }
+
+  /** Newest first by creation, then slug; `cursor` from the previous page. */
+  list(filter: { dataset: Dataset; projectId: string; type?: MonitorType; status?: string }, limit: number, cursor?: string) {
+    const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    const matching = this.all()
+      .filter((m) => m.dataset === filter.dataset && m.project_id === filter.projectId)
+      .filter((m) => !filter.type || m.type === filter.type)
+      .filter((m) => !filter.status || (filter.status === 'paused' ? m.paused : !m.paused && m.status === filter.status))
+      .sort((a, b) => b.created_at - a.created_at || a.slug.localeCompare(b.slug))
+      .filter((m) => !after || m.created_at < Number(after.micros) || (m.created_at === Number(after.micros) && m.slug > after.id));
+    const page = matching.slice(0, limit);
+    const last = page.at(-1);
+    return { monitors: page, nextCursor: matching.length > limit && last ? encodeCursor({ micros: BigInt(last.created_at), id: last.slug }) : null };
+  }
+
+  /** Inserts or replaces the monitor (with an uptime check that led to this state, in the same transaction). */
+  async save(monitor: Monitor, check?: UptimeCheck): Promise<void> {
+    await this.db.write(async (c) => {
+      if (check) await c.run(`INSERT INTO uptime_checks VALUES ($dataset, $project, $slug, $at, $ok, $status, $latency, $error)`, checkParams(monitor, check));
+      await c.run(
+        `INSERT OR REPLACE INTO monitors VALUES ($dataset, $org, $project, $slug, $name, $type, $environment, $cron, $uptime,
+           $paused, $status, $last, $next, $failures, $issue, $created, $updated)`,
+        {
+          dataset: monitor.dataset,
+          org: monitor.org_id,
+          project: monitor.project_id,
+          slug: monitor.slug,
+          name: monitor.name,
+          type: monitor.type,
+          environment: monitor.environment,
+          cron: monitor.cron ? JSON.stringify(monitor.cron) : null,
+          uptime: monitor.uptime ? JSON.stringify(monitor.uptime) : null,
+          paused: monitor.paused,
+          status: monitor.status,
+          last: monitor.last_checkin_at,
+          next: monitor.next_expected_at,
+          failures: monitor.consecutive_failures,
+          issue: monitor.issue_id,
+          created: monitor.created_at,
+          updated: monitor.updated_at,
+        },
+      );
+    });
+    this.monitors.set(key(monitor.dataset, monitor.project_id, monitor.slug), monitor);
+  }
+
+  /**
+   * Records an uptime check whose monitor changed only in when it checked and checks next: those
+   * are kept in memory (after a restart a monitor is simply checked at once), sparing a row rewrite.
+   */
+  async addRoutineCheck(monitor: Monitor, check: UptimeCheck): Promise<void> {
+    await this.addCheck(monitor, check);
+    this.monitors.set(key(monitor.dataset, monitor.project_id, monitor.slug), monitor);
+  }
+
+  async delete(monitor: Monitor): Promise<void> {
+    const params = { dataset: monitor.dataset, project: monitor.project_id, slug: monitor.slug };
+    await this.db.write(async (c) => {
+      for (const table of ['monitors', 'monitor_checkins', 'uptime_checks'])
+        await c.run(`DELETE FROM ${table} WHERE dataset = $dataset AND project_id = $project AND slug = $slug`, params);
+    });
+    this.monitors.delete(key(monitor.dataset, monitor.project_id, monitor.slug));
+  }
+
+  async checkin(monitor: Monitor, id: string): Promise<Checkin | undefined> {
+    const result = await this.db
+      .reader()
+      .runAndReadAll(
+        `SELECT id, status, duration_ms, environment, expected_at, created_at, updated_at FROM monitor_checkins WHERE dataset = $dataset AND project_id = $project AND slug = $slug AND id = $id`,
+        {
+          dataset: monitor.dataset,
+          project: monitor.project_id,
+          slug: monitor.slug,
+          id,
+        },
+      );
+    return rows<Checkin>(result)[0];
+  }
+
+  async putCheckin(monitor: Monitor, checkin: Partial<Checkin> & Pick<Checkin, 'status' | 'created_at'>): Promise<Checkin> {
+    const row: Checkin = {
+      id: checkin.id ?? randomUUID(),
+      status: checkin.status,
+      duration_ms: checkin.duration_ms ?? null,
+      environment: checkin.environment ?? null,
+      expected_at: checkin.expected_at ?? null,
+      created_at: checkin.created_at,
+      updated_at: checkin.updated_at ?? checkin.created_at,
+    };
+    await this.db.write((c) =>
+      c.run(
+        `INSERT OR REPLACE INTO monitor_checkins VALUES ($id, $dataset, $project, $slug, $status, $duration, $environment, $expected, $created, $updated)`,
+        {
+          id: row.id,
+          dataset: monitor.dataset,
+          project: monitor.project_id,
+          slug: monitor.slug,
+          status: row.status,
+          duration: row.duration_ms,
+          environment: row.environment,
+          expected: row.expected_at,
+          created: row.created_at,
+          updated: row.updated_at,
+        },
+      ),
+    );
+    return row;
+  }
+
+  /** The monitor's in_progress check-ins, oldest first. */
+  async openCheckins(monitor: Monitor): Promise<Checkin[]> {
+    const result = await this.db.reader().runAndReadAll(
+      `SELECT id, status, duration_ms, environment, expected_at, created_at, updated_at FROM monitor_checkins
+         WHERE dataset = $dataset AND project_id = $project AND slug = $slug AND status = 'in_progress' ORDER BY created_at`,
+      { dataset: monitor.dataset, project: monitor.project_id, slug: monitor.slug },
+    );
+    return rows<Checkin>(result);
+  }
+
+  async checkins(monitor: Monitor, limit: number, cursor?: string): Promise<{ checkins: Checkin[]; nextCursor: string | null }> {
+    const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    const result = await this.db.reader().runAndReadAll(
+      `SELECT id, status, duration_ms, environment, expected_at, created_at, updated_at FROM monitor_checkins
+       WHERE dataset = $dataset AND project_id = $project AND slug = $slug
+         ${after ? 'AND (created_at < $at OR (created_at = $at AND id > $id))' : ''}
+       ORDER BY created_at DESC, id LIMIT $limit`,
+      {
+        dataset: monitor.dataset,
+        project: monitor.project_id,
+        slug: monitor.slug,
+        limit: limit + 1,
+        ...(after ? { at: Number(after.micros), id: after.id } : {}),
+      },
+    );
+    const all = rows<Checkin>(result);
+    const page = all.slice(0, limit);
+    const last = page.at(-1);
+    return { checkins: page, nextCursor: all.length > limit && last ? encodeCursor({ micros: BigInt(last.created_at), id: last.id }) : null };
+  }
+
+  async addCheck(monitor: Monitor, check: UptimeCheck): Promise<void> {
+    await this.db.write((c) =>
+      c.run(`INSERT INTO uptime_checks VALUES ($dataset, $project, $slug, $at, $ok, $status, $latency, $error)`, checkParams(monitor, check)),
+    );
+  }
+
+  async checks(monitor: Monitor, limit: number, before?: number): Promise<UptimeCheck[]> {
+    const result = await this.db.reader().runAndReadAll(
+      `SELECT checked_at AS "at", ok, status_code, latency_ms, error FROM uptime_checks
+       WHERE dataset = $dataset AND project_id = $project AND slug = $slug ${before !== undefined ? 'AND checked_at < $before' : ''}
+       ORDER BY checked_at DESC LIMIT $limit`,
+      { dataset: monitor.dataset, project: monitor.project_id, slug: monitor.slug, limit, ...(before !== undefined ? { before } : {}) },
+    );
+    return rows<UptimeCheck>(result);
+  }
+
+  /** Share of successful checks since `since` (null without checks), and latency percentiles of those checks. */
+  async uptimeSince(monitor: Monitor, since: number): Promise<{ uptime: number | null; p50: number | null; p95: number | null }> {
+    const result = await this.db.reader().runAndReadAll(
+      `SELECT count(*) AS n, count(*) FILTER (WHERE ok) AS up,
+         quantile_cont(latency_ms, 0.5) AS p50, quantile_cont(latency_ms, 0.95) AS p95
+       FROM uptime_checks WHERE dataset = $dataset AND project_id = $project AND slug = $slug AND checked_at >= $since`,
+      { dataset: monitor.dataset, project: monitor.project_id, slug: monitor.slug, since },
+    );
+    const [row] = rows<{ n: number; up: number; p50: number | null; p95: number | null }>(result);
+    if (!row || row.n === 0) return { uptime: null, p50: null, p95: null };
+    return {
+      uptime: Math.round((row.up / row.n) * 10_000) / 100,
+      p50: row.p50 === null ? null : Math.round(row.p50),
+      p95: row.p95 === null ? null : Math.round(row.p95),
+    };
+  }
+
+  /** Deletes check-ins and checks dated before `before` (retention). */
+  async expire(before: number): Promise<void> {
+    await this.db.write(async (c) => {
+      await c.run(`DELETE FROM monitor_checkins WHERE created_at < $before AND status <> 'in_progress'`, { before });
+      await c.run(`DELETE FROM uptime_checks WHERE checked_at < $before`, { before });
+    });
+  }
+}
+
+function checkParams(monitor: Monitor, check: UptimeCheck) {
+  return {
+    dataset: monitor.dataset,
+    project: monitor.project_id,
+    slug: monitor.slug,
+    at: check.at,
+    ok: check.ok,
+    status: check.status_code,
+    latency: check.latency_ms,
+    error: check.error,
+  };
+}
