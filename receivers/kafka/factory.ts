@@ -5,6 +5,7 @@ import { KafkaReceiver } from './receiver.js';
 export const kafkaReceiverFactory: ReceiverFactory<KafkaReceiverConfig> = {
   kind: 'receiver',
   type: 'kafka',
+  relays: true,
   signals: ['events', 'traces', 'replays'],
   stability: { events: 'alpha', traces: 'alpha', replays: 'alpha' },
   // faultline_json carries records the ingest node validated; otlp_proto spans are validated here.

@@ -228,4 +228,11 @@ export const CATALOG_MIGRATIONS: readonly Migration[] = [
       CREATE TABLE control_tombstones (key VARCHAR PRIMARY KEY, deleted_at BIGINT NOT NULL);
     `,
   },
+  {
+    version: 16,
+    name: "projects' data-scrubbing settings",
+    // A project's `data_scrubbing` (PATCH /v1/projects/{id}) as JSON text: the options the
+    // scrubbing processor applies over its YAML ones; NULL: the YAML's alone.
+    sql: `ALTER TABLE projects ADD COLUMN data_scrubbing VARCHAR;`,
+  },
 ];
