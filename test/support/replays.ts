@@ -13,8 +13,13 @@ export function rrwebEvents(start: number, count = 5, options: { fullSnapshot?: 
       timestamp: start + 1,
     });
   }
+  // Text changes (mutations), not input events: the scrubbing processor masks typed input by default.
   for (let i = events.length; i < count; i++)
-    events.push({ type: 3, data: { source: 5, text: options.text ?? `typed ${i}`, isChecked: false, id: 2 }, timestamp: start + i * 100 });
+    events.push({
+      type: 3,
+      data: { source: 0, texts: [{ id: 2, value: options.text ?? `shown ${i}` }], attributes: [], removes: [], adds: [] },
+      timestamp: start + i * 100,
+    });
   return events;
 }
 
