@@ -31,13 +31,26 @@ const IP_KEYS = new Set([
   'x-forwarded-for',
   'x-real-ip',
 ]);
-/** What can start a default detector's match: a string without any of these has nothing for them. */
-const PREFILTER = /\d{4}|bearer|basic|-----BEGIN|A[KGINRS][IPN]A|=/i;
+/**
+ * What a default detector's match needs: 13 digits (single spaces or dashes between), a scheme word,
+ * a PEM header, an AWS key id prefix, or `=`. A string without any of these has nothing for them.
+ * Each `[ -]?\d` step must take a digit, so the digit run is matched one way only.
+ */
+const PREFILTER = /\d(?:[ -]?\d){12}|bearer|basic|-----BEGIN|A[GIKNRS][IPN]A|=/i;
+/** Keys seen and the rule that scrubs each (or none): keys repeat from event to event. */
+const KEY_CACHE_SIZE = 10_000;
 /** At most this many entries in a `scrubbed` list: the rest is counted in its last entry. */
 const MAX_RECORDED = 100;
 
 const REMOVE = Symbol('remove');
 type Visited = unknown | typeof REMOVE;
+
+interface KnownKey {
+  /** The rule that scrubs the whole value under the key (defaults and options), if any. */
+  rule: string | undefined;
+  /** A safe field: the defaults and options leave what is under it. */
+  safe: boolean;
+}
 
 interface CompiledRule {
   name: string;
@@ -60,6 +73,9 @@ export class Scrubber {
   private recorded: ScrubbedPath[] = [];
   private seen = new Set<string>();
   private dropped = 0;
+  private readonly keys = new Map<string, KnownKey>();
+  /** scrub_ip or scrub_email: the per-string options. */
+  private readonly anyOption: boolean;
 
   constructor(
     options: ScrubbingOptions,
@@ -70,6 +86,7 @@ export class Scrubber {
     this.defaults = options.defaults;
     this.extraKeys = options.sensitive_fields.map((f) => f.toLowerCase());
     this.safe = new Set(options.safe_fields.map((f) => f.toLowerCase()));
+    this.anyOption = options.scrub_ip || options.scrub_email;
     const rules = options.rules.map((rule, index) => compileRule(rule, index));
     this.wholeRules = rules.filter((r) => r.find === undefined);
     this.stringRules = rules.filter((r) => r.find !== undefined);
@@ -103,7 +120,7 @@ export class Scrubber {
     const current: unknown = Reflect.get(holder, key);
     if (current === undefined) return;
     this.path.push(key);
-    const value = this.visit(current, key.toLowerCase());
+    const value = this.visit(current, key);
     this.path.pop();
     if (value === REMOVE) Reflect.deleteProperty(holder, key);
     else if (value !== current) Reflect.set(holder, key, value);
@@ -129,11 +146,13 @@ export class Scrubber {
   /** A string at the current path, scrubbed by the defaults, the options and the string rules. */
   text(value: string): string {
     let out = value;
-    if (this.defaults && this.safeDepth === 0 && PREFILTER.test(out)) out = this.defaultPatterns(out);
-    if (this.safeDepth === 0) {
+    // Shorter strings can hold nothing the defaults look for but a `name=value` pair.
+    if (this.defaults && this.safeDepth === 0 && (out.length < 8 ? out.includes('=') : PREFILTER.test(out))) out = this.defaultPatterns(out);
+    if (this.safeDepth === 0 && this.anyOption) {
       if (this.options.scrub_email && out.includes('@')) out = this.replaceSpans(out, emails(out), '@email', 'replace', FILTERED);
       if (this.options.scrub_ip) out = this.replaceSpans(out, ipAddresses(out), '@ip', 'replace', FILTERED);
     }
+    if (this.stringRules.length === 0) return out;
     for (const rule of this.stringRules) {
       if (!this.selects(rule.selector, true)) continue;
       out = this.replaceSpans(out, (rule.find as Finder)(out), rule.name, rule.method, rule.replacement);
@@ -141,20 +160,26 @@ export class Scrubber {
     return out;
   }
 
-  private visit(value: unknown, lowerKey: string | undefined): Visited {
+  /** `key`: the key the value is under (as sent), undefined for an array element. */
+  private visit(value: unknown, key: string | undefined): Visited {
     if (value === null || value === undefined) return value;
-    for (const rule of this.wholeRules) {
-      if (this.selects(rule.selector, typeof value === 'string')) {
-        this.record(rule.name);
-        return this.whole(rule, value);
+    if (this.wholeRules.length > 0)
+      for (const rule of this.wholeRules) {
+        if (this.selects(rule.selector, typeof value === 'string')) {
+          this.record(rule.name);
+          return this.whole(rule, value);
+        }
+      }
+    const known = key === undefined ? undefined : this.knownKey(key);
+    if (known !== undefined && this.safeDepth === 0) {
+      const rule = known.rule;
+      if (rule !== undefined) {
+        this.record(rule);
+        return FILTERED;
       }
     }
-    if (lowerKey !== undefined && this.safeDepth === 0 && this.keyRule(lowerKey) !== undefined) {
-      this.record(this.keyRule(lowerKey) as string);
-      return FILTERED;
-    }
     if (typeof value !== 'string' && typeof value !== 'object') return value;
-    const safe = lowerKey !== undefined && this.safe.has(lowerKey);
+    const safe = known?.safe === true;
     if (!safe) return this.inner(value);
     this.safeDepth++;
     try {
@@ -176,16 +201,28 @@ export class Scrubber {
       }
     } else {
       const object = value as Record<string, unknown>;
-      for (const key of Object.keys(object)) {
-        const child = object[key];
-        this.path.push(key);
-        const next = this.visit(child, key.toLowerCase());
+      for (const name in object) {
+        const child = object[name];
+        this.path.push(name);
+        const next = this.visit(child, name);
         this.path.pop();
-        if (next === REMOVE) delete object[key];
-        else if (next !== child) object[key] = next;
+        if (next === REMOVE) delete object[name];
+        else if (next !== child) object[name] = next;
       }
     }
     return value;
+  }
+
+  /** What a key (as sent) calls for, remembered per key. */
+  private knownKey(key: string): KnownKey {
+    let known = this.keys.get(key);
+    if (known === undefined) {
+      const lower = key.toLowerCase();
+      known = { rule: this.keyRule(lower), safe: this.safe.has(lower) };
+      if (this.keys.size >= KEY_CACHE_SIZE) this.keys.clear();
+      this.keys.set(key, known);
+    }
+    return known;
   }
 
   /** The rule that scrubs a whole value under this key, if any: `@password` (defaults and sensitive_fields) or `@ip`. */
