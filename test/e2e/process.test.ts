@@ -206,6 +206,7 @@ describe('faultline components', () => {
       'receiver:otlp',
       'receiver:kafka',
       'processor:validation',
+      'processor:scrubbing',
       'processor:symbolication',
       'processor:grouping',
       'processor:issues',
