@@ -319,7 +319,7 @@ function checkStorageGuards(pipeline: ResolvedPipeline, path: string, components
   if (persisting === undefined) return;
   const relayed = pipeline.receivers.every((ref) => {
     const factory = lookup(components, 'receivers', ref)?.factory;
-    return factory?.kind === 'receiver' && factory.relays === true;
+    return factory?.kind === 'receiver' && factory.relays?.includes(pipeline.signal) === true;
   });
   if (relayed && pipeline.receivers.length > 0) return;
   for (const guard of registry.list('processor')) {

@@ -167,8 +167,8 @@ export interface ReceiverFactory<C = unknown> extends SignalFactoryBase<C> {
    * section. resolve.ts rejects two listeners (or one and the service's HTTP port) on one port.
    */
   listensOn?(config: C, service: Pick<ServiceSettings, 'http' | 'otlp'>): Endpoint;
-  /** Its items went through another Faultline pipeline before (a Kafka topic an ingest node wrote). */
-  relays?: boolean;
+  /** The signals whose items went through another Faultline pipeline before (a Kafka topic only an ingest node writes). */
+  relays?: readonly Signal[];
   create(settings: ReceiverSettings<C>): Receiver;
 }
 

@@ -342,6 +342,10 @@ service:
     expect(problems(config('validation, scrubbing', ', scrubbing: {}'))).toEqual([]);
     expect(problems(config('validation', ', scrubbing: { enabled: false }'))).toEqual([]);
     expect(problems(config('validation', ', scrubbing: { enabled: true }'))).toHaveLength(1);
+    // The traces topic may hold spans a Collector wrote, never scrubbed: a worker's traces pipeline scrubs.
+    expect(problems(`${config('validation, scrubbing', ', scrubbing: {}')}    traces/worker: { receivers: [kafka], exporters: [duckdb] }\n`)).toEqual([
+      'service.pipelines.traces/worker.processors: the pipeline stores traces (exporter "duckdb") without the scrubbing processor: list it right after validation, or configure it with enabled: false to store items unscrubbed',
+    ]);
   });
 
   it('otlp in an events pipeline: an error that points to the exceptions connector', () => {
