@@ -15,7 +15,7 @@ import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-tra
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/paths.js';
 import { expectError, type Ack } from '../support/http.js';
-import { postChunk } from '../support/replays.js';
+import { fullSnapshot, postChunk } from '../support/replays.js';
 import { secretsIn, secretsUnder } from '../support/secrets.js';
 import { startService, tempDir, type TestService } from '../support/service.js';
 import { createUser, WebClient } from '../support/web.js';
@@ -274,30 +274,11 @@ describe('replays', () => {
     const t = Date.now();
     const events = [
       { type: 4, timestamp: t, data: { href: `https://shop.example/pay?token=${S.queryToken}`, width: 800, height: 600 } },
-      {
-        type: 2,
-        timestamp: t + 1,
-        data: {
-          node: {
-            type: 0,
-            id: 1,
-            childNodes: [
-              {
-                type: 2,
-                id: 2,
-                tagName: 'body',
-                attributes: {},
-                childNodes: [
-                  { type: 3, id: 3, textContent: `Pay with ${S.card} ${VISIBLE}` },
-                  { type: 2, id: 4, tagName: 'input', attributes: { type: 'password', value: S.password }, childNodes: [] },
-                  { type: 2, id: 5, tagName: 'textarea', attributes: {}, childNodes: [{ type: 3, id: 6, textContent: S.apiKey }] },
-                ],
-              },
-            ],
-          },
-          initialOffset: { top: 0, left: 0 },
-        },
-      },
+      fullSnapshot(t + 1, [
+        { type: 3, id: 3, textContent: `Pay with ${S.card} ${VISIBLE}` },
+        { type: 2, id: 4, tagName: 'input', attributes: { type: 'password', value: S.password }, childNodes: [] },
+        { type: 2, id: 5, tagName: 'textarea', attributes: {}, childNodes: [{ type: 3, id: 6, textContent: S.apiKey }] },
+      ]),
       { type: 3, timestamp: t + 2, data: { source: 5, id: 4, text: S.typed, isChecked: false } },
       { type: 5, timestamp: t + 3, data: { tag: 'breadcrumb', payload: { category: 'fetch', data: { headers: { authorization: `Bearer ${S.bearer}` } } } } },
     ];

@@ -10,6 +10,7 @@ import { dataScrubbingSchema, mergeScrubbing, SCRUBBING_DEFAULTS } from '../../s
 import type { ErrorEvent } from '../../src/records/event.js';
 import type { ReplaySegment } from '../../src/records/replay.js';
 import type { Span } from '../../src/records/span.js';
+import { fullSnapshot } from '../support/replays.js';
 
 const scrubber = (settings: z.input<typeof dataScrubbingSchema> = {}) =>
   new Scrubber(mergeScrubbing(SCRUBBING_DEFAULTS, dataScrubbingSchema.parse(settings)), 'p1');
@@ -244,30 +245,12 @@ describe('replays', () => {
     processing_errors: [],
     events_json: JSON.stringify(events),
   });
-  const snapshot = {
-    type: 2,
-    timestamp: 1,
-    data: {
-      node: {
-        type: 0,
-        id: 1,
-        childNodes: [
-          {
-            type: 2,
-            id: 2,
-            tagName: 'body',
-            attributes: {},
-            childNodes: [
-              { type: 3, id: 3, textContent: `Hello Ann, card ${CARD}` },
-              { type: 2, id: 4, tagName: 'input', attributes: { type: 'text', value: 'typed-secret' }, childNodes: [] },
-              { type: 2, id: 5, tagName: 'textarea', attributes: {}, childNodes: [{ type: 3, id: 6, textContent: 'my notes' }] },
-              { type: 2, id: 7, tagName: 'style', attributes: {}, childNodes: [{ type: 3, id: 8, textContent: 'a{color:red}' }] },
-            ],
-          },
-        ],
-      },
-    },
-  };
+  const snapshot = fullSnapshot(1, [
+    { type: 3, id: 3, textContent: `Hello Ann, card ${CARD}` },
+    { type: 2, id: 4, tagName: 'input', attributes: { type: 'text', value: 'typed-secret' }, childNodes: [] },
+    { type: 2, id: 5, tagName: 'textarea', attributes: {}, childNodes: [{ type: 3, id: 6, textContent: 'my notes' }] },
+    { type: 2, id: 7, tagName: 'style', attributes: {}, childNodes: [{ type: 3, id: 8, textContent: 'a{color:red}' }] },
+  ]);
   const input = { type: 3, timestamp: 2, data: { source: 5, id: 4, text: 'more-typed', isChecked: false } };
   const mutation = {
     type: 3,

@@ -41,3 +41,15 @@ export function postChunk(svc: TestService, form: BodyForm, fields: Record<strin
   const body = form === 'events' ? { ...fields, events } : { ...fields, data: (form === 'data-gzip' ? gzipSync(json) : deflateSync(json)).toString('base64') };
   return svc.api('/v1/replays', { method: 'POST', key, body: JSON.stringify(body) });
 }
+
+/** An rrweb full snapshot (event type 2) of a document whose body (node id 2) holds `children` (serialized nodes). */
+export function fullSnapshot(timestamp: number, children: unknown[]): Record<string, unknown> {
+  return {
+    type: 2,
+    timestamp,
+    data: {
+      node: { type: 0, id: 1, childNodes: [{ type: 2, id: 2, tagName: 'body', attributes: {}, childNodes: children }] },
+      initialOffset: { top: 0, left: 0 },
+    },
+  };
+}
