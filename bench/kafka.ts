@@ -181,13 +181,13 @@ export async function measureKafka(options: { events: number; spans: number; lat
 function singleYaml(lake: string): string {
   return stringify({
     receivers: { http_api: {} },
-    processors: { validation: {}, symbolication: {}, grouping: {}, issues: {}, alerting: {} },
+    processors: { validation: {}, scrubbing: {}, symbolication: {}, grouping: {}, issues: {}, alerting: {} },
     exporters: { parquet: { path: lake, flush: { interval_ms: FLUSH_MS } } },
     service: {
       storage: { events: 'parquet', traces: 'parquet' },
       pipelines: {
-        events: { receivers: ['http_api'], processors: ['validation', 'symbolication', 'grouping', 'issues', 'alerting'], exporters: ['parquet'] },
-        traces: { receivers: ['http_api'], processors: ['validation', 'alerting'], exporters: ['parquet'] },
+        events: { receivers: ['http_api'], processors: ['validation', 'scrubbing', 'symbolication', 'grouping', 'issues', 'alerting'], exporters: ['parquet'] },
+        traces: { receivers: ['http_api'], processors: ['validation', 'scrubbing', 'alerting'], exporters: ['parquet'] },
       },
     },
   });

@@ -8,6 +8,7 @@ import type { ReadTiming } from './reads.js';
 import type { DecodeResult, SpansResult } from './spans.js';
 import type { SymbolicationResult } from './symbolication.js';
 import type { GroupingResult } from './grouping.js';
+import type { ScrubbingResult } from './scrubbing.js';
 import type { IssuesResult } from './issues.js';
 import type { ReplaysResult } from './replays.js';
 import type { AlertingResult } from './alerting.js';
@@ -109,6 +110,7 @@ export interface Results {
   issues?: IssuesResult;
   replays?: ReplaysResult;
   grouping?: GroupingResult;
+  scrubbing?: ScrubbingResult;
   alerting?: AlertingResult;
   monitors?: MonitorsResult;
   kafka?: KafkaBenchResult | { na: string };
@@ -392,6 +394,20 @@ export function formatReport(r: Results): string {
       table(
         ['', 'CPU µs/event', 'vs version 1'],
         g.cases.map((c) => [c.label, n1(c.cpuMicrosPerEvent), `${n1((c.cpuMicrosPerEvent / base) * 100)} %`]),
+      ),
+    );
+    out.push('');
+  }
+
+  if (r.scrubbing) {
+    const sc = r.scrubbing;
+    out.push(
+      `SCRUBBING  in process, ${sc.events} validated events (mean ${n1(sc.meanEventBytes / 1024)} KiB as stored), the processor's process() per event; without it: 0`,
+    );
+    out.push(
+      table(
+        ['', 'CPU µs/event'],
+        sc.cases.map((c) => [c.label, n1(c.cpuMicrosPerEvent)]),
       ),
     );
     out.push('');

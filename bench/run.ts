@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--events N] [--spans N] [--only events,spans,reads,symbolication,issues,grouping,alerting,monitors,replays,kafka] [--profile]`
+// `npm run bench [-- --quick] [--events N] [--spans N] [--only events,spans,reads,symbolication,issues,grouping,scrubbing,alerting,monitors,replays,kafka] [--profile]`
 // Starts the real service, measures events, spans, reads, memory and storage, and overload, with
 // baselines measured in the same run, and the symbolication processor in process; prints a table and writes bench/results/latest.json.
 // Progress goes to stderr, the table to stdout.
@@ -33,6 +33,7 @@ import { measureAlerting } from './alerting.js';
 import { measureMonitors } from './monitors.js';
 import { measureReplays } from './replays.js';
 import { measureKafka } from './kafka.js';
+import { measureScrubbing } from './scrubbing.js';
 import { sleep } from './stats.js';
 
 const { values: args } = parseArgs({
@@ -52,7 +53,7 @@ const { values: args } = parseArgs({
 if (args.help) {
   process.stdout.write(`npm run bench [-- options]
   --quick              every phase, short (under a minute)
-  --only P1,P2         phases: events, spans, reads, symbolication, issues, grouping, alerting, monitors, replays, kafka, large
+  --only P1,P2         phases: events, spans, reads, symbolication, issues, grouping, scrubbing, alerting, monitors, replays, kafka, large
   --profile            also CPU-profile the service and print where its main thread went
   --events N --spans N rows for the reads phase (and --only large)
   --documents N        --only large: documents for the newest N rows
@@ -66,7 +67,7 @@ How each figure is taken: bench/README.md
 const quick = args.quick;
 const N_EVENTS = Number(args.events ?? (quick ? 50_000 : 1_000_000));
 const N_SPANS = Number(args.spans ?? (quick ? 50_000 : 1_000_000));
-const phases = new Set((args.only ?? 'events,spans,reads,symbolication,issues,grouping,alerting,monitors,replays,kafka').split(',').map((s) => s.trim()));
+const phases = new Set((args.only ?? 'events,spans,reads,symbolication,issues,grouping,scrubbing,alerting,monitors,replays,kafka').split(',').map((s) => s.trim()));
 const settings = {
   quick,
   connections: 64,
@@ -444,6 +445,11 @@ async function main(): Promise<void> {
     results.grouping = measureGrouping({ seconds: settings.symbolicationSeconds });
   }
 
+  if (phases.has('scrubbing')) {
+    log(`Scrubbing processor: in process, ${settings.symbolicationSeconds} s per case…`);
+    results.scrubbing = await measureScrubbing({ seconds: settings.symbolicationSeconds });
+  }
+
   if (phases.has('alerting')) {
     log(`Alerting processor: in process, ${settings.symbolicationSeconds} s per case…`);
     results.alerting = await measureAlerting({ seconds: settings.symbolicationSeconds });
@@ -494,13 +500,13 @@ async function measureParquet(bodies: Buffer[], rawBytes: number): Promise<NonNu
     configFile,
     toYaml({
       receivers: { http_api: {}, otlp: {} },
-      processors: { validation: {}, grouping: {} },
+      processors: { validation: {}, scrubbing: {}, grouping: {} },
       exporters: { parquet: {} },
       service: {
         storage: { events: 'parquet', traces: 'parquet' },
         pipelines: {
-          events: { receivers: ['http_api'], processors: ['validation', 'grouping'], exporters: ['parquet'] },
-          traces: { receivers: ['otlp'], processors: ['validation'], exporters: ['parquet'] },
+          events: { receivers: ['http_api'], processors: ['validation', 'scrubbing', 'grouping'], exporters: ['parquet'] },
+          traces: { receivers: ['otlp'], processors: ['validation', 'scrubbing'], exporters: ['parquet'] },
         },
       },
     }),

@@ -7,6 +7,7 @@ import { parquetFactory } from '../exporters/parquet/factory.js';
 import { alertingFactory } from '../processors/alerting/factory.js';
 import { groupingFactory } from '../processors/grouping/factory.js';
 import { issuesFactory } from '../processors/issues/factory.js';
+import { scrubbingFactory } from '../processors/scrubbing/factory.js';
 import { symbolicationFactory } from '../processors/symbolication/factory.js';
 import { validationFactory } from '../processors/validation/factory.js';
 import { httpApiFactory } from '../receivers/http-api/factory.js';
@@ -22,6 +23,7 @@ export function defaultRegistry(): Registry {
     kafkaReceiverFactory,
     monitorsFactory,
     validationFactory,
+    scrubbingFactory,
     symbolicationFactory,
     groupingFactory,
     issuesFactory,

@@ -5,6 +5,7 @@ import { KafkaExporter } from './exporter.js';
 export const kafkaExporterFactory: ExporterFactory<KafkaExporterConfig> = {
   kind: 'exporter',
   type: 'kafka',
+  persists: true,
   signals: ['events', 'traces', 'replays'],
   stability: { events: 'alpha', traces: 'alpha', replays: 'alpha' },
   // It writes the validated record, so that workers need not validate again.

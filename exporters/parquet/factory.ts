@@ -10,6 +10,7 @@ export const parquetFactory: ExporterFactory<ParquetConfig> = {
   stability: { events: 'alpha', traces: 'alpha', replays: 'alpha' },
   requires: { events: ['validated', 'issue_id'], traces: ['validated'], replays: ['validated'] },
   reads: ['events', 'traces', 'replays'],
+  persists: true,
   metrics: ['faultline_exporter_sent_items_total', 'faultline_exporter_failed_items_total'],
   description:
     'Writes events, spans and replay segments to the Parquet lake (hive-partitioned by project and day, ZSTD; replay events as gzip blobs under the lake): ack after a staging commit, crash-safe flushes, background compaction',

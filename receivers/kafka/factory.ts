@@ -5,6 +5,8 @@ import { KafkaReceiver } from './receiver.js';
 export const kafkaReceiverFactory: ReceiverFactory<KafkaReceiverConfig> = {
   kind: 'receiver',
   type: 'kafka',
+  // The traces topic may also hold spans an OpenTelemetry Collector wrote (otlp_proto), never scrubbed.
+  relays: ['events', 'replays'],
   signals: ['events', 'traces', 'replays'],
   stability: { events: 'alpha', traces: 'alpha', replays: 'alpha' },
   // faultline_json carries records the ingest node validated; otlp_proto spans are validated here.

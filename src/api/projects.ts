@@ -1,6 +1,11 @@
-// GET /v1/projects: the projects a key reaches, with DSN, keys and telemetry status.
+// GET /v1/projects: the projects a key reaches, with DSN, keys and telemetry status; PATCH
+// /v1/projects/{id}: a project's settings (data scrubbing).
+import { z } from 'zod';
+import { apiErrorMap, toFieldErrors } from '../../processors/validation/issues.js';
 import { reachableProjects } from '../auth/scope.js';
+import { readJson } from '../http/body.js';
 import { errors } from '../http/errors.js';
+import { dataScrubbingSchema } from '../records/data-scrubbing.js';
 import { json, principalOf, type RouteDefinition } from '../http/host.js';
 import type { ApiKey, Project } from '../storage/catalog.js';
 import { decodeCursor, encodeCursor, InvalidCursorError } from '../storage/cursor.js';
@@ -55,6 +60,7 @@ export function projectRoutes({ catalog, storage, appUrl, releaseHealth, clientR
             created_at: project.created_at,
             dsn: primaryDsn(projectKeys, project, appUrl, principal.dataset),
             allowed_origins: project.allowed_origins ?? ['*'],
+            data_scrubbing: project.data_scrubbing ?? {},
             keys: projectKeys.map((k) => presentKey(k, project, appUrl)),
             telemetry: {
               status: statusOf([errorsActivity, none, replays], now),
@@ -71,8 +77,42 @@ export function projectRoutes({ catalog, storage, appUrl, releaseHealth, clientR
         return json(ctx, 200, { data, has_more: hasMore, next_cursor: next });
       },
     },
+    {
+      method: 'PATCH',
+      path: '/v1/projects/:id',
+      summary: "Change a project's settings: data_scrubbing (null: back to the configuration's)",
+      tag: 'projects',
+      auth: true,
+      requestBody: { contentType: 'application/json', schema: patchJsonSchema },
+      responses: {
+        200: 'The project: {id, name, allowed_origins, data_scrubbing}',
+        400: 'invalid_json or validation_failed (details name the path, e.g. data_scrubbing.rules[0].pattern)',
+        401: 'unauthorized',
+        404: 'not_found',
+        413: 'payload_too_large',
+        415: 'unsupported_media_type',
+      },
+      handler: async (ctx) => {
+        const principal = principalOf(ctx);
+        const project = (await reachableProjects(catalog, principal)).find((p) => p.id === ctx.params.id);
+        if (!project) throw errors.notFound(`no project ${ctx.params.id}`);
+        const parsed = projectPatchSchema.safeParse(await readJson(ctx.event, 64 * 1024), { error: apiErrorMap });
+        if (!parsed.success) throw errors.validation('the project settings are invalid', toFieldErrors(parsed.error.issues));
+        let updated = project;
+        if (parsed.data.data_scrubbing !== undefined) updated = await catalog.setDataScrubbing(project.id, parsed.data.data_scrubbing);
+        return json(ctx, 200, {
+          id: updated.id,
+          name: updated.name,
+          allowed_origins: updated.allowed_origins ?? ['*'],
+          data_scrubbing: updated.data_scrubbing ?? {},
+        });
+      },
+    },
   ];
 }
+
+const projectPatchSchema = z.object({ data_scrubbing: dataScrubbingSchema.nullable().optional() }).strict();
+const patchJsonSchema = z.toJSONSchema(projectPatchSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
 
 /** `http(s)://<public_key>@<host>/<ingest_id>`, as Sentry SDKs take it. */
 export function dsnOf(publicKey: string, project: Project, appUrl: string): string {

@@ -225,6 +225,7 @@ function resolvePipelines(
     const pipeline = { id, signal, receivers, processors, exporters, limits: { ...DEFAULT_BUDGETS[signal], ...stripUndefined(max_in_flight ?? {}) } };
     const valid = checkReferences(pipeline, path, components, registry, errors, invalid);
     if (valid) checkOrder(pipeline, path, components, registry, errors);
+    if (valid) checkStorageGuards(pipeline, path, components, registry, errors);
     pipelines.push(pipeline);
   }
   return pipelines;
@@ -344,6 +345,36 @@ function checkOrder(pipeline: ResolvedPipeline, path: string, components: Compon
 }
 
 /** How to get a missing fact: move a processor of the pipeline that provides it up, or add one. */
+/**
+ * A pipeline whose items reach a persisting exporter lists every processor type that guards
+ * storage (scrubbing), so nothing is written before it ran, unless its receivers all relay items
+ * another pipeline processed, or the config turns that processor off on purpose (`enabled: false`).
+ */
+function checkStorageGuards(pipeline: ResolvedPipeline, path: string, components: Components, registry: Registry, errors: ConfigError[]): void {
+  const persisting = pipeline.exporters.find((ref) => {
+    const factory = lookup(components, 'exporters', ref)?.factory;
+    return factory?.kind === 'exporter' && factory.persists === true;
+  });
+  if (persisting === undefined) return;
+  const relayed = pipeline.receivers.every((ref) => {
+    const factory = lookup(components, 'receivers', ref)?.factory;
+    return factory?.kind === 'receiver' && factory.relays?.includes(pipeline.signal) === true;
+  });
+  if (relayed && pipeline.receivers.length > 0) return;
+  for (const guard of registry.list('processor')) {
+    if (guard.kind !== 'processor' || !guard.guardsStorage || !guard.signals.includes(pipeline.signal)) continue;
+    if (pipeline.processors.some((ref) => components.processor.get(ref)?.id.type === guard.type)) continue;
+    const configured = [...components.processor.values()].filter((c) => c.id.type === guard.type);
+    if (configured.some((c) => isRecord(c.config) && c.config.enabled === false)) continue;
+    errors.push({
+      path: `${path}.processors`,
+      message:
+        `the pipeline stores ${pipeline.signal} (exporter "${persisting}") without the ${guard.type} processor: list it right after validation` +
+        `${configured.length ? '' : ` (and add processors.${guard.type}: {})`}, or configure it with enabled: false to store items unscrubbed`,
+    });
+  }
+}
+
 function providerHint(fact: string, signal: Signal, processors: ResolvedComponent[], position: number, pipeline: ResolvedPipeline, registry: Registry): string {
   const later = processors.findIndex((p, i) => i >= position && (p.factory.provides?.[signal] ?? []).includes(fact));
   if (later >= 0) return `move the ${processors[later].id.type} processor ("${pipeline.processors[later]}", processors[${later}]) before it`;

@@ -167,6 +167,8 @@ export interface ReceiverFactory<C = unknown> extends SignalFactoryBase<C> {
    * section. resolve.ts rejects two listeners (or one and the service's HTTP port) on one port.
    */
   listensOn?(config: C, service: Pick<ServiceSettings, 'http' | 'otlp'>): Endpoint;
+  /** The signals whose items went through another Faultline pipeline before (a Kafka topic only an ingest node writes). */
+  relays?: readonly Signal[];
   create(settings: ReceiverSettings<C>): Receiver;
 }
 
@@ -178,6 +180,12 @@ export interface ProcessorFactory<C = unknown> extends SignalFactoryBase<C> {
    * of a fact X provides.
    */
   before?: readonly string[];
+  /**
+   * A pipeline that hands items to a persisting exporter must list a processor of this type
+   * (scrubbing: nothing is written before it ran), unless a receiver of the pipeline `relays`
+   * items another pipeline already processed, or the config sets it up with `enabled: false`.
+   */
+  guardsStorage?: boolean;
   create(settings: ProcessorSettings<C>): Processor;
 }
 
@@ -185,6 +193,8 @@ export interface ExporterFactory<C = unknown> extends SignalFactoryBase<C> {
   kind: 'exporter';
   /** Signals for which it can serve reads, i.e. what `service.storage.<signal>` may name it for. */
   reads?: readonly Signal[];
+  /** It writes items where they outlive the process (a file, a table, a topic): see ProcessorFactory.guardsStorage. */
+  persists?: boolean;
   create(settings: ExporterSettings<C>): Exporter;
 }
 

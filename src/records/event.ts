@@ -1,6 +1,8 @@
 // The canonical error-event record: what the validation processor produces, what the grouping
 // processor enriches, what exporters persist and what the read endpoints return.
 
+import type { ScrubbedPath } from './data-scrubbing.js';
+
 export type Level = 'fatal' | 'error' | 'warning' | 'info' | 'debug';
 export const LEVELS: readonly Level[] = ['fatal', 'error', 'warning', 'info', 'debug'];
 
@@ -148,4 +150,6 @@ export interface ErrorEvent extends ErrorEventInput {
   /** The frames as received, before symbolication. */
   raw_stacktrace?: StackFrame[];
   processing_errors: ProcessingError[];
+  /** Set by the scrubbing processor: where it replaced, masked or removed something, and by which rule. */
+  scrubbed?: ScrubbedPath[];
 }

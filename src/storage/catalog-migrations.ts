@@ -241,6 +241,13 @@ export const CATALOG_MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 16,
+    name: "projects' data-scrubbing settings",
+    // A project's `data_scrubbing` (PATCH /v1/projects/{id}) as JSON text: the options the
+    // scrubbing processor applies over its YAML ones; NULL: the YAML's alone.
+    sql: `ALTER TABLE projects ADD COLUMN data_scrubbing VARCHAR;`,
+  },
+  {
     version: 18,
     name: 'release health per user',
     // Crash-free users: each distinct id (the session's `did` from the SDK, stored as its SHA-256) once per

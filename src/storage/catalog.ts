@@ -3,6 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { datasetOf, displayPrefix, hashSecret, newSecret, randomBase62 } from '../auth/keys.js';
 import type { Dataset } from '../engine/item.js';
+import type { DataScrubbing } from '../records/data-scrubbing.js';
 import type { Database } from './database.js';
 import { rows } from './rows.js';
 
@@ -26,6 +27,8 @@ export interface Project {
   ingest_id: number;
   /** Origins browser SDKs may send from (CORS); null: any (`*`). */
   allowed_origins: string[] | null;
+  /** What the scrubbing processor applies over its YAML options (docs/data-protection.md); null: the YAML's alone. */
+  data_scrubbing: DataScrubbing | null;
 }
 
 export type KeyKind = 'api' | 'dsn';
@@ -101,16 +104,16 @@ export class Catalog {
 
   /**
    * A project or key as another node wrote it. Idempotent: a project is created once (the first
-   * one wins; only its allowed origins change later), a key is inserted once and a revocation sticks.
+   * one wins; only its allowed origins and data-scrubbing settings change later), a key is inserted once and a revocation sticks.
    */
   async apply(change: CatalogChange): Promise<void> {
     if (change.kind === 'project') {
       const p = change.project;
       await this.db.write((c) =>
         c.run(
-          `INSERT INTO projects (id, org_id, slug, name, platform, public_key, created_at, ingest_id, allowed_origins)
-             VALUES (?, ?, ?, ?, ?, ?, ?::TIMESTAMP, ?, ?)
-           ON CONFLICT (id) DO UPDATE SET allowed_origins = excluded.allowed_origins`,
+          `INSERT INTO projects (id, org_id, slug, name, platform, public_key, created_at, ingest_id, allowed_origins, data_scrubbing)
+             VALUES (?, ?, ?, ?, ?, ?, ?::TIMESTAMP, ?, ?, ?)
+           ON CONFLICT (id) DO UPDATE SET allowed_origins = excluded.allowed_origins, data_scrubbing = excluded.data_scrubbing`,
           [
             p.id,
             p.org_id,
@@ -121,6 +124,7 @@ export class Catalog {
             p.created_at,
             p.ingest_id,
             p.allowed_origins?.length ? JSON.stringify(p.allowed_origins) : null,
+            p.data_scrubbing ? JSON.stringify(p.data_scrubbing) : null,
           ],
         ),
       );
@@ -212,6 +216,19 @@ export class Catalog {
     return (await this.project(id)) as Project;
   }
 
+  /** Sets the project's data-scrubbing settings (null: the YAML's alone); validated by the caller (dataScrubbingSchema). */
+  async setDataScrubbing(id: string, settings: DataScrubbing | null): Promise<Project> {
+    const old = await this.project(id);
+    if (!old) throw new CatalogError('not_found', `no project ${id}`);
+    const value = settings === null ? null : JSON.stringify(settings);
+    await this.db.write(async (c) => {
+      await c.run('UPDATE projects SET data_scrubbing = ? WHERE id = ?', [value, id]);
+      await this.db.recordChange(c, { kind: 'project', project: { ...old, data_scrubbing: settings } });
+    });
+    this.projects = undefined;
+    return (await this.project(id)) as Project;
+  }
+
   async createProject(input: { id: string; name: string; platform?: string; orgId?: string }): Promise<Project> {
     if (!PROJECT_ID_PATTERN.test(input.id))
       throw new CatalogError('invalid', 'a project id is 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit');
@@ -228,6 +245,7 @@ export class Catalog {
       created_at: new Date().toISOString(),
       ingest_id: 0,
       allowed_origins: null,
+      data_scrubbing: null,
     };
     const dsnKey: ApiKey = {
       id: `key_${randomBase62(12)}`,
@@ -366,9 +384,13 @@ export class Catalog {
     if (!this.projects) {
       const result = await this.db.reader().runAndReadAll('SELECT * FROM projects');
       this.projects = new Map(
-        rows<Omit<Project, 'allowed_origins'> & { allowed_origins: string | null }>(result).map((p) => [
+        rows<Omit<Project, 'allowed_origins' | 'data_scrubbing'> & { allowed_origins: string | null; data_scrubbing: string | null }>(result).map((p) => [
           p.id,
-          { ...p, allowed_origins: p.allowed_origins === null ? null : (JSON.parse(p.allowed_origins) as string[]) },
+          {
+            ...p,
+            allowed_origins: p.allowed_origins === null ? null : (JSON.parse(p.allowed_origins) as string[]),
+            data_scrubbing: p.data_scrubbing === null ? null : (JSON.parse(p.data_scrubbing) as DataScrubbing),
+          },
         ]),
       );
     }

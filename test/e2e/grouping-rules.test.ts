@@ -11,6 +11,7 @@ receivers:
   http_api: {}
 processors:
   validation: {}
+  scrubbing: {}
   grouping:
     rules:
 ${rules}
@@ -21,7 +22,7 @@ service:
   pipelines:
     events:
       receivers: [http_api]
-      processors: [validation, grouping, issues]
+      processors: [validation, scrubbing, grouping, issues]
       exporters: [duckdb]
 `;
 

@@ -142,11 +142,11 @@ describe('faultline validate', () => {
     const result = await runCli(['validate'], process.env);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/valid, 3 pipeline/);
-    expect(result.stdout).toMatch(/events: http_api, exceptions -> validation -> symbolication -> grouping -> issues -> alerting -> duckdb/);
-    expect(result.stdout).toMatch(/traces: http_api, otlp -> validation -> alerting -> duckdb, exceptions/);
+    expect(result.stdout).toMatch(/events: http_api, exceptions -> validation -> scrubbing -> symbolication -> grouping -> issues -> alerting -> duckdb/);
+    expect(result.stdout).toMatch(/traces: http_api, otlp -> validation -> scrubbing -> alerting -> duckdb, exceptions/);
     expect(result.stdout).toMatch(/connector exceptions: traces -> events/);
     expect(result.stdout).toMatch(/reads: events from duckdb; traces from duckdb; replays from duckdb/);
-    expect(result.stdout).toMatch(/replays: http_api -> validation -> duckdb/);
+    expect(result.stdout).toMatch(/replays: http_api -> validation -> scrubbing -> duckdb/);
   });
 
   it('exits 1 and prints every error with its YAML path', async () => {
@@ -209,7 +209,7 @@ service:
     writeFileSync(
       file,
       `receivers: { http_api: {}, otlp: {} }
-processors: { validation: {} }
+processors: { validation: {}, scrubbing: { enabled: false } }
 exporters: { duckdb: {}, duckdb/again: {} }
 connectors: { exceptions: {} }
 service:
@@ -245,6 +245,7 @@ describe('faultline components', () => {
       'receiver:otlp',
       'receiver:kafka',
       'processor:validation',
+      'processor:scrubbing',
       'processor:symbolication',
       'processor:grouping',
       'processor:issues',

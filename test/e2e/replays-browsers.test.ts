@@ -27,7 +27,7 @@ describe.each(['chromium', 'firefox'])('a session recorded in %s', (name) => {
     expect(run.statuses).toEqual([202, 202, 202, 202]);
     const replay = (await (await svc.api(`/v1/replays/${run.replayId}`)).json()) as Record<string, unknown> & {
       streams: unknown[];
-      processing_errors: unknown[];
+      processing_errors: Array<{ type: string; message: string }>;
     };
     expect(replay).toMatchObject({
       id: run.replayId,
@@ -40,7 +40,9 @@ describe.each(['chromium', 'firefox'])('a session recorded in %s', (name) => {
       error_ids: [run.errorEventId],
     });
     expect(replay.urls).toEqual(expect.arrayContaining([expect.stringMatching(/\/checkout$/), expect.stringMatching(/\/checkout\/step-2$/)]));
-    expect(replay.processing_errors).toEqual([]);
+    // The only notes: where the scrubbing processor masked what was typed.
+    expect(replay.processing_errors.filter((note) => note.type !== 'scrubbed')).toEqual([]);
+    expect(replay.processing_errors).toContainEqual(expect.objectContaining({ type: 'scrubbed', message: 'scrubbed by mask_all_inputs' }));
   });
 
   it('bookmarks the error at its offset from the start', async () => {
@@ -56,9 +58,9 @@ describe.each(['chromium', 'firefox'])('a session recorded in %s', (name) => {
     expect(String(replay.error_bookmarks[0].title)).toMatch(/TypeError/);
   });
 
-  it("replays in rrweb's Replayer: the rebuilt page shows what was typed", () => {
+  it("replays in rrweb's Replayer: the rebuilt page shows the page's text, and what was typed masked (the scrubbing processor's mask_all_inputs)", () => {
     const run = runs[name];
     expect(run.typed).toBe('Ada Lovelace!');
-    expect(run.replayed).toEqual({ input: 'Ada Lovelace!', greeting: 'Hello Ada Lovelace', url: expect.stringMatching(/\/checkout\/step-2$/) });
+    expect(run.replayed).toEqual({ input: '*** *********', greeting: 'Hello Ada Lovelace', url: expect.stringMatching(/\/checkout\/step-2$/) });
   });
 });

@@ -20,6 +20,7 @@ receivers:
   http_api: {}
 processors:
   validation: {}
+  scrubbing: {}
   grouping: {}
   issues: {}
 exporters:
@@ -36,11 +37,11 @@ service:
   pipelines:
     events:
       receivers: [http_api]
-      processors: [validation, grouping, issues]
+      processors: [validation, scrubbing, grouping, issues]
       exporters: [parquet, parquet/archive]
     traces:
       receivers: [http_api]
-      processors: [validation]
+      processors: [validation, scrubbing]
       exporters: [parquet]
 `;
 

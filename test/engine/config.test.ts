@@ -18,17 +18,17 @@ describe('configuration', () => {
         id: 'events',
         signal: 'events',
         receivers: ['http_api', 'exceptions'],
-        processors: ['validation', 'symbolication', 'grouping', 'issues', 'alerting'],
+        processors: ['validation', 'scrubbing', 'symbolication', 'grouping', 'issues', 'alerting'],
         exporters: ['duckdb'],
       }),
       expect.objectContaining({
         id: 'traces',
         signal: 'traces',
         receivers: ['http_api', 'otlp'],
-        processors: ['validation', 'alerting'],
+        processors: ['validation', 'scrubbing', 'alerting'],
         exporters: ['duckdb', 'exceptions'],
       }),
-      expect.objectContaining({ id: 'replays', signal: 'replays', receivers: ['http_api'], processors: ['validation'], exporters: ['duckdb'] }),
+      expect.objectContaining({ id: 'replays', signal: 'replays', receivers: ['http_api'], processors: ['validation', 'scrubbing'], exporters: ['duckdb'] }),
     ]);
     expect(config?.settings.http.port).toBe(8080);
     expect(config?.pipelines.map((p) => [p.id, p.limits])).toEqual([
@@ -75,11 +75,11 @@ service:
   it('expands ${env:NAME} and ${env:NAME:-default}, typed when the value is only the placeholder', () => {
     const { config, errors } = resolve(
       `receivers: { http_api: { max_event_bytes: "\${env:MAX_BYTES:-2048}" } }
-processors: { validation: {}, grouping: {} }
+processors: { validation: {}, scrubbing: {}, grouping: {} }
 exporters: { duckdb: {} }
 service:
   app_url: "https://\${env:HOST_NAME}/x"
-  pipelines: { events: { receivers: [http_api], processors: [validation, grouping], exporters: [duckdb] } }
+  pipelines: { events: { receivers: [http_api], processors: [validation, scrubbing, grouping], exporters: [duckdb] } }
 `,
       { HOST_NAME: 'errors.example.com' },
     );
@@ -91,10 +91,10 @@ service:
   it('reports an unset variable without a default', () => {
     const { errors } = resolve(`exporters: { duckdb: {} }
 receivers: { http_api: {} }
-processors: { validation: {}, grouping: {} }
+processors: { validation: {}, scrubbing: {}, grouping: {} }
 service:
   app_url: \${env:NOPE}
-  pipelines: { events: { receivers: [http_api], processors: [validation, grouping], exporters: [duckdb] } }
+  pipelines: { events: { receivers: [http_api], processors: [validation, scrubbing, grouping], exporters: [duckdb] } }
 `);
     expect(errors).toEqual([expect.objectContaining({ path: 'service.app_url', message: expect.stringMatching(/NOPE is not set/) })]);
   });

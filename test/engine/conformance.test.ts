@@ -273,7 +273,10 @@ function caseFor(factory: ComponentFactory, registry: Registry): Case {
   };
   /** receivers → the processors the contracts call for → exporter, read back through the exporter. */
   const pipeline = (signal: Signal, receiver: ComponentFactory, mandatory: Array<FactoryOf<'processor'>>, exporter: ComponentFactory) => {
-    const chain = processorChain(registry, signal, facts(receiver, 'provides', signal), mandatory, facts(exporter, 'requires', signal));
+    // A pipeline that persists items lists the processors that guard storage (scrubbing), as validate requires.
+    const guarded = exporter.kind === 'exporter' && exporter.persists === true && !(receiver.kind === 'receiver' && receiver.relays?.includes(signal) === true);
+    const guards = guarded ? ofKind(registry, 'processor').filter((p) => p.guardsStorage && p.signals.includes(signal) && !mandatory.includes(p)) : [];
+    const chain = processorChain(registry, signal, facts(receiver, 'provides', signal), [...mandatory, ...guards], facts(exporter, 'requires', signal));
     pipelines[signal] = { receivers: [use(receiver)], processors: chain.map(use), exporters: [use(exporter)] };
   };
 
@@ -472,6 +475,6 @@ describe('the conformance cases themselves', () => {
     if (!issues) throw new Error('no issues processor');
     const { yaml } = caseFor(issues, registry);
     const config = JSON.parse(yaml) as { service: { pipelines: Record<string, { processors: string[]; exporters: string[] }> } };
-    expect(config.service.pipelines.events).toMatchObject({ processors: ['validation', 'grouping', 'issues'], exporters: ['duckdb'] });
+    expect(config.service.pipelines.events).toMatchObject({ processors: ['validation', 'scrubbing', 'grouping', 'issues'], exporters: ['duckdb'] });
   });
 });

@@ -73,18 +73,18 @@ describe('requires and provides along a pipeline', () => {
   it('duckdb without grouping before it: the error names the processor to add', () => {
     expect(
       problems(`receivers: { http_api: {} }
-processors: { validation: {} }
+processors: { validation: {}, scrubbing: { enabled: false } }
 exporters: { duckdb: {} }
 service:
   pipelines:
-    events: { receivers: [http_api], processors: [validation], exporters: [duckdb] }
+    events: { receivers: [http_api], processors: [validation, scrubbing], exporters: [duckdb] }
 `),
     ).toEqual(['service.pipelines.events.exporters[0]: exporter "duckdb" needs issue_id on events: add the grouping processor before it']);
   });
 
   it('collects every unmet requirement, with the line of each', () => {
     const { errors } = resolve(`receivers: { http_api: {} }
-processors: { validation: {}, grouping: {} }
+processors: { validation: {}, grouping: {}, scrubbing: { enabled: false } }
 exporters: { duckdb: {}, parquet: {} }
 service:
   pipelines:
@@ -139,11 +139,11 @@ service:
 describe('singletons', () => {
   it('a second http_api or duckdb is an error at its own path; two parquet exporters are fine', () => {
     const { errors } = resolve(`receivers: { http_api: {}, http_api/admin: {} }
-processors: { validation: {}, grouping: {} }
+processors: { validation: {}, scrubbing: {}, grouping: {} }
 exporters: { duckdb: {}, duckdb/second: {}, parquet: {}, parquet/archive: { path: archive } }
 service:
   pipelines:
-    events: { receivers: [http_api], processors: [validation, grouping], exporters: [duckdb, parquet, parquet/archive] }
+    events: { receivers: [http_api], processors: [validation, scrubbing, grouping], exporters: [duckdb, parquet, parquet/archive] }
 `);
     expect(errors.map((e) => [e.path, e.message, e.line])).toEqual([
       ['receivers.http_api/admin', 'only one receiver of type "http_api" may be configured, and "http_api" already is', 1],
@@ -155,12 +155,12 @@ service:
 describe('ownership', () => {
   it('two parquet exporters on one lake directory are an error at the second one', () => {
     const { errors } = resolve(`receivers: { http_api: {} }
-processors: { validation: {}, grouping: {} }
+processors: { validation: {}, scrubbing: {}, grouping: {} }
 exporters: { parquet: {}, parquet/archive: { path: lake }, parquet/other: { path: elsewhere } }
 service:
   data_dir: /srv/faultline
   pipelines:
-    events: { receivers: [http_api], processors: [validation, grouping], exporters: [parquet, parquet/archive, parquet/other] }
+    events: { receivers: [http_api], processors: [validation, scrubbing, grouping], exporters: [parquet, parquet/archive, parquet/other] }
 `);
     expect(errors.map((e) => [e.path, e.message])).toEqual([
       ['exporters.parquet/archive', '"parquet" already uses the lake /srv/faultline/lake: give each instance its own'],
@@ -170,12 +170,12 @@ service:
 
 describe('service.storage names the exporters reads come from', () => {
   const PIPELINES = `receivers: { http_api: {} }
-processors: { validation: {}, grouping: {} }
+processors: { validation: {}, scrubbing: {}, grouping: {} }
 exporters: { duckdb: {}, parquet: {}, parquet/archive: { path: archive } }
 service:
   pipelines:
-    events: { receivers: [http_api], processors: [validation, grouping], exporters: [parquet, duckdb] }
-    traces: { receivers: [http_api], processors: [validation], exporters: [duckdb, parquet/archive] }
+    events: { receivers: [http_api], processors: [validation, scrubbing, grouping], exporters: [parquet, duckdb] }
+    traces: { receivers: [http_api], processors: [validation, scrubbing], exporters: [duckdb, parquet/archive] }
 `;
 
   it('defaults, per signal, to the first exporter of its pipelines that serves reads', () => {
@@ -280,7 +280,7 @@ service:
 
 describe('connectors', () => {
   const BASE = `receivers: { http_api: {}, otlp: {} }
-processors: { validation: {}, grouping: {} }
+processors: { validation: {}, scrubbing: {}, grouping: {} }
 exporters: { duckdb: {} }
 connectors: { exceptions: {} }
 service:
@@ -288,8 +288,8 @@ service:
 `;
 
   it('the exceptions connector joins the traces pipeline to the events pipeline', () => {
-    const { config, errors } = resolve(`${BASE}    traces: { receivers: [otlp], processors: [validation], exporters: [duckdb, exceptions] }
-    events: { receivers: [http_api, exceptions], processors: [validation, grouping], exporters: [duckdb] }
+    const { config, errors } = resolve(`${BASE}    traces: { receivers: [otlp], processors: [validation, scrubbing], exporters: [duckdb, exceptions] }
+    events: { receivers: [http_api, exceptions], processors: [validation, scrubbing, grouping], exporters: [duckdb] }
 `);
     expect(errors).toEqual([]);
     expect(config?.components.connector.get('exceptions')?.factory).toMatchObject({ kind: 'connector', from: 'traces', to: 'events' });
@@ -297,11 +297,11 @@ service:
 
   it('must be used at both ends', () => {
     expect(
-      problems(`${BASE}    traces: { receivers: [otlp], processors: [validation], exporters: [duckdb, exceptions] }
-    events: { receivers: [http_api], processors: [validation, grouping], exporters: [duckdb] }
+      problems(`${BASE}    traces: { receivers: [otlp], processors: [validation, scrubbing], exporters: [duckdb, exceptions] }
+    events: { receivers: [http_api], processors: [validation, scrubbing, grouping], exporters: [duckdb] }
 `),
     ).toEqual(['connectors.exceptions: connector "exceptions" is a receiver of no events pipeline: list it under service.pipelines.events.receivers']);
-    expect(problems(`${BASE}    events: { receivers: [http_api], processors: [validation, grouping], exporters: [duckdb] }\n`)).toEqual([
+    expect(problems(`${BASE}    events: { receivers: [http_api], processors: [validation, scrubbing, grouping], exporters: [duckdb] }\n`)).toEqual([
       'connectors.exceptions: connector "exceptions" is an exporter of no traces pipeline: list it under service.pipelines.traces.exporters',
       'connectors.exceptions: connector "exceptions" is a receiver of no events pipeline: list it under service.pipelines.events.receivers',
     ]);
@@ -310,7 +310,7 @@ service:
   it('is checked like any exporter and receiver: signal, and what it requires', () => {
     expect(
       problems(`${BASE}    traces: { receivers: [otlp, exceptions], exporters: [duckdb, exceptions] }
-    events: { receivers: [http_api, exceptions], processors: [validation, grouping], exporters: [duckdb, exceptions] }
+    events: { receivers: [http_api, exceptions], processors: [validation, scrubbing, grouping], exporters: [duckdb, exceptions] }
 `),
     ).toEqual([
       'service.pipelines.traces.receivers[1]: connector "exceptions" turns traces into events: list it as an exporter of a traces pipeline and a receiver of an events pipeline, not in receivers of a traces pipeline',
@@ -318,22 +318,44 @@ service:
     ]);
     expect(
       problems(`${BASE}    traces: { receivers: [otlp], exporters: [duckdb, exceptions] }
-    events: { receivers: [http_api, exceptions], processors: [validation, grouping], exporters: [duckdb] }
+    events: { receivers: [http_api, exceptions], processors: [validation, scrubbing, grouping], exporters: [duckdb] }
 `),
     ).toEqual([
       'service.pipelines.traces.exporters[0]: exporter "duckdb" needs validated on traces: add the validation processor before it',
       'service.pipelines.traces.exporters[1]: connector "exceptions" needs validated on traces: add the validation processor before it',
+      'service.pipelines.traces.processors: the pipeline stores traces (exporter "duckdb") without the scrubbing processor: list it right after validation, or configure it with enabled: false to store items unscrubbed',
+    ]);
+  });
+
+  it('a pipeline that stores items needs the scrubbing processor, unless it is off on purpose or its items come relayed from Kafka', () => {
+    const config = (processors: string, sections = '') => `receivers: { http_api: {}, kafka: { brokers: [127.0.0.1:9092] } }
+processors: { validation: {}${sections} }
+exporters: { duckdb: {}, kafka: { brokers: [127.0.0.1:9092] } }
+service:
+  pipelines:
+    replays: { receivers: [http_api], processors: [${processors}], exporters: [kafka] }
+    replays/worker: { receivers: [kafka], processors: [], exporters: [duckdb] }
+`;
+    expect(problems(config('validation'))).toEqual([
+      'service.pipelines.replays.processors: the pipeline stores replays (exporter "kafka") without the scrubbing processor: list it right after validation (and add processors.scrubbing: {}), or configure it with enabled: false to store items unscrubbed',
+    ]);
+    expect(problems(config('validation, scrubbing', ', scrubbing: {}'))).toEqual([]);
+    expect(problems(config('validation', ', scrubbing: { enabled: false }'))).toEqual([]);
+    expect(problems(config('validation', ', scrubbing: { enabled: true }'))).toHaveLength(1);
+    // The traces topic may hold spans a Collector wrote, never scrubbed: a worker's traces pipeline scrubs.
+    expect(problems(`${config('validation, scrubbing', ', scrubbing: {}')}    traces/worker: { receivers: [kafka], exporters: [duckdb] }\n`)).toEqual([
+      'service.pipelines.traces/worker.processors: the pipeline stores traces (exporter "duckdb") without the scrubbing processor: list it right after validation, or configure it with enabled: false to store items unscrubbed',
     ]);
   });
 
   it('otlp in an events pipeline: an error that points to the exceptions connector', () => {
     const errors = problems(`receivers: { http_api: {}, otlp: {} }
-processors: { validation: {}, grouping: {} }
+processors: { validation: {}, scrubbing: {}, grouping: {} }
 exporters: { duckdb: {} }
 service:
   pipelines:
-    events: { receivers: [http_api, otlp], processors: [validation, grouping], exporters: [duckdb] }
-    traces: { receivers: [otlp], processors: [validation], exporters: [duckdb] }
+    events: { receivers: [http_api, otlp], processors: [validation, scrubbing, grouping], exporters: [duckdb] }
+    traces: { receivers: [otlp], processors: [validation, scrubbing], exporters: [duckdb] }
 `);
     expect(errors).toEqual([
       'service.pipelines.events.receivers[1]: receiver "otlp" does not handle events (it handles traces); to turn its traces into events, configure the exceptions connector (connectors: { exceptions: {} }) and list it as an exporter of the traces pipeline and a receiver of this one',
@@ -389,11 +411,11 @@ ${pipelines}`;
 
 describe('listeners', () => {
   const yaml = (receivers: string, traces: string) => `receivers: { ${receivers} }
-processors: { validation: {} }
+processors: { validation: {}, scrubbing: {} }
 exporters: { duckdb: {} }
 service:
   pipelines:
-    traces: { receivers: [${traces}], processors: [validation], exporters: [duckdb] }
+    traces: { receivers: [${traces}], processors: [validation, scrubbing], exporters: [duckdb] }
 `;
 
   it('two receivers, or one and the HTTP API, on one port cannot both start', () => {

@@ -90,6 +90,7 @@ describe('migrate', () => {
       await c.run('ALTER TABLE api_keys DROP COLUMN public_key');
       await c.run('ALTER TABLE projects DROP COLUMN ingest_id');
       await c.run('ALTER TABLE projects DROP COLUMN allowed_origins');
+      await c.run('ALTER TABLE projects DROP COLUMN data_scrubbing');
       await c.run(
         "INSERT INTO projects (id, org_id, slug, name, platform, public_key, created_at) VALUES ('default', 'org', 'default', 'Default', NULL, 'pk', now())",
       );

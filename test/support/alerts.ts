@@ -21,6 +21,7 @@ receivers:
   otlp: {}
 processors:
   validation: {}
+  scrubbing: {}
   grouping: {}
   issues: {}
   alerting:
@@ -42,11 +43,11 @@ service:
   pipelines:
     events:
       receivers: [http_api]
-      processors: [validation, grouping, issues, alerting]
+      processors: [validation, scrubbing, grouping, issues, alerting]
       exporters: [duckdb]
     traces:
       receivers: [http_api, otlp]
-      processors: [validation, alerting]
+      processors: [validation, scrubbing, alerting]
       exporters: [duckdb]
 `;
 }

@@ -13,8 +13,13 @@ export function rrwebEvents(start: number, count = 5, options: { fullSnapshot?: 
       timestamp: start + 1,
     });
   }
+  // Text changes (mutations), not input events: the scrubbing processor masks typed input by default.
   for (let i = events.length; i < count; i++)
-    events.push({ type: 3, data: { source: 5, text: options.text ?? `typed ${i}`, isChecked: false, id: 2 }, timestamp: start + i * 100 });
+    events.push({
+      type: 3,
+      data: { source: 0, texts: [{ id: 2, value: options.text ?? `shown ${i}` }], attributes: [], removes: [], adds: [] },
+      timestamp: start + i * 100,
+    });
   return events;
 }
 
@@ -35,4 +40,16 @@ export function postChunk(svc: TestService, form: BodyForm, fields: Record<strin
   }
   const body = form === 'events' ? { ...fields, events } : { ...fields, data: (form === 'data-gzip' ? gzipSync(json) : deflateSync(json)).toString('base64') };
   return svc.api('/v1/replays', { method: 'POST', key, body: JSON.stringify(body) });
+}
+
+/** An rrweb full snapshot (event type 2) of a document whose body (node id 2) holds `children` (serialized nodes). */
+export function fullSnapshot(timestamp: number, children: unknown[]): Record<string, unknown> {
+  return {
+    type: 2,
+    timestamp,
+    data: {
+      node: { type: 0, id: 1, childNodes: [{ type: 2, id: 2, tagName: 'body', attributes: {}, childNodes: children }] },
+      initialOffset: { top: 0, left: 0 },
+    },
+  };
 }

@@ -35,6 +35,8 @@ export async function startService(
     keepData?: boolean;
     /** Where the symbolication processor finds uploaded files (default: the service's own). */
     artifacts?: ArtifactLookup;
+    /** Write the service's log there, at debug level (default: no log). */
+    logFile?: string;
   } = {},
 ): Promise<TestService> {
   const dataDir = options.dataDir ?? tempDir();
@@ -52,7 +54,8 @@ export async function startService(
   const source = options.yaml ? parseConfigText(options.yaml, 'test.yaml') : readConfigFile(undefined);
   const { config, errors } = resolveConfig(source, defaultRegistry(), env);
   if (!config) throw new Error(`invalid test config: ${JSON.stringify(errors)}`);
-  const service = await Service.open(config, pino({ level: 'silent' }));
+  const logger = options.logFile ? pino({ level: 'debug' }, pino.destination({ dest: options.logFile, sync: true, mkdir: true })) : pino({ level: 'silent' });
+  const service = await Service.open(config, logger);
   if (options.artifacts) service.host.artifacts = options.artifacts;
   const started = await service.start();
   const keys = started.bootstrap ? { live: started.bootstrap.live.secret, test: started.bootstrap.test.secret } : options.keys;

@@ -2,7 +2,7 @@
 // them. Alert rules are in alerts.tsx, source maps in sourcemaps.tsx, API keys in keys.tsx.
 import { h } from '../jsx.js';
 import type { ApiKey, Project } from '../../storage/catalog.js';
-import { Csrf, Page, type Viewer } from './layout.js';
+import { Csrf, Page, TableHead, type Viewer } from './layout.js';
 
 export interface ProjectsView {
   viewer: Viewer;
@@ -36,6 +36,58 @@ function Snippet({ title, code }: { title: string; code: string }) {
   );
 }
 
+const onOff = (value: boolean | undefined, fallback: string) => (value === undefined ? fallback : value ? 'on' : 'off');
+
+/** The project's data-scrubbing settings (PATCH /v1/projects/{id}); what it leaves out comes from the configuration. */
+function DataScrubbing({ settings }: { settings: Project['data_scrubbing'] }) {
+  const s = settings ?? {};
+  const fromConfig = 'as configured';
+  const list = (values: string[] | undefined) => (values?.length ? values.join(', ') : '—');
+  return (
+    <section aria-label="Data scrubbing" class="scrubbing">
+      <h3>Data scrubbing</h3>
+      <dl class="pairs">
+        <dt>Default rules (passwords, tokens, auth headers, cookies, card numbers, keys)</dt>
+        <dd>{onOff(s.defaults, `${fromConfig} (on by default)`)}</dd>
+        <dt>Scrub IP addresses</dt>
+        <dd>{onOff(s.scrub_ip, fromConfig)}</dd>
+        <dt>Scrub e-mail addresses</dt>
+        <dd>{onOff(s.scrub_email, fromConfig)}</dd>
+        <dt>More sensitive fields</dt>
+        <dd>{list(s.sensitive_fields)}</dd>
+        <dt>Safe fields</dt>
+        <dd>{list(s.safe_fields)}</dd>
+        <dt>Replays: mask all text</dt>
+        <dd>{onOff(s.mask_all_text, fromConfig)}</dd>
+        <dt>Replays: mask all inputs</dt>
+        <dd>{onOff(s.mask_all_inputs, fromConfig)}</dd>
+      </dl>
+      {s.rules?.length ? (
+        <table class="rules">
+          <TableHead cols={['Rule', 'Selector', 'Pattern', 'Method']} />
+          <tbody>
+            {s.rules.map((rule, i) => (
+              <tr>
+                <td>{rule.id ?? `rules[${i}]`}</td>
+                <td>
+                  <code>{rule.selector}</code>
+                </td>
+                <td>{rule.pattern === undefined ? 'the whole value' : <code>{rule.pattern}</code>}</td>
+                <td>{rule.method === 'replace' ? `replace with ${rule.replacement ?? '[Filtered]'}` : rule.method}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p>No custom rules.</p>
+      )}
+      <p class="hint">
+        Changed with <code>PATCH /v1/projects/{'{id}'}</code> and <code>{'{"data_scrubbing": {...}}'}</code>: see docs/data-protection.md.
+      </p>
+    </section>
+  );
+}
+
 export function ProjectsPage(v: ProjectsView) {
   const admin = v.viewer.user.role === 'admin';
   return (
@@ -58,6 +110,7 @@ export function ProjectsPage(v: ProjectsView) {
             <dt>DSN (Sentry SDKs)</dt>
             <dd>{dsn === null ? 'none yet: create a DSN key below' : <code>{dsn}</code>}</dd>
           </dl>
+          <DataScrubbing settings={project.data_scrubbing} />
           <h3>Keys</h3>
           <table class="keys">
             <thead>
