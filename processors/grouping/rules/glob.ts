@@ -1,4 +1,5 @@
-// Globs for grouping rules, compiled once (at config load) to a RegExp by picomatch.
+// Globs for grouping rules, compiled once (at config load) to an automaton (glob-machine.ts)
+// whose time is linear in the value: the values are what senders write.
 //
 // The rule syntax has two kinds of glob, as Sentry's does:
 // - text globs (function, module, type, value, message, level, release, tags): `*` matches any run
@@ -7,21 +8,8 @@
 //   path segment and `**` crosses segments.
 // Both support `[abc]`, `[a-z]`, `[!a]` / `[^a]`. Every other character is literal: braces,
 // parentheses, `+`, `@`, `!`, `$`, `\`, `.`… A literal `*`, `?` or `[` is written `[*]`, `[?]`, `[[]`.
-//
-// picomatch is made for paths, so text globs are fed to it with `/` swapped for a character that
-// is not a separator (in the pattern here, in the value at match time), and every literal
-// character is escaped so that picomatch's own extensions (extglobs, braces, negation) never apply.
-import picomatch from 'picomatch/posix.js';
+import { GlobMachine, type GlobToken } from './glob-machine.js';
 import { ValueError } from './syntax.js';
-
-/** Stands for `/` in text globs and the values they are matched against. A private-use code point. */
-const SLASH = '\uE000';
-
-/** What picomatch is told: dotfiles are not special, and only `*`, `**`, `?` and `[…]` are glob syntax. */
-const OPTIONS = { dot: true, nobrace: true, noextglob: true, nonegate: true, fastpaths: false } as const;
-
-/** At most this many `**` inside a path segment (`**.js`, `a**b`): each doubles the regexes to try. */
-const MAX_INNER_GLOBSTARS = 3;
 
 type Piece = { kind: 'literal'; char: string } | { kind: 'star'; double: boolean } | { kind: 'one' } | { kind: 'class'; body: string };
 
@@ -58,25 +46,30 @@ function pieces(pattern: string): Piece[] {
   return out;
 }
 
-/** ASCII punctuation is escaped for picomatch; letters, digits and the rest are literal as they are. */
-function literal(char: string): string {
-  return /[!-/:-@[-`{-~]/.test(char) ? `\\${char}` : char;
+const SLASH = 0x2f;
+
+/** A bracket expression's body as a test of one character; `]` first is a member, as in POSIX. */
+function bracket(body: string, caseInsensitive: boolean, path: boolean): (code: number) => boolean {
+  const negated = body.startsWith('^');
+  let members = negated ? body.slice(1) : body;
+  members = members.replace(/\\/g, '\\\\');
+  if (members.startsWith(']')) members = `\\${members}`;
+  let regex: RegExp;
+  try {
+    regex = new RegExp(`^[${negated ? '^' : ''}${members}]$`, caseInsensitive ? 'i' : '');
+  } catch {
+    throw new ValueError('invalid bracket expression');
+  }
+  return path ? (code) => code !== SLASH && regex.test(String.fromCharCode(code)) : (code) => regex.test(String.fromCharCode(code));
 }
 
-function bracket(body: string): string {
-  // Inside a class only `\` needs care: it stays a literal backslash.
-  return `[${body.replace(/\\/g, '\\\\')}]`;
-}
-
-function regexOf(source: string, caseInsensitive: boolean): RegExp {
-  const regex = picomatch.makeRe(source, { ...OPTIONS, flags: caseInsensitive ? 'is' : 's' });
-  // picomatch answers a pattern that is no valid regex (`[z-a]`) with one that never matches.
-  if (regex.source === '$^') throw new ValueError('invalid bracket expression');
-  return regex;
+function literal(char: string): (code: number) => boolean {
+  const expected = char.charCodeAt(0);
+  return (code) => code === expected;
 }
 
 /**
- * What a cheap test can tell before the regex runs: a pattern of literal characters only (then
+ * What a cheap test can tell before the automaton runs: a pattern of literal characters only (then
  * equality decides), else its longest run of literal characters, which every match contains.
  * In a path, `/` ends a run, because a `/` next to a globstar may match nothing.
  */
@@ -98,19 +91,17 @@ function literals(list: readonly Piece[], slashEndsRun: boolean): { exact: strin
 /** A compiled text glob: `*` crosses everything. */
 export function compileTextGlob(pattern: string, caseInsensitive: boolean): (value: string) => boolean {
   const list = pieces(pattern);
-  let source = '';
-  for (const piece of list) {
-    if (piece.kind === 'star') source += '*';
-    else if (piece.kind === 'one') source += '?';
-    else if (piece.kind === 'class') source += bracket(piece.body);
-    else source += piece.char === '/' ? literal(SLASH) : literal(piece.char);
-  }
-  const regex = regexOf(source, caseInsensitive);
-  const match = (value: string) => regex.test(value.includes('/') ? value.replaceAll('/', SLASH) : value);
-  if (caseInsensitive) return match;
+  const tokens: GlobToken[] = list.map((piece) => {
+    if (piece.kind === 'star') return { kind: 'star', crossesSlash: true };
+    if (piece.kind === 'one') return { kind: 'char', matches: () => true };
+    if (piece.kind === 'class') return { kind: 'char', matches: bracket(piece.body, caseInsensitive, false) };
+    return { kind: 'char', matches: literal(caseInsensitive ? piece.char.toLowerCase() : piece.char) };
+  });
+  const machine = new GlobMachine(tokens);
+  if (caseInsensitive) return (value) => machine.matches(value.toLowerCase());
   const { exact, needle } = literals(list, false);
   if (exact !== undefined) return (value) => value === exact;
-  return needle ? (value) => value.includes(needle) && match(value) : match;
+  return needle ? (value) => value.includes(needle) && machine.matches(value) : (value) => machine.matches(value);
 }
 
 /** A path glob in its matching form: lowercase, `/` separators, no `./` prefix or empty segments. */
@@ -135,40 +126,40 @@ export interface PathGlob {
 export function compilePathGlob(pattern: string): PathGlob {
   const normalized = normalizePathPattern(pattern);
   // A `**` that shares its segment with other characters (`**.js`, `lib**`, `a**b`) crosses `/` as
-  // in Sentry; picomatch does that only for a whole-segment `**`, so such a `**` becomes `**/*`
-  // at the start of a segment, and is otherwise tried both as `*` (no `/` crossed) and as
-  // `*/**` or `*/**/*` (one or more crossed).
-  let variants = [''];
+  // in Sentry: it is any run. A whole-segment `**` is any number of segments, the `/` beside it
+  // included (`a/**/b` matches `a/b`).
   let crossing = false;
   const list = pieces(normalized);
-  const boundary = (piece: Piece | undefined) => !piece || (piece.kind === 'literal' && piece.char === '/');
-  let inner = 0;
-  list.forEach((piece, index) => {
-    let alternatives: string[];
+  const isSlash = (piece: Piece | undefined) => piece !== undefined && piece.kind === 'literal' && piece.char === '/';
+  const tokens: GlobToken[] = [];
+  /** Where the last token is a literal `/` (the one a trailing `/**` takes in). */
+  let slashToken = -1;
+  for (let index = 0; index < list.length; index++) {
+    const piece = list[index];
     if (piece.kind === 'star') {
-      const atStart = boundary(list[index - 1]);
-      const atEnd = boundary(list[index + 1]);
-      if (!piece.double) alternatives = ['*'];
-      else if (atStart && atEnd) alternatives = ['**'];
-      else if (atStart) alternatives = ['**/*'];
-      else {
-        if (++inner > MAX_INNER_GLOBSTARS)
-          throw new ValueError(`at most ${MAX_INNER_GLOBSTARS} "**" may follow other characters in a path segment (write lib*/** rather than lib**)`);
-        alternatives = atEnd ? ['*', '*/**'] : ['*', '*/**/*'];
-      }
+      const atStart = index === 0 || isSlash(list[index - 1]);
+      const atEnd = index === list.length - 1 || isSlash(list[index + 1]);
       crossing ||= piece.double && !(atStart && atEnd);
-    } else if (piece.kind === 'one') alternatives = ['?'];
-    else if (piece.kind === 'class') alternatives = [bracket(piece.body)];
-    else alternatives = [piece.char === '/' ? '/' : literal(piece.char)];
-    variants = variants.flatMap((prefix) => alternatives.map((alternative) => prefix + alternative));
-  });
-  const regexes = variants.map((source) => regexOf(source, false));
+      if (!piece.double) tokens.push({ kind: 'star', crossesSlash: false });
+      else if (!(atStart && atEnd)) tokens.push({ kind: 'star', crossesSlash: true });
+      else if (isSlash(list[index + 1])) {
+        tokens.push({ kind: 'segments' });
+        index++;
+      } else if (slashToken === tokens.length - 1 && slashToken >= 0) {
+        tokens[slashToken] = { kind: 'tail' };
+      } else tokens.push({ kind: 'star', crossesSlash: true });
+    } else if (piece.kind === 'one') tokens.push({ kind: 'char', matches: (code) => code !== SLASH });
+    else if (piece.kind === 'class') tokens.push({ kind: 'char', matches: bracket(piece.body, false, true) });
+    else {
+      if (piece.char === '/') slashToken = tokens.length;
+      tokens.push({ kind: 'char', matches: literal(piece.char) });
+    }
+  }
+  const machine = new GlobMachine(tokens);
   const hasSlash = crossing || normalized.includes('/');
   const { exact, needle } = literals(list, true);
   if (exact !== undefined) return { hasSlash, test: (value) => value === exact };
-  const [first] = regexes;
-  const match = regexes.length === 1 ? (value: string) => first.test(value) : (value: string) => regexes.some((regex) => regex.test(value));
-  return { hasSlash, test: needle ? (value) => value.includes(needle) && match(value) : match };
+  return { hasSlash, test: needle ? (value) => value.includes(needle) && machine.matches(value) : (value) => machine.matches(value) };
 }
 
 const URL_ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/;
