@@ -88,9 +88,40 @@ function literals(list: readonly Piece[], slashEndsRun: boolean): { exact: strin
   return { exact, needle };
 }
 
+/**
+ * A glob of literal runs and `*` (the usual kind: `*Proxy*`, `connection*refused`): the first run
+ * is a prefix, the last a suffix, and each run between is found leftmost after the one before.
+ */
+function starsAndLiterals(list: readonly Piece[], caseInsensitive: boolean): ((value: string) => boolean) | undefined {
+  const runs = [''];
+  for (const piece of list) {
+    if (piece.kind === 'star') runs.push('');
+    else if (piece.kind === 'literal') runs[runs.length - 1] += caseInsensitive ? piece.char.toLowerCase() : piece.char;
+    else return undefined;
+  }
+  if (runs.length < 2) return undefined;
+  const first = runs[0];
+  const last = runs[runs.length - 1];
+  const middle = runs.slice(1, -1).filter((run) => run !== '');
+  return (received) => {
+    const value = caseInsensitive ? received.toLowerCase() : received;
+    const end = value.length - last.length;
+    if (end < first.length || !value.startsWith(first) || !value.endsWith(last)) return false;
+    let at = first.length;
+    for (const run of middle) {
+      const found = value.indexOf(run, at);
+      if (found < 0 || found + run.length > end) return false;
+      at = found + run.length;
+    }
+    return true;
+  };
+}
+
 /** A compiled text glob: `*` crosses everything. */
 export function compileTextGlob(pattern: string, caseInsensitive: boolean): (value: string) => boolean {
   const list = pieces(pattern);
+  const simple = starsAndLiterals(list, caseInsensitive);
+  if (simple !== undefined) return simple;
   const tokens: GlobToken[] = list.map((piece) => {
     if (piece.kind === 'star') return { kind: 'star', crossesSlash: true };
     if (piece.kind === 'one') return { kind: 'char', matches: () => true };
