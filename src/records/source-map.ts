@@ -15,7 +15,7 @@ class MapProblem extends Error {}
 /** Checks a parsed source map; the debug id is its `debugId` (or `debug_id`), lower case. */
 export function checkSourceMap(map: unknown): SourceMapCheck {
   try {
-    checkMap(map, '', 0);
+    checkMap(map, '', 0, 0);
     const raw = (map as Json).debugId ?? (map as Json).debug_id;
     if (raw === undefined || raw === null) return { ok: true, debugId: null };
     if (typeof raw !== 'string' || !UUID.test(raw)) throw new MapProblem(`debugId must be a UUID, got ${JSON.stringify(raw)}`);
@@ -28,15 +28,23 @@ export function checkSourceMap(map: unknown): SourceMapCheck {
 
 /** Index maps may nest (the spec forbids it, tools do not agree); a bound keeps a hostile one from recursing deep. */
 const MAX_NESTING = 8;
+/**
+ * The generated file's last line and column a map may describe. A decoder keeps an array per
+ * generated line, so a section's offset or a run of `;` is memory: a 201-byte index map that put
+ * a section at line 20,000,000 took a symbolication worker to 1.3 GB. Bundles have far fewer lines.
+ */
+export const MAX_GENERATED_LINES = 1_000_000;
+export const MAX_GENERATED_COLUMN = 100_000_000;
 
-function checkMap(map: unknown, at: string, depth: number): void {
+/** `firstLine`: the generated line (0-based) the map starts at, the sum of its sections' offsets. */
+function checkMap(map: unknown, at: string, depth: number, firstLine: number): void {
   if (typeof map !== 'object' || map === null || Array.isArray(map)) throw new MapProblem(`${at || 'the source map'} must be a JSON object`);
   const m = map as Json;
   if (m.version !== 3) throw new MapProblem(`${at}version must be 3, got ${JSON.stringify(m.version) ?? 'nothing'}`);
   optionalString(m, 'file', at);
   if (m.sections !== undefined) {
     if (m.mappings !== undefined) throw new MapProblem(`${at}an index map (with sections) has no mappings of its own`);
-    checkSections(m.sections, at, depth);
+    checkSections(m.sections, at, depth, firstLine);
     return;
   }
   optionalString(m, 'sourceRoot', at);
@@ -44,10 +52,10 @@ function checkMap(map: unknown, at: string, depth: number): void {
   const names = m.names === undefined ? 0 : stringList(m.names, `${at}names`, false, true);
   if (m.sourcesContent !== undefined) stringList(m.sourcesContent, `${at}sourcesContent`, true, false);
   if (typeof m.mappings !== 'string') throw new MapProblem(`${at}mappings must be a string, got ${describe(m.mappings)}`);
-  checkMappings(m.mappings, sources, names, `${at}mappings`);
+  checkMappings(m.mappings, sources, names, `${at}mappings`, firstLine);
 }
 
-function checkSections(sections: unknown, at: string, depth: number): void {
+function checkSections(sections: unknown, at: string, depth: number, firstLine: number): void {
   if (!Array.isArray(sections)) throw new MapProblem(`${at}sections must be an array, got ${describe(sections)}`);
   if (depth >= MAX_NESTING) throw new MapProblem(`${at}sections are nested more than ${MAX_NESTING} deep`);
   let previous: [number, number] | undefined;
@@ -62,12 +70,16 @@ function checkSections(sections: unknown, at: string, depth: number): void {
       ['column', column],
     ] as const)
       if (!Number.isInteger(value) || (value as number) < 0) throw new MapProblem(`${here}.offset.${key} must be an integer ≥ 0, got ${describe(value)}`);
+    if (firstLine + (line as number) >= MAX_GENERATED_LINES)
+      throw new MapProblem(`${here}.offset.line puts the section at generated line ${firstLine + (line as number)}: at most ${MAX_GENERATED_LINES - 1}`);
+    if ((column as number) > MAX_GENERATED_COLUMN)
+      throw new MapProblem(`${here}.offset.column must be at most ${MAX_GENERATED_COLUMN}, got ${describe(column)}`);
     const position: [number, number] = [line as number, column as number];
     if (previous && (position[0] < previous[0] || (position[0] === previous[0] && position[1] <= previous[1])))
       throw new MapProblem(`${here}.offset must come after the previous section's (sections are in order and do not overlap)`);
     previous = position;
     if (map === undefined && url !== undefined) throw new MapProblem(`${here}: sections that point to a url are not supported; embed the map`);
-    checkMap(map, `${here}.map.`, depth + 1);
+    checkMap(map, `${here}.map.`, depth + 1, firstLine + (line as number));
   });
 }
 
@@ -96,7 +108,7 @@ const SEMICOLON = 59;
  * Decodes every segment: fields are base64 VLQ (5 value bits a digit, bit 6 continues), relative
  * to the previous segment's (the generated column restarts each line). Throws on the first problem.
  */
-function checkMappings(mappings: string, sources: number, names: number, at: string): void {
+function checkMappings(mappings: string, sources: number, names: number, at: string, firstLine: number): void {
   const fields = [0, 0, 0, 0, 0];
   let source = 0;
   let name = 0;
@@ -130,6 +142,7 @@ function checkMappings(mappings: string, sources: number, names: number, at: str
     if (code === SEMICOLON) {
       endSegment();
       line++;
+      if (firstLine + line > MAX_GENERATED_LINES) throw new MapProblem(`${at}: describes more than ${MAX_GENERATED_LINES} generated lines`);
       segment = 1;
       continue;
     }

@@ -1,0 +1,115 @@
+// Issue 23, item 5: a 201-byte index map whose section sits at generated line 20,000,000 took a
+// symbolication worker to 1.3 GB and seconds of work while other tenants' events waited. It is
+// refused at upload with its path; a map that gets past upload anyway (stored before the bound, or
+// simply huge) ends only its own worker, and another event still gets symbolicated.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_GENERATED_LINES } from '../../src/records/source-map.js';
+import { WorkerPool } from '../../processors/symbolication/pool.js';
+import { expectError } from '../support/http.js';
+import { startService, type TestService } from '../support/service.js';
+import { BUNDLE_URL, bundle, framesOf, load, removeSources, writeSources, type Bundle } from '../processors/symbolication/fixture.js';
+import { makeEvent, processorsShutDownAfterEach, SCOPE, symbolicate, uploadedApp } from '../processors/symbolication/helpers.js';
+
+const HOSTILE = JSON.stringify({
+  version: 3,
+  sections: [{ offset: { line: 20_000_000, column: 0 }, map: { version: 3, sources: ['a.js'], names: [], mappings: 'AAAA;AACA' } }],
+});
+const SMALL_MAP = '{"version":3,"sources":["a.js"],"names":[],"mappings":"AAAA"}';
+
+describe('at upload', () => {
+  let svc: TestService;
+  let projectId: string;
+  beforeAll(async () => {
+    svc = await startService();
+    const [project] = ((await (await svc.api('/v1/projects')).json()) as { data: Array<{ id: string }> }).data;
+    projectId = project.id;
+  });
+  afterAll(() => svc?.stop());
+
+  const upload = (content: string) =>
+    svc.api('/v1/sourcemaps', {
+      method: 'POST',
+      body: JSON.stringify({ project_id: projectId, release: 'web@1', files: [{ name: '~/app.js.map', content }] }),
+    });
+
+  it('the 201-byte index map with a section at line 20,000,000 is a 400 naming the offset', async () => {
+    expect(HOSTILE.length).toBeLessThan(210);
+    const body = await expectError(await upload(HOSTILE), 400, 'validation_failed');
+    expect(body.error.details).toEqual([{ path: 'files[0].content', message: expect.stringMatching(/sections\[0\]\.offset\.line .*at most 999999/) }]);
+  });
+
+  it('so are mappings with more generated lines than the bound, and a column offset past its bound', async () => {
+    const lines = JSON.stringify({ version: 3, sources: ['a.js'], names: [], mappings: `AAAA${';'.repeat(MAX_GENERATED_LINES)}` });
+    const tooMany = await expectError(await upload(lines), 400, 'validation_failed');
+    expect(tooMany.error.details[0].message).toMatch(/mappings: describes more than 1000000 generated lines/);
+    const nested = JSON.stringify({
+      version: 3,
+      sections: [{ offset: { line: 999_000, column: 0 }, map: { version: 3, sources: ['a.js'], names: [], mappings: `AAAA${';'.repeat(2000)}` } }],
+    });
+    expect((await expectError(await upload(nested), 400, 'validation_failed')).error.details[0].message).toMatch(/sections\[0\]\.map\.mappings/);
+    const column = JSON.stringify({ version: 3, sections: [{ offset: { line: 0, column: 2 ** 40 }, map: JSON.parse(SMALL_MAP) }] });
+    expect((await expectError(await upload(column), 400, 'validation_failed')).error.details[0].message).toMatch(/sections\[0\]\.offset\.column/);
+    expect((await upload(SMALL_MAP)).status).toBe(201);
+  });
+});
+
+describe('in the parsing workers', () => {
+  it('a hostile map that got past upload ends its own worker, and the next parse succeeds on a new one', async () => {
+    const pool = new WorkerPool(1, { memoryMb: 128, timeoutMs: 5_000 });
+    try {
+      const started = Date.now();
+      const [hostile, next] = await Promise.allSettled([pool.run('sourcemap', Buffer.from(HOSTILE)), pool.run('sourcemap', Buffer.from(SMALL_MAP))]);
+      expect(hostile.status).toBe('rejected');
+      expect(next).toMatchObject({ status: 'fulfilled', value: { sources: ['a.js'] } });
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a parse past its time limit is ended', async () => {
+    const pool = new WorkerPool(1, { memoryMb: 4096, timeoutMs: 200 });
+    try {
+      const big = JSON.stringify({ version: 3, sources: ['a.js'], names: [], mappings: `${'AAAA,'.repeat(2_000_000)}AAAA` });
+      await expect(pool.run('sourcemap', Buffer.from(big))).rejects.toThrow(/longer than 200 ms/);
+      expect((await pool.run('sourcemap', Buffer.from(SMALL_MAP))).sources).toEqual(['a.js']);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+describe('the per-event budget', () => {
+  let dir: string;
+  let app: Bundle;
+  let appExports: ReturnType<typeof load>;
+  beforeAll(async () => {
+    dir = writeSources();
+    app = await bundle(dir);
+    appExports = load(app.code);
+  });
+  afterAll(() => removeSources(dir));
+  const processor = processorsShutDownAfterEach();
+  const appFrames = () => framesOf(() => appExports.run([{ price: 3 }])).frames.filter((f) => f.abs_path === BUNDLE_URL);
+
+  it('an event whose files are not ready within event_budget_ms goes on with its frames as received and a processing error', async () => {
+    const artifacts = uploadedApp(app);
+    let open!: () => void;
+    artifacts.gate = new Promise((resolve) => (open = resolve));
+    const p = processor(artifacts, { event_budget_ms: 300 });
+    const frames = appFrames();
+    const started = Date.now();
+    const [event] = await symbolicate(p, makeEvent(frames, { release: SCOPE.release ?? undefined }));
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(event.exception?.stacktrace).toEqual(frames);
+    expect(event.processing_errors).toEqual([expect.objectContaining({ type: 'time_budget_exceeded', path: 'exception.stacktrace[0]' })]);
+    // What resolves late is not written into the event that went on.
+    open();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(event.exception?.stacktrace).toEqual(frames);
+    // The next event, its files now read, is symbolicated.
+    const [next] = await symbolicate(p, makeEvent(appFrames(), { release: SCOPE.release ?? undefined }));
+    expect(next.processing_errors).toEqual([]);
+    expect(next.exception?.stacktrace?.some((f) => f.filename?.includes('src/'))).toBe(true);
+  });
+});
