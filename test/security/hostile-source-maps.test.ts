@@ -2,6 +2,7 @@
 // symbolication worker to 1.3 GB and seconds of work while other tenants' events waited. It is
 // refused at upload with its path; a map that gets past upload anyway (stored before the bound, or
 // simply huge) ends only its own worker, and another event still gets symbolicated.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_GENERATED_LINES } from '../../src/records/source-map.js';
 import { WorkerPool } from '../../processors/symbolication/pool.js';
@@ -50,6 +51,39 @@ describe('at upload', () => {
     const column = JSON.stringify({ version: 3, sections: [{ offset: { line: 0, column: 2 ** 40 }, map: JSON.parse(SMALL_MAP) }] });
     expect((await expectError(await upload(column), 400, 'validation_failed')).error.details[0].message).toMatch(/sections\[0\]\.offset\.column/);
     expect((await upload(SMALL_MAP)).status).toBe(201);
+  });
+
+  /** A valid map of about `mib` MiB: many segments over a few thousand lines, as a bundler writes them. */
+  function largeMap(mib: number, line = 0): string {
+    const mappingsLine = `${'AAAA,'.repeat(2000)}AAAA`;
+    const lines = Math.ceil((mib * 1024 * 1024) / (mappingsLine.length + 1));
+    const map = { version: 3, sources: ['a.js'], names: [], mappings: Array.from({ length: lines }, () => mappingsLine).join(';') };
+    return line === 0 ? JSON.stringify(map) : JSON.stringify({ version: 3, sections: [{ offset: { line, column: 0 }, map }] });
+  }
+
+  const multipart = (name: string, content: string) => {
+    const body = new FormData();
+    body.append('project_id', projectId);
+    body.append('release', 'web@2');
+    body.append('file', new Blob([content], { type: 'application/json' }), name);
+    return svc.api('/v1/sourcemaps', { method: 'POST', body });
+  };
+
+  it('a large valid map is checked off the event loop', async () => {
+    const content = largeMap(40);
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    const res = await multipart('~/big.js.map', content);
+    delay.disable();
+    expect(res.status).toBe(201);
+    // Generous: checking 40 MiB on the loop held it for seconds.
+    expect(delay.max / 1e6).toBeLessThan(400);
+  });
+
+  it('a large hostile map is refused with its path from the worker that checked it', async () => {
+    const res = await multipart('~/big-hostile.js.map', largeMap(2, 999_990));
+    const body = await expectError(res, 400, 'validation_failed');
+    expect(body.error.details[0].message).toMatch(/sections\[0\]\.map\.mappings: describes more than 1000000 generated lines/);
   });
 });
 
