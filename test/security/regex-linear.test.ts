@@ -49,6 +49,7 @@ interface Target {
 const textGlob = compileTextGlob('*a*a*a*b', false);
 const textGlobInsensitive = compileTextGlob('*:*?*:*x', true);
 const pathGlob = compilePathGlob('**/a*a*/**/*a*b.js');
+const segmentsGlob = compilePathGlob('**/a/a/**/a/b/**');
 
 const TARGETS: Target[] = [
   { name: 'native function', max: MAX_NAME_LENGTH, run: normalizeNativeFunction },
@@ -74,6 +75,7 @@ const TARGETS: Target[] = [
   { name: 'rule text glob', max: MAX_MESSAGE_LENGTH, run: textGlob },
   { name: 'rule text glob (case-insensitive)', max: MAX_MESSAGE_LENGTH, run: textGlobInsensitive },
   { name: 'rule path glob', max: MAX_NAME_LENGTH, run: (s) => pathGlob.test(normalizePath(s)) },
+  { name: 'rule path glob (whole segments)', max: MAX_NAME_LENGTH, run: (s) => segmentsGlob.test(normalizePath(s)) },
   { name: 'search query', max: MAX_QUERY_LENGTH, run: parseQuery },
   { name: 'stack text', max: MAX_TEXT_LENGTH, run: (s) => parseStacktrace(s) },
   { name: 'stack text (Java causes)', max: MAX_TEXT_LENGTH, run: parseJavaCauses },

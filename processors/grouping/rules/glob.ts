@@ -154,6 +154,46 @@ export interface PathGlob {
   test(value: string): boolean;
 }
 
+/** Whether `segments` holds `run` from `from` on; the first index where it does, or -1. */
+function indexOfRun(segments: readonly string[], run: readonly string[], from: number, end: number): number {
+  for (let i = from; i + run.length <= end; i++) {
+    let j = 0;
+    while (j < run.length && segments[i + j] === run[j]) j++;
+    if (j === run.length) return i;
+  }
+  return -1;
+}
+
+/**
+ * A path glob of literal segments and whole-segment `**` only (`/src/**`, and the `node_modules` and `vendor` rules):
+ * the first run of segments is a prefix, the last a suffix, each between found leftmost after the one before.
+ */
+function literalSegments(normalized: string, list: readonly Piece[]): PathGlob['test'] | undefined {
+  if (list.some((piece) => piece.kind === 'one' || piece.kind === 'class')) return undefined;
+  const runs: string[][] = [[]];
+  for (const segment of normalized.split('/')) {
+    if (segment === '**') runs.push([]);
+    else if (segment.includes('*')) return undefined;
+    else runs[runs.length - 1].push(segment);
+  }
+  if (runs.length < 2) return undefined;
+  const first = runs[0];
+  const last = runs[runs.length - 1];
+  const middle = runs.slice(1, -1).filter((run) => run.length > 0);
+  return (value) => {
+    const segments = value.split('/');
+    const end = segments.length - last.length;
+    if (end < first.length || indexOfRun(segments, first, 0, first.length) !== 0 || indexOfRun(segments, last, end, segments.length) !== end) return false;
+    let at = first.length;
+    for (const run of middle) {
+      const found = indexOfRun(segments, run, at, end);
+      if (found < 0) return false;
+      at = found + run.length;
+    }
+    return true;
+  };
+}
+
 export function compilePathGlob(pattern: string): PathGlob {
   const normalized = normalizePathPattern(pattern);
   // A `**` that shares its segment with other characters (`**.js`, `lib**`, `a**b`) crosses `/` as
@@ -186,11 +226,12 @@ export function compilePathGlob(pattern: string): PathGlob {
       tokens.push({ kind: 'char', matches: literal(piece.char) });
     }
   }
-  const machine = new GlobMachine(tokens);
   const hasSlash = crossing || normalized.includes('/');
   const { exact, needle } = literals(list, true);
   if (exact !== undefined) return { hasSlash, test: (value) => value === exact };
-  return { hasSlash, test: needle ? (value) => value.includes(needle) && machine.matches(value) : (value) => machine.matches(value) };
+  const machine = new GlobMachine(tokens);
+  const match = literalSegments(normalized, list) ?? ((value: string) => machine.matches(value));
+  return { hasSlash, test: needle ? (value) => value.includes(needle) && match(value) : match };
 }
 
 const URL_ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/;
