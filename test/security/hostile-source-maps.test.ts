@@ -9,7 +9,7 @@ import { WorkerPool } from '../../processors/symbolication/pool.js';
 import { expectError } from '../support/http.js';
 import { startService, type TestService } from '../support/service.js';
 import { BUNDLE_URL, bundle, framesOf, load, removeSources, writeSources, type Bundle } from '../processors/symbolication/fixture.js';
-import { makeEvent, processorsShutDownAfterEach, SCOPE, symbolicate, uploadedApp } from '../processors/symbolication/helpers.js';
+import { itemOf, makeEvent, processorsShutDownAfterEach, SCOPE, symbolicate, TENANT, uploadedApp } from '../processors/symbolication/helpers.js';
 
 const HOSTILE = JSON.stringify({
   version: 3,
@@ -143,6 +143,32 @@ describe('the per-event budget', () => {
     expect(event.exception?.stacktrace).toEqual(frames);
     // The next event, its files now read, is symbolicated.
     const [next] = await symbolicate(p, makeEvent(appFrames(), { release: SCOPE.release ?? undefined }));
+    expect(next.processing_errors).toEqual([]);
+    expect(next.exception?.stacktrace?.some((f) => f.filename?.includes('src/'))).toBe(true);
+  });
+
+  it("another project's map still gets used while a hostile one (past upload) takes its worker down", async () => {
+    const artifacts = uploadedApp(app);
+    const hostileScope = { ...SCOPE, projectId: 'proj_hostile' };
+    artifacts.add(hostileScope, { name: '~/static/js/app.min.js', type: 'minified_source', content: app.code });
+    artifacts.add(hostileScope, { name: '~/static/js/app.min.js.map', type: 'source_map', content: HOSTILE });
+    const p = processor(artifacts, { worker_memory_mb: 128, parse_timeout_ms: 5_000, event_budget_ms: 1_000 });
+    const hostile = makeEvent(appFrames(), { project_id: 'proj_hostile' });
+    const other = makeEvent(appFrames());
+    const started = Date.now();
+    await p.process([itemOf(hostile, { ...TENANT, projectId: 'proj_hostile' }), itemOf(other)]);
+    // Both events went on within the budget, whatever the hostile parse was doing.
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(hostile.exception?.stacktrace?.some((f) => f.filename?.includes('src/'))).toBe(false);
+    expect(hostile.processing_errors.map((e) => e.type)).toContainEqual(expect.stringMatching(/^(?:malformed_source_map|time_budget_exceeded)$/));
+    // Once the hostile parse has ended its worker, the other project's events are symbolicated.
+    let next = makeEvent(appFrames());
+    for (let attempt = 0; attempt < 20; attempt++) {
+      next = makeEvent(appFrames());
+      await p.process([itemOf(next)]);
+      if (next.processing_errors.length === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
     expect(next.processing_errors).toEqual([]);
     expect(next.exception?.stacktrace?.some((f) => f.filename?.includes('src/'))).toBe(true);
   });
