@@ -7,6 +7,7 @@ import { chainFrames, componentsV3, type ChainFrames, type Verdicts } from './co
 import { DEFAULT_GROUPING_CONFIG, type GroupingConfig } from './config.js';
 import { componentsV1, frameComponentV1 } from './legacy/v1.js';
 import { componentsV2 } from './legacy/v2/components.js';
+import { withinGroupingLimits } from './limits.js';
 
 /** The grouping algorithm new projects use, and existing ones move to (see README "Upgrades"). */
 export const CURRENT_GROUPING_VERSION = 3;
@@ -63,7 +64,7 @@ function expandDefault(fingerprint: readonly string[], defaults: () => string[])
 
 /** Only the grouping hash of one version (the issues processor's fallback to version 1 needs no more). */
 export function groupingHash(event: ErrorEvent, options: GroupingOptions = {}): string {
-  return hashComponents(groupingComponents(event, options).components);
+  return hashComponents(groupingComponents(withinGroupingLimits(event), options).components);
 }
 
 function groupingComponents(event: ErrorEvent, options: GroupingOptions): { components: string[]; basis: GroupingBasis; title?: string } {
@@ -92,7 +93,8 @@ function groupingComponents(event: ErrorEvent, options: GroupingOptions): { comp
   return { components, basis };
 }
 
-export function computeGrouping(event: ErrorEvent, options: GroupingOptions = {}): GroupingResult {
+export function computeGrouping(received: ErrorEvent, options: GroupingOptions = {}): GroupingResult {
+  const event = withinGroupingLimits(received);
   const { components, basis, title: ruleTitle } = groupingComponents(event, options);
   const exception: ExceptionInfo = event.exception ?? { type: '', value: '' };
   const chain = exceptionChain(exception);

@@ -18,7 +18,8 @@ export type ProcessingErrorType =
   | 'missing_proguard_mapping'
   | 'malformed_proguard_mapping'
   | 'missing_debug_file'
-  | 'malformed_debug_file';
+  | 'malformed_debug_file'
+  | 'time_budget_exceeded';
 
 export interface Services {
   finder: ArtifactFinder;

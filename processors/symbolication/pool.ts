@@ -21,7 +21,17 @@ interface Job {
 interface Slot {
   worker: Worker;
   job?: Job;
+  /** Ends the worker when its job runs past the pool's time limit. */
+  timer?: NodeJS.Timeout;
 }
+
+/** What bounds each worker: its heap, and how long one parse may run. */
+export interface WorkerLimits {
+  memoryMb: number;
+  timeoutMs: number;
+}
+
+const DEFAULT_LIMITS: WorkerLimits = { memoryMb: 1024, timeoutMs: 30_000 };
 
 const WORKER_SOURCE = `(${workerMain.toString()})(require)`;
 const TRACE_MAPPING_PATH = createRequire(import.meta.url).resolve('@jridgewell/trace-mapping');
@@ -32,7 +42,10 @@ export class WorkerPool {
   private nextId = 1;
   private closed = false;
 
-  constructor(private readonly size: number) {}
+  constructor(
+    private readonly size: number,
+    private readonly limits: WorkerLimits = DEFAULT_LIMITS,
+  ) {}
 
   /** Parses `bytes` in a worker. The bytes are copied once, into a buffer the worker then owns. */
   run<K extends JobKind>(kind: K, bytes: Uint8Array): Promise<JobResults[K]> {
@@ -70,33 +83,49 @@ export class WorkerPool {
       slot.job = job;
       slot.worker.ref();
       slot.worker.postMessage(job.request, [job.request.bytes.buffer]);
+      // A parse that runs this long is a hostile or broken file: its worker goes, the queue goes on.
+      slot.timer = setTimeout(() => this.stop(slot, new Error(`parsing took longer than ${this.limits.timeoutMs} ms`)), this.limits.timeoutMs);
+      slot.timer.unref();
     }
   }
 
   private spawn(): Slot {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { traceMappingPath: TRACE_MAPPING_PATH } });
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { traceMappingPath: TRACE_MAPPING_PATH },
+      resourceLimits: { maxOldGenerationSizeMb: this.limits.memoryMb },
+    });
     const slot: Slot = { worker };
     worker.unref();
     worker.on('message', (response: JobResponse) => {
       const job = slot.job;
       if (job === undefined || job.request.id !== response.id) return;
+      clearTimeout(slot.timer);
       slot.job = undefined;
       worker.unref();
       if (response.ok) job.resolve(response.result);
       else job.reject(new Error(response.message));
       this.dispatch();
     });
-    const lost = (error: Error) => {
-      const index = this.slots.indexOf(slot);
-      if (index < 0) return;
-      this.slots.splice(index, 1);
-      slot.job?.reject(error);
-      slot.job = undefined;
-      if (!this.closed) this.dispatch();
-    };
-    worker.on('error', (error) => lost(new Error(`the parsing worker failed: ${error.message}`)));
-    worker.on('exit', (code) => lost(new Error(`the parsing worker exited with code ${code}`)));
+    worker.on('error', (error) => this.lost(slot, new Error(`the parsing worker failed: ${error.message}`)));
+    worker.on('exit', (code) => this.lost(slot, new Error(`the parsing worker exited with code ${code}`)));
     this.slots.push(slot);
     return slot;
+  }
+
+  /** A worker that died (or was ended): its job fails with `error`, the queue goes on with a new one. */
+  private lost(slot: Slot, error: Error): void {
+    const index = this.slots.indexOf(slot);
+    if (index < 0) return;
+    clearTimeout(slot.timer);
+    this.slots.splice(index, 1);
+    slot.job?.reject(error);
+    slot.job = undefined;
+    if (!this.closed) this.dispatch();
+  }
+
+  private stop(slot: Slot, error: Error): void {
+    this.lost(slot, error);
+    void slot.worker.terminate();
   }
 }

@@ -113,7 +113,7 @@ export class SymbolicationProcessor implements Processor {
     this.services = {
       finder: new ArtifactFinder(options.artifacts, config.lookup_ttl_ms),
       cache: new ArtifactCache(config.cache_bytes, config.failed_ttl_ms),
-      pool: new WorkerPool(config.workers),
+      pool: new WorkerPool(config.workers, { memoryMb: config.worker_memory_mb, timeoutMs: config.parse_timeout_ms }),
       config,
       countFrames(platform: Platform, result, n) {
         if (n > 0) metrics?.frames.inc({ processor: id, platform, result }, n);
@@ -147,17 +147,19 @@ export class SymbolicationProcessor implements Processor {
     const event = item.data;
     const jobs: Promise<void>[] = [];
     let path = 'exception';
+    const deadline = performance.now() + this.config.event_budget_ms;
     for (let exception: ExceptionInfo | undefined = event.exception; exception !== undefined; exception = exception.cause) {
-      jobs.push(this.symbolicateException(item, exception, path));
+      jobs.push(this.symbolicateException(item, exception, path, deadline));
       path += '.cause';
     }
     await Promise.all(jobs);
   }
 
-  private async symbolicateException(item: RecordItem<'events'>, exception: ExceptionInfo, path: string): Promise<void> {
+  private async symbolicateException(item: RecordItem<'events'>, exception: ExceptionInfo, path: string, deadline: number): Promise<void> {
     const event = item.data;
     const raw = exception.stacktrace ?? [];
     const job: EventJob = { event, exception, scope: scopeOf(item.tenant, event), raw, replaced: new Array(raw.length), errors: new ProcessingErrors(path) };
+    let finished = true;
     try {
       const work: Promise<void>[] = [];
       if (raw.some(isJavaScriptFrame)) work.push(symbolicateJavaScript(this.services, job));
@@ -165,17 +167,28 @@ export class SymbolicationProcessor implements Processor {
       if (uuids !== undefined) work.push(symbolicateJava(this.services, job, uuids));
       const images = nativeImages(event);
       if (images !== undefined && raw.some((f) => f.instruction_addr !== undefined)) work.push(symbolicateNative(this.services, job, images));
-      await Promise.all(work);
+      finished = await beforeDeadline(Promise.all(work), deadline);
     } catch (error) {
       // A bug here must not cost the event: it goes on with the frames it has.
       this.logger?.error({ err: error, event_id: event.id }, 'symbolication failed');
+    }
+    // Past the budget the event goes on with what was resolved; what resolves later is not used.
+    const replaced = finished ? job.replaced : job.replaced.slice();
+    if (!finished) {
+      const first = replaced.findIndex((frames) => frames === undefined);
+      job.errors.add(
+        'time_budget_exceeded',
+        first < 0 ? 0 : first,
+        '',
+        `symbolication took longer than ${this.config.event_budget_ms} ms (event_budget_ms): frames not resolved by then are as received`,
+      );
     }
     const outputIndex = new Array<number>(raw.length);
     let frames: StackFrame[] | undefined;
     let at = 0;
     for (let i = 0; i < raw.length; i++) {
       outputIndex[i] = at;
-      const replacement = job.replaced[i];
+      const replacement = replaced[i];
       if (replacement !== undefined) frames ??= raw.slice(0, i);
       if (frames !== undefined) frames.push(...(replacement ?? [raw[i]]));
       at += replacement?.length ?? 1;
@@ -202,6 +215,19 @@ export class SymbolicationProcessor implements Processor {
       if (delta > 0) this.metrics.cacheRequests.inc({ processor: this.id, result: result === 'hits' ? 'hit' : result === 'misses' ? 'miss' : 'shared' }, delta);
       this.reported[result] = cache.stats[result];
     }
+  }
+}
+
+/** Whether `work` settles before `deadline` (a performance.now() time); a rejection is passed on. */
+async function beforeDeadline(work: Promise<unknown>, deadline: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(0, deadline - performance.now()));
+  });
+  try {
+    return await Promise.race([work.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

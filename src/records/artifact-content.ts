@@ -5,10 +5,11 @@
 // one JSON document, is.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { open, readFile } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import { v5 as uuidv5 } from 'uuid';
 import { ARTIFACT_TYPES, type ArtifactType } from './artifact.js';
 import { checkSourceMap } from './source-map.js';
+import { checkSourceMapInWorker, OFF_THREAD_BYTES } from './source-map-worker.js';
 import { normalizeUuid, UUID_PATTERN as UUID } from './uuid.js';
 
 export interface ArtifactFacts {
@@ -116,6 +117,7 @@ export async function readHead(path: string, bytes: number): Promise<string> {
 }
 
 async function checkSourceMapFile(path: string): Promise<Checked> {
+  if ((await stat(path)).size >= OFF_THREAD_BYTES) return checkSourceMapInWorker(path);
   // A map may start with `)]}'` and a line break, against cross-site script inclusion (ECMA-426).
   const text = (await readFile(path, 'utf8')).replace(/^\uFEFF/, '').replace(/^\)\]\}'[^\n]*\n/, '');
   let map: unknown;

@@ -36,6 +36,8 @@ const PARSERS: Record<Format, (lines: string[]) => StackFrame[]> = {
 };
 
 const LINE_BREAK = /\r\n|\r|\n/;
+/** Only this much of a stack text is read: the parsers' work per span has a bound. */
+export const MAX_TEXT_LENGTH = 16_384;
 
 /**
  * The frames of a stack trace printed as text, oldest call first and the crashing frame last,
@@ -45,7 +47,7 @@ const LINE_BREAK = /\r\n|\r|\n/;
  */
 export function parseStacktrace(text: string, hint?: string): StackFrame[] {
   if (typeof text !== 'string' || text === '') return [];
-  const lines = text.split(LINE_BREAK);
+  const lines = text.slice(0, MAX_TEXT_LENGTH).split(LINE_BREAK);
   const preferred = hint === undefined ? undefined : HINTS[hint.trim().toLowerCase()];
   const order: Format[] = preferred ? [preferred] : [];
   for (const format of ['v8', 'gecko', 'python', 'java'] as const) if (format !== preferred) order.push(format);
@@ -216,7 +218,8 @@ function parseV8(lines: string[]): StackFrame[] {
 // anonymous function; crash first, no message line.
 // ---------------------------------------------------------------------------------------------
 
-const GECKO_FRAME = /^(.*?)@(.+):(\d+):(\d+)$/;
+// The function is what precedes the first `@` (a lazy `.*?` there retried every `@` of a line: quadratic).
+const GECKO_FRAME = /^([^@]*)@(.+):(\d+):(\d+)$/;
 
 function parseGecko(lines: string[]): StackFrame[] {
   const frames: StackFrame[] = [];
@@ -388,7 +391,7 @@ export interface ParsedCause {
 export function parseJavaCauses(text: string): ParsedCause[] {
   const causes: ParsedCause[] = [];
   let current: ParsedCause | undefined;
-  for (const line of text.split(LINE_BREAK)) {
+  for (const line of text.slice(0, MAX_TEXT_LENGTH).split(LINE_BREAK)) {
     if (line.startsWith('Caused by:')) {
       const header = line.slice('Caused by:'.length).trim();
       const colon = header.indexOf(': ');

@@ -3,8 +3,11 @@
 // conventions, qualifiers, per-build lambda names — while the function stays the same.
 import { memoize } from '../memo.js';
 
-const OFFSET = /\s*\+\s*(?:0x[0-9a-f]+|\d+)$/i;
-const TRAILING_QUALIFIERS = /(?:\s*(?:const|volatile|noexcept|override|&&|&))+$/;
+/** `+ 0x1a` at the end; the look-behind starts a match only where a run of spaces starts, so a long run is read once. */
+const OFFSET = /(?<!\s)\s*\+\s*(?:0x[0-9a-f]+|\d+)$/i;
+/** Qualifiers after a parameter list (`const&&`, `volatile noexcept`): removed by a scan from the end, not a regex, whose alternation of `&&` and `&` backtracked exponentially. */
+const QUALIFIERS = ['const', 'volatile', 'noexcept', 'override', '&'];
+const SPACE = /\s/;
 const CALLING_CONVENTION = /\b__(?:cdecl|stdcall|thiscall|fastcall|vectorcall|clrcall)\b\s*/g;
 /** Every spelling of a lambda: MSVC `<lambda_39a4…>`, `<lambda_1>`, Itanium `{lambda(int)#1}`, ours `{lambda}`. */
 const LAMBDA = /<lambda_[0-9a-f]+>|<lambda_\d+>|<lambda>|\{lambda\([^)]*\)#\d+\}|\{lambda\}/g;
@@ -18,6 +21,17 @@ const RUST_HASH = /::h[0-9a-f]{16}$/;
 /** Markers that stand for one name: kept through the removal of `(…)` and `<…>`. */
 const LAMBDA_MARK = '\u0001lambda\u0001';
 const ANONYMOUS_MARK = '\u0001anonymous\u0001';
+
+/** `text` without the qualifiers that end it, each with the spaces before it (`f() const &&` -> `f()`). */
+function withoutTrailingQualifiers(text: string): string {
+  let end = text.length;
+  for (;;) {
+    const qualifier = QUALIFIERS.find((q) => text.endsWith(q, end));
+    if (qualifier === undefined) return text.slice(0, end);
+    end -= qualifier.length;
+    while (end > 0 && SPACE.test(text[end - 1])) end--;
+  }
+}
 
 /** `text` without its balanced `open…close` groups (parameter lists, template arguments). */
 function withoutGroups(text: string, open: string, close: string): string {
@@ -44,7 +58,8 @@ function lastTopLevelSpace(text: string): number {
 }
 
 function normalizeNow(name: string): string {
-  let fn = name.trim().replace(OFFSET, '').replace(CALLING_CONVENTION, '').replace(TRAILING_QUALIFIERS, '');
+  let fn = name.trim().replace(OFFSET, '');
+  fn = withoutTrailingQualifiers(fn.replace(CALLING_CONVENTION, ''));
   fn = fn
     .replace(LAMBDA, LAMBDA_MARK)
     .replace(ANONYMOUS_NAMESPACE, ANONYMOUS_MARK)
@@ -60,7 +75,7 @@ function normalizeNow(name: string): string {
   if (space >= 0 && operator < 0) reduced = reduced.slice(space + 1);
   // Parameter lists anywhere (`loadAsync(std::string const&)::{lambda}`) and template arguments.
   reduced = withoutGroups(withoutGroups(reduced, '(', ')'), '<', '>');
-  fn = (reduced + tail).replace(TRAILING_QUALIFIERS, '').trim();
+  fn = withoutTrailingQualifiers(reduced + tail).trim();
   return fn.replaceAll(LAMBDA_MARK, '{lambda}').replaceAll(ANONYMOUS_MARK, '(anonymous)');
 }
 

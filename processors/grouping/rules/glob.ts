@@ -1,4 +1,5 @@
-// Globs for grouping rules, compiled once (at config load) to a RegExp by picomatch.
+// Globs for grouping rules, compiled once (at config load) to an automaton (glob-machine.ts)
+// whose time is linear in the value: the values are what senders write.
 //
 // The rule syntax has two kinds of glob, as Sentry's does:
 // - text globs (function, module, type, value, message, level, release, tags): `*` matches any run
@@ -7,21 +8,8 @@
 //   path segment and `**` crosses segments.
 // Both support `[abc]`, `[a-z]`, `[!a]` / `[^a]`. Every other character is literal: braces,
 // parentheses, `+`, `@`, `!`, `$`, `\`, `.`… A literal `*`, `?` or `[` is written `[*]`, `[?]`, `[[]`.
-//
-// picomatch is made for paths, so text globs are fed to it with `/` swapped for a character that
-// is not a separator (in the pattern here, in the value at match time), and every literal
-// character is escaped so that picomatch's own extensions (extglobs, braces, negation) never apply.
-import picomatch from 'picomatch/posix.js';
+import { GlobMachine, type GlobToken } from './glob-machine.js';
 import { ValueError } from './syntax.js';
-
-/** Stands for `/` in text globs and the values they are matched against. A private-use code point. */
-const SLASH = '\uE000';
-
-/** What picomatch is told: dotfiles are not special, and only `*`, `**`, `?` and `[…]` are glob syntax. */
-const OPTIONS = { dot: true, nobrace: true, noextglob: true, nonegate: true, fastpaths: false } as const;
-
-/** At most this many `**` inside a path segment (`**.js`, `a**b`): each doubles the regexes to try. */
-const MAX_INNER_GLOBSTARS = 3;
 
 type Piece = { kind: 'literal'; char: string } | { kind: 'star'; double: boolean } | { kind: 'one' } | { kind: 'class'; body: string };
 
@@ -58,25 +46,30 @@ function pieces(pattern: string): Piece[] {
   return out;
 }
 
-/** ASCII punctuation is escaped for picomatch; letters, digits and the rest are literal as they are. */
-function literal(char: string): string {
-  return /[!-/:-@[-`{-~]/.test(char) ? `\\${char}` : char;
+const SLASH = 0x2f;
+
+/** A bracket expression's body as a test of one character; `]` first is a member, as in POSIX. */
+function bracket(body: string, caseInsensitive: boolean, path: boolean): (code: number) => boolean {
+  const negated = body.startsWith('^');
+  let members = negated ? body.slice(1) : body;
+  members = members.replace(/\\/g, '\\\\');
+  if (members.startsWith(']')) members = `\\${members}`;
+  let regex: RegExp;
+  try {
+    regex = new RegExp(`^[${negated ? '^' : ''}${members}]$`, caseInsensitive ? 'i' : '');
+  } catch {
+    throw new ValueError('invalid bracket expression');
+  }
+  return path ? (code) => code !== SLASH && regex.test(String.fromCharCode(code)) : (code) => regex.test(String.fromCharCode(code));
 }
 
-function bracket(body: string): string {
-  // Inside a class only `\` needs care: it stays a literal backslash.
-  return `[${body.replace(/\\/g, '\\\\')}]`;
-}
-
-function regexOf(source: string, caseInsensitive: boolean): RegExp {
-  const regex = picomatch.makeRe(source, { ...OPTIONS, flags: caseInsensitive ? 'is' : 's' });
-  // picomatch answers a pattern that is no valid regex (`[z-a]`) with one that never matches.
-  if (regex.source === '$^') throw new ValueError('invalid bracket expression');
-  return regex;
+function literal(char: string): (code: number) => boolean {
+  const expected = char.charCodeAt(0);
+  return (code) => code === expected;
 }
 
 /**
- * What a cheap test can tell before the regex runs: a pattern of literal characters only (then
+ * What a cheap test can tell before the automaton runs: a pattern of literal characters only (then
  * equality decides), else its longest run of literal characters, which every match contains.
  * In a path, `/` ends a run, because a `/` next to a globstar may match nothing.
  */
@@ -95,22 +88,51 @@ function literals(list: readonly Piece[], slashEndsRun: boolean): { exact: strin
   return { exact, needle };
 }
 
+/**
+ * A glob of literal runs and `*` (the usual kind: `*Proxy*`, `connection*refused`): the first run
+ * is a prefix, the last a suffix, and each run between is found leftmost after the one before.
+ */
+function starsAndLiterals(list: readonly Piece[], caseInsensitive: boolean): ((value: string) => boolean) | undefined {
+  const runs = [''];
+  for (const piece of list) {
+    if (piece.kind === 'star') runs.push('');
+    else if (piece.kind === 'literal') runs[runs.length - 1] += caseInsensitive ? piece.char.toLowerCase() : piece.char;
+    else return undefined;
+  }
+  if (runs.length < 2) return undefined;
+  const first = runs[0];
+  const last = runs[runs.length - 1];
+  const middle = runs.slice(1, -1).filter((run) => run !== '');
+  return (received) => {
+    const value = caseInsensitive ? received.toLowerCase() : received;
+    const end = value.length - last.length;
+    if (end < first.length || !value.startsWith(first) || !value.endsWith(last)) return false;
+    let at = first.length;
+    for (const run of middle) {
+      const found = value.indexOf(run, at);
+      if (found < 0 || found + run.length > end) return false;
+      at = found + run.length;
+    }
+    return true;
+  };
+}
+
 /** A compiled text glob: `*` crosses everything. */
 export function compileTextGlob(pattern: string, caseInsensitive: boolean): (value: string) => boolean {
   const list = pieces(pattern);
-  let source = '';
-  for (const piece of list) {
-    if (piece.kind === 'star') source += '*';
-    else if (piece.kind === 'one') source += '?';
-    else if (piece.kind === 'class') source += bracket(piece.body);
-    else source += piece.char === '/' ? literal(SLASH) : literal(piece.char);
-  }
-  const regex = regexOf(source, caseInsensitive);
-  const match = (value: string) => regex.test(value.includes('/') ? value.replaceAll('/', SLASH) : value);
-  if (caseInsensitive) return match;
+  const simple = starsAndLiterals(list, caseInsensitive);
+  if (simple !== undefined) return simple;
+  const tokens: GlobToken[] = list.map((piece) => {
+    if (piece.kind === 'star') return { kind: 'star', crossesSlash: true };
+    if (piece.kind === 'one') return { kind: 'char', matches: () => true };
+    if (piece.kind === 'class') return { kind: 'char', matches: bracket(piece.body, caseInsensitive, false) };
+    return { kind: 'char', matches: literal(caseInsensitive ? piece.char.toLowerCase() : piece.char) };
+  });
+  const machine = new GlobMachine(tokens);
+  if (caseInsensitive) return (value) => machine.matches(value.toLowerCase());
   const { exact, needle } = literals(list, false);
   if (exact !== undefined) return (value) => value === exact;
-  return needle ? (value) => value.includes(needle) && match(value) : match;
+  return needle ? (value) => value.includes(needle) && machine.matches(value) : (value) => machine.matches(value);
 }
 
 /** A path glob in its matching form: lowercase, `/` separators, no `./` prefix or empty segments. */
@@ -132,42 +154,83 @@ export interface PathGlob {
   test(value: string): boolean;
 }
 
+/** Whether `segments` holds `run` from `from` on; the first index where it does, or -1. */
+function indexOfRun(segments: readonly string[], run: readonly string[], from: number, end: number): number {
+  for (let i = from; i + run.length <= end; i++) {
+    let j = 0;
+    while (j < run.length && segments[i + j] === run[j]) j++;
+    if (j === run.length) return i;
+  }
+  return -1;
+}
+
+/**
+ * A path glob of literal segments and whole-segment `**` only (`/src/**`, and the `node_modules` and `vendor` rules):
+ * the first run of segments is a prefix, the last a suffix, each between found leftmost after the one before.
+ */
+function literalSegments(normalized: string, list: readonly Piece[]): PathGlob['test'] | undefined {
+  if (list.some((piece) => piece.kind === 'one' || piece.kind === 'class')) return undefined;
+  const runs: string[][] = [[]];
+  for (const segment of normalized.split('/')) {
+    if (segment === '**') runs.push([]);
+    else if (segment.includes('*')) return undefined;
+    else runs[runs.length - 1].push(segment);
+  }
+  if (runs.length < 2) return undefined;
+  const first = runs[0];
+  const last = runs[runs.length - 1];
+  const middle = runs.slice(1, -1).filter((run) => run.length > 0);
+  return (value) => {
+    const segments = value.split('/');
+    const end = segments.length - last.length;
+    if (end < first.length || indexOfRun(segments, first, 0, first.length) !== 0 || indexOfRun(segments, last, end, segments.length) !== end) return false;
+    let at = first.length;
+    for (const run of middle) {
+      const found = indexOfRun(segments, run, at, end);
+      if (found < 0) return false;
+      at = found + run.length;
+    }
+    return true;
+  };
+}
+
 export function compilePathGlob(pattern: string): PathGlob {
   const normalized = normalizePathPattern(pattern);
   // A `**` that shares its segment with other characters (`**.js`, `lib**`, `a**b`) crosses `/` as
-  // in Sentry; picomatch does that only for a whole-segment `**`, so such a `**` becomes `**/*`
-  // at the start of a segment, and is otherwise tried both as `*` (no `/` crossed) and as
-  // `*/**` or `*/**/*` (one or more crossed).
-  let variants = [''];
+  // in Sentry: it is any run. A whole-segment `**` is any number of segments, the `/` beside it
+  // included (`a/**/b` matches `a/b`).
   let crossing = false;
   const list = pieces(normalized);
-  const boundary = (piece: Piece | undefined) => !piece || (piece.kind === 'literal' && piece.char === '/');
-  let inner = 0;
-  list.forEach((piece, index) => {
-    let alternatives: string[];
+  const isSlash = (piece: Piece | undefined) => piece !== undefined && piece.kind === 'literal' && piece.char === '/';
+  const tokens: GlobToken[] = [];
+  /** Where the last token is a literal `/` (the one a trailing `/**` takes in). */
+  let slashToken = -1;
+  for (let index = 0; index < list.length; index++) {
+    const piece = list[index];
     if (piece.kind === 'star') {
-      const atStart = boundary(list[index - 1]);
-      const atEnd = boundary(list[index + 1]);
-      if (!piece.double) alternatives = ['*'];
-      else if (atStart && atEnd) alternatives = ['**'];
-      else if (atStart) alternatives = ['**/*'];
-      else {
-        if (++inner > MAX_INNER_GLOBSTARS)
-          throw new ValueError(`at most ${MAX_INNER_GLOBSTARS} "**" may follow other characters in a path segment (write lib*/** rather than lib**)`);
-        alternatives = atEnd ? ['*', '*/**'] : ['*', '*/**/*'];
-      }
+      const atStart = index === 0 || isSlash(list[index - 1]);
+      const atEnd = index === list.length - 1 || isSlash(list[index + 1]);
       crossing ||= piece.double && !(atStart && atEnd);
-    } else if (piece.kind === 'one') alternatives = ['?'];
-    else if (piece.kind === 'class') alternatives = [bracket(piece.body)];
-    else alternatives = [piece.char === '/' ? '/' : literal(piece.char)];
-    variants = variants.flatMap((prefix) => alternatives.map((alternative) => prefix + alternative));
-  });
-  const regexes = variants.map((source) => regexOf(source, false));
+      if (!piece.double) tokens.push({ kind: 'star', crossesSlash: false });
+      else if (!(atStart && atEnd)) tokens.push({ kind: 'star', crossesSlash: true });
+      else if (isSlash(list[index + 1])) {
+        tokens.push({ kind: 'segments' });
+        index++;
+      } else if (slashToken === tokens.length - 1 && slashToken >= 0) {
+        tokens[slashToken] = { kind: 'tail' };
+      } else tokens.push({ kind: 'star', crossesSlash: true });
+    } else if (piece.kind === 'one') tokens.push({ kind: 'char', matches: (code) => code !== SLASH });
+    else if (piece.kind === 'class') tokens.push({ kind: 'char', matches: bracket(piece.body, false, true) });
+    else {
+      if (piece.char === '/') slashToken = tokens.length;
+      tokens.push({ kind: 'char', matches: literal(piece.char) });
+    }
+  }
   const hasSlash = crossing || normalized.includes('/');
   const { exact, needle } = literals(list, true);
   if (exact !== undefined) return { hasSlash, test: (value) => value === exact };
-  const [first] = regexes;
-  const match = regexes.length === 1 ? (value: string) => first.test(value) : (value: string) => regexes.some((regex) => regex.test(value));
+  const machine = new GlobMachine(tokens);
+  const match = literalSegments(normalized, list) ?? ((value: string) => machine.matches(value));
   return { hasSlash, test: needle ? (value) => value.includes(needle) && match(value) : match };
 }
 

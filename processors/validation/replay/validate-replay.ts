@@ -3,6 +3,7 @@
 // `timestamp` (epoch ms). Metadata is optional; long strings are truncated and lists trimmed.
 import type { FieldError } from '../../../src/engine/item.js';
 import { describeType } from '../../../src/records/json-type.js';
+import { tooDeep } from '../depth.js';
 import {
   REPLAY_ID,
   RRWEB_EVENT_TYPES,
@@ -17,6 +18,11 @@ import {
 export type ReplayValidation = { ok: true; segment: Omit<ReplaySegment, 'project_id' | 'received_at'> } | { ok: false; errors: FieldError[] };
 
 const MAX_STRING = 1024;
+/**
+ * rrweb nests a page's DOM two levels per element (`childNodes`, the node): deep enough for any
+ * real page, and far from what overflows the stack of the JSON.stringify that stores the chunk.
+ */
+export const MAX_REPLAY_DEPTH = 1000;
 const MAX_URLS = 100;
 const MAX_IDS = 100;
 /** Error ids are event UUIDs (dashed or 32 hex digits); trace ids like spans'. */
@@ -119,6 +125,12 @@ export function validateReplayChunk(input: ReplayChunkInput): ReplayValidation {
   if (!Array.isArray(events)) fail(eventsPath, `expected an array of rrweb events, got ${describeType(events)}`);
   else {
     if (events.length === 0) fail(eventsPath, 'must hold at least one rrweb event');
+    const deep = tooDeep(events, MAX_REPLAY_DEPTH);
+    if (deep !== undefined)
+      return {
+        ok: false,
+        errors: [{ path: `${eventsPath}${deep.startsWith('[') ? '' : '.'}${deep}`, message: `nested deeper than ${MAX_REPLAY_DEPTH} levels` }],
+      };
     let problems = 0;
     for (let i = 0; i < events.length && problems < 20; i++) {
       const event = events[i] as unknown;

@@ -50,7 +50,6 @@ describe('parseStacktraceRule', () => {
     ['family:jvm,,go -app', 8, 'family: a family list has an empty entry'],
     ['app:maybe -group', 5, 'app: app takes yes or no, not "maybe"'],
     ['function:[z-a] -group', 10, 'function: invalid bracket expression'],
-    ['path:a**b**c**d**e -group', 6, 'path: at most 3 "**" may follow other characters in a path segment (write lib*/** rather than lib**)'],
     ['type:TimeoutError -group', 1, 'matcher "type" is not available in stack-trace rules, which see frames only (use it in a fingerprint rule)'],
     ['error.value:x -group', 1, 'matcher "error.value" is not available in stack-trace rules, which see frames only (use it in a fingerprint rule)'],
     ['function:foo max-frames=3', 14, '"max-frames=3": variable actions (max-frames, min-frames, category) are not supported'],
