@@ -171,7 +171,8 @@ export class Scrubber {
         }
       }
     const known = key === undefined ? undefined : this.knownKey(key);
-    if (known !== undefined && this.safeDepth === 0) {
+    // A number or boolean under a sensitive-sounding key (sessionSampleRate, token_count) is no secret.
+    if (known !== undefined && this.safeDepth === 0 && typeof value !== 'number' && typeof value !== 'boolean') {
       const rule = known.rule;
       if (rule !== undefined) {
         this.record(rule);

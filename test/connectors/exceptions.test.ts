@@ -125,7 +125,7 @@ describe('without the exceptions connector', () => {
   beforeAll(async () => {
     const yaml = defaultYaml()
       .replace('connectors:\n  exceptions: {}', '')
-      .replace('receivers: [http_api, exceptions]', 'receivers: [http_api]')
+      .replace('receivers: [http_api, exceptions, monitors]', 'receivers: [http_api, monitors]')
       .replace('exporters: [duckdb, exceptions]', 'exporters: [duckdb]');
     svc = await startService({ yaml });
   });

@@ -142,7 +142,9 @@ describe('faultline validate', () => {
     const result = await runCli(['validate'], process.env);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/valid, 3 pipeline/);
-    expect(result.stdout).toMatch(/events: http_api, exceptions -> validation -> scrubbing -> symbolication -> grouping -> issues -> alerting -> duckdb/);
+    expect(result.stdout).toMatch(
+      /events: http_api, exceptions, monitors -> validation -> scrubbing -> symbolication -> grouping -> issues -> alerting -> duckdb/,
+    );
     expect(result.stdout).toMatch(/traces: http_api, otlp -> validation -> scrubbing -> alerting -> duckdb, exceptions/);
     expect(result.stdout).toMatch(/connector exceptions: traces -> events/);
     expect(result.stdout).toMatch(/reads: events from duckdb; traces from duckdb; replays from duckdb/);
@@ -183,9 +185,9 @@ service:
     expect(lines.slice(1)).toEqual(
       expect.arrayContaining([
         expect.stringMatching(
-          /^ {2}line 14: processors\.alerting\.allow_private_destinatons: unknown key "allow_private_destinatons"; did you mean "allow_private_destinations"\?$/,
+          /^ {2}line \d+: processors\.alerting\.allow_private_destinatons: unknown key "allow_private_destinatons"; did you mean "allow_private_destinations"\?$/,
         ),
-        expect.stringMatching(/^ {2}line 15: processors\.alerting\.delivery\.atempts: unknown key "atempts"; did you mean "attempts"\?$/),
+        expect.stringMatching(/^ {2}line \d+: processors\.alerting\.delivery\.atempts: unknown key "atempts"; did you mean "attempts"\?$/),
         expect.stringMatching(/^ {2}line \d+: exporters\.duckdb\.max_batch_itms: unknown key "max_batch_itms"; did you mean "max_batch_items"\?$/),
         expect.stringMatching(/^ {2}line \d+: service\.http\.prot: unknown key "prot"; did you mean "port"\?$/),
       ]),
@@ -244,6 +246,7 @@ describe('faultline components', () => {
       'receiver:http_api',
       'receiver:otlp',
       'receiver:kafka',
+      'receiver:monitors',
       'processor:validation',
       'processor:scrubbing',
       'processor:symbolication',

@@ -17,7 +17,7 @@ describe('configuration', () => {
       expect.objectContaining({
         id: 'events',
         signal: 'events',
-        receivers: ['http_api', 'exceptions'],
+        receivers: ['http_api', 'exceptions', 'monitors'],
         processors: ['validation', 'scrubbing', 'symbolication', 'grouping', 'issues', 'alerting'],
         exporters: ['duckdb'],
       }),

@@ -104,7 +104,7 @@ export async function spanCountBy(api: (path: string) => Promise<Response>, trac
 }
 
 /** Polls `probe` until it gives a value; throws after `timeoutMs`. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 45_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
