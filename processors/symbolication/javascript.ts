@@ -16,6 +16,7 @@ import type { ErrorEvent, StackFrame } from '../../src/records/event.js';
 import { LoadError, type Parsed } from './cache.js';
 import { parsedArtifact, type EventJob, type Services } from './context.js';
 import { originalFunctionName } from './function-names.js';
+import { ScopeNames } from './scope-names.js';
 import { ParsedSourceMap, SourceText, type OriginalPosition } from './source-map.js';
 import { normalizeUuid } from './artifacts.js';
 
@@ -172,6 +173,14 @@ interface Resolved {
   fields: Pick<StackFrame, 'abs_path' | 'filename' | 'lineno' | 'colno'> &
     Partial<Pick<StackFrame, 'function' | 'context_line' | 'pre_context' | 'post_context'>>;
   vendor: boolean;
+  /** The enclosing function is anonymous: the frame gets no function name. */
+  anonymous?: true;
+}
+
+/** How a frame's function is named: scopes of the minified file, else the older declaration scan over its text. */
+interface FunctionNames {
+  scopes?: ScopeNames;
+  minified?: SourceText;
 }
 
 /** Positions remembered per map (the same errors come back event after event). */
@@ -229,16 +238,19 @@ async function symbolicateGroup(services: Services, job: EventJob, indexes: numb
     return;
   }
   const map = parsed.value;
-  const minified = lookup.found.minified && indexes.some((i) => job.raw[i].function) ? await minifiedText(services, lookup.found.minified) : undefined;
+  const found = lookup.found.minified;
+  const scopes = found ? await minifiedScopes(services, found) : undefined;
+  const minified = scopes === undefined && found && indexes.some((i) => job.raw[i].function) ? await minifiedText(services, found) : undefined;
+  const names: FunctionNames = { scopes, minified };
   let memo = memos.get(map);
   if (memo === undefined) memos.set(map, (memo = new Map()));
   let resolvedCount = 0;
   for (const i of indexes) {
     const frame = job.raw[i];
-    const key = `${frame.lineno}:${frame.colno}:${minified ? 'm' : ''}:${frame.function ?? ''}`;
+    const key = `${frame.lineno}:${frame.colno}:${scopes ? 's' : minified ? 'm' : ''}:${frame.function ?? ''}`;
     let resolved = memo.get(key);
     if (resolved === undefined) {
-      resolved = resolve(map, name, frame, minified, services.config.context_lines) ?? null;
+      resolved = resolve(map, name, frame, names, services.config.context_lines) ?? null;
       if (memo.size >= MEMO_ENTRIES) memo.clear();
       memo.set(key, resolved);
     }
@@ -257,11 +269,12 @@ function applyResolved(frame: StackFrame, r: Resolved): StackFrame {
   // Object.assign, not `{ ...frame, ...r.fields }`: V8 runs a second spread through a slow path
   // (measured 3.3 µs against 0.3 µs a frame).
   const out: StackFrame = Object.assign({}, frame, r.fields);
+  if (r.anonymous) delete out.function;
   if (r.vendor && frame.in_app === undefined) out.in_app = false;
   return out;
 }
 
-function resolve(map: ParsedSourceMap, mapName: string, frame: StackFrame, minified: SourceText | undefined, contextLines: number): Resolved | undefined {
+function resolve(map: ParsedSourceMap, mapName: string, frame: StackFrame, names: FunctionNames, contextLines: number): Resolved | undefined {
   const position = map.originalPosition(frame.lineno as number, frame.colno as number);
   if (position === undefined) return undefined;
   const fields: Resolved['fields'] = {
@@ -270,12 +283,19 @@ function resolve(map: ParsedSourceMap, mapName: string, frame: StackFrame, minif
     lineno: position.line,
     colno: position.column + 1,
   };
-  if (frame.function !== undefined && minified !== undefined) {
-    const name = originalFunctionName({ map, minified }, frame.lineno as number, frame.colno as number, frame.function);
+  let anonymous = false;
+  const scoped = names.scopes?.functionAt(map, frame.lineno as number, frame.colno as number);
+  if (typeof scoped === 'string') fields.function = scoped;
+  else if (scoped === null) anonymous = true;
+  else if (frame.function !== undefined && names.minified !== undefined) {
+    // Outside every function scope, or no scopes (file too large or unparsable): the declaration scan.
+    const name = originalFunctionName({ map, minified: names.minified }, frame.lineno as number, frame.colno as number, frame.function);
     if (name !== undefined) fields.function = name;
   }
   addContext(fields, map, position, contextLines);
-  return { fields, vendor: isVendorSource(position.source) };
+  const resolved: Resolved = { fields, vendor: isVendorSource(position.source) };
+  if (anonymous) resolved.anonymous = true;
+  return resolved;
 }
 
 function addContext(fields: Resolved['fields'], map: ParsedSourceMap, position: OriginalPosition, n: number): void {
@@ -406,5 +426,24 @@ async function minifiedText(services: Services, file: ArtifactFile): Promise<Sou
     // The string (one or two bytes a character) and its line index.
     return { value: text, bytes: 2 * bytes.byteLength + 4 * 1024 };
   });
+  return parsed.ok ? parsed.value : undefined;
+}
+
+/**
+ * The function scopes of a minified file, parsed in a worker and cached by content; undefined
+ * when it is larger than `scope_max_bytes` or does not parse (the declaration scan is used then).
+ */
+async function minifiedScopes(services: Services, file: ArtifactFile): Promise<ScopeNames | undefined> {
+  if (file.size > services.config.scope_max_bytes) return undefined;
+  const parsed = await parsedArtifact(
+    services,
+    'scopes',
+    file,
+    () => services.finder.read(file),
+    (index) => {
+      const names = new ScopeNames(index);
+      return { value: names, bytes: names.bytes };
+    },
+  );
   return parsed.ok ? parsed.value : undefined;
 }
