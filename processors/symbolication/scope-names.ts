@@ -3,18 +3,20 @@
 // A frame's function is the original name of the function *enclosing* its position in the
 // generated file — not the name token at the position (at a call site that is the callee) and
 // not what the runtime printed (minified, or the bundler's rename). The innermost function scope
-// holding the position is found by binary search; its name's identifiers are mapped through the
-// source map one by one:
-//   1. the mapping at the identifier's exact position has a name (`names`): that name — what
-//      minifiers record for every identifier they rename;
-//   2. it has no name but points into an original source with `sourcesContent`: the identifier
-//      written there (a bundler's rename, `_Order` or `Order2`, usually maps to `Order`);
-//   3. otherwise the identifier as generated (it was not renamed).
+// holding the position is found by binary search; the bindings in its name are mapped through the
+// source map one by one, by the mapping that starts exactly at the binding:
+//   1. it points into an original source with `sourcesContent` at an identifier: that identifier,
+//      as written (a minifier's `i` and a bundler's `_Order` or `Order2` both map to `Order`);
+//   2. else its name in `names`, which minifiers record for every identifier they rename;
+//   3. else the binding as generated (it was not renamed).
+// An anonymous function of the generated file that the original declares as a named `function`
+// (a minifier dropped the name) gets that name, read where the function's start maps to.
 // An anonymous scope gives no name at all (null), as Sentry does: an anonymous callback is not
 // its caller.
-import type { ParsedSourceMap } from './source-map.js';
+import type { OriginalPosition, ParsedSourceMap } from './source-map.js';
 import { LINE_FACTOR, type ScopeIndex } from './scopes-worker.js';
 
+const NAMED_FUNCTION = /^(?:export\s+)?(?:default\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)/;
 const IDENTIFIER_AT = /^[A-Za-z_$\u00a0-\uffff][\w$\u00a0-\uffff]*/;
 /** Words a mapping may point at that are not the name (`class Order`, `export function f`). */
 const NOT_A_NAME = new Set([
@@ -100,7 +102,7 @@ export class ScopeNames {
     const { nameStarts, nameEnds, components, strings } = this.index;
     const first = nameStarts[scope];
     const end = nameEnds[scope];
-    if (first === end) return null;
+    if (first === end) return declaredName(map, this.index.starts[scope]);
     let name = '';
     for (let c = first; c < end; c++) {
       const text = strings[components[3 * c + 2]];
@@ -110,18 +112,35 @@ export class ScopeNames {
   }
 }
 
-/** The original name of the identifier `generated` at a position (`line * 2^32 + column`, 0-based). */
-function originalIdentifier(map: ParsedSourceMap, position: number, generated: string): string {
+/**
+ * An anonymous function of the generated file that is a named `function` declaration or
+ * expression in the original source (a minifier dropped the name of a function it moved or
+ * used once): that name, read where the function's start maps to; else null.
+ */
+function declaredName(map: ParsedSourceMap, start: number): string | null {
+  const original = mappedExactly(map, start);
+  if (original === undefined) return null;
+  const line = map.sourceText(original.sourceIndex)?.line(original.line);
+  return (line && NAMED_FUNCTION.exec(line.slice(original.column, original.column + 256))?.[1]) || null;
+}
+
+/** The original position of a segment starting exactly at a generated position (`line * 2^32 + column`), or undefined. */
+function mappedExactly(map: ParsedSourceMap, position: number): OriginalPosition | undefined {
   const line0 = Math.floor(position / LINE_FACTOR);
   const column0 = position - line0 * LINE_FACTOR;
   const segment = map.segmentAt(line0, column0);
-  if (segment < 0 || map.generatedColumn(segment) !== column0) return generated;
-  const named = map.segmentName(segment);
-  if (named !== null) return named;
-  const original = map.originalPosition(line0 + 1, column0 + 1);
+  if (segment < 0 || map.generatedColumn(segment) !== column0) return undefined;
+  return map.originalPosition(line0 + 1, column0 + 1);
+}
+
+/** The original name of the identifier `generated` at a position (`line * 2^32 + column`, 0-based). */
+function originalIdentifier(map: ParsedSourceMap, position: number, generated: string): string {
+  const original = mappedExactly(map, position);
   if (original === undefined) return generated;
+  // The text the mapping points at comes first: a bundler's rename (`_Order`) may be what the
+  // map's `names` records, the source still says `Order`.
   const line = map.sourceText(original.sourceIndex)?.line(original.line);
-  if (line === undefined) return generated;
-  const word = IDENTIFIER_AT.exec(line.slice(original.column, original.column + 256))?.[0];
-  return word === undefined || NOT_A_NAME.has(word) ? generated : word;
+  const word = line === undefined ? undefined : IDENTIFIER_AT.exec(line.slice(original.column, original.column + 256))?.[0];
+  if (word !== undefined && !NOT_A_NAME.has(word)) return word;
+  return original.name ?? generated;
 }

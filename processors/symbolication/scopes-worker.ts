@@ -11,9 +11,10 @@
 //   class C { h = () => {} }              C.h
 //   items.map((x) => x.id)          (anonymous: no name)
 //
-// A name is a list of components: identifiers of the generated file, by their position (the main
-// thread maps each through the source map to its original name, scope-names.ts), and literal text
-// (`new `, `.`, a string key). Positions are `line * 2^32 + column` (0-based line and UTF-16
+// A name is a list of components: bindings of the generated file (function, class and variable
+// names, the object of `a.b`), by their position — the main thread maps each through the source
+// map to its original name (scope-names.ts) — and literal text (`new `, `.`, property names, which
+// minifiers keep). Positions are `line * 2^32 + column` (0-based line and UTF-16
 // column): what stack frames give, so the main thread needs neither the generated text nor its
 // line index.
 //
@@ -61,6 +62,19 @@ export function scopeExtraction(acorn: Acorn): (bytes: Uint8Array) => ScopeIndex
     return typeof value === 'object' && value !== null && typeof (value as Node).type === 'string';
   }
 
+  /**
+   * The name a function or object gets from what it is assigned to: a member chain of plain
+   * names, without CommonJS's `exports.` / `module.exports.` (`exports.retry = {…}` names `retry`).
+   */
+  function assignedParts(node: Node): Part[] | undefined {
+    const parts = chainParts(node);
+    if (parts === undefined) return undefined;
+    const text = (part: Part | undefined) => (part === undefined ? undefined : 'text' in part ? part.text : String(part.node.name));
+    if (text(parts[0]) === 'exports' && parts.length > 2) return parts.slice(2);
+    if (text(parts[0]) === 'module' && text(parts[2]) === 'exports' && parts.length > 4) return parts.slice(4);
+    return parts;
+  }
+
   /** `a.b.c`, `this.x`: the parts of a member chain of plain names, or undefined. */
   function chainParts(node: Node): Part[] | undefined {
     if (node.type === 'Identifier') return [{ node }];
@@ -75,7 +89,8 @@ export function scopeExtraction(acorn: Acorn): (bytes: Uint8Array) => ScopeIndex
 
   /** A property or method key: a name, a string, or a private `#name`; computed keys have none. */
   function keyParts(key: Node, computed: boolean): Part[] | undefined {
-    if (key.type === 'Identifier' && !computed) return [{ node: key }];
+    // Property names are kept by minifiers (only bindings are renamed): taken as written.
+    if (key.type === 'Identifier' && !computed) return [{ text: String(key.name) }];
     if (key.type === 'PrivateIdentifier') return [{ text: `#${String(key.name)}` }];
     if (key.type === 'Literal' && (typeof key.value === 'string' || typeof key.value === 'number')) return [{ text: String(key.value) }];
     return undefined;
@@ -150,7 +165,7 @@ export function scopeExtraction(acorn: Acorn): (bytes: Uint8Array) => ScopeIndex
         case 'AssignmentExpression':
         case 'AssignmentPattern':
           push(node.left);
-          push(node.right, isNode(node.left) ? chainParts(node.left) : undefined);
+          push(node.right, isNode(node.left) ? assignedParts(node.left) : undefined);
           continue;
         case 'ObjectExpression':
           for (const property of (node.properties as Node[]) ?? []) {
