@@ -40,6 +40,11 @@ export class ArtifactFinder {
     return this.lookup.read(file);
   }
 
+  /** Whether the scope (project, release, dist) has any upload; false when the lookup cannot tell. */
+  async scopeHasFiles(scope: ArtifactScope): Promise<boolean> {
+    return (await this.lookup.scopeHasFiles?.(scope)) ?? false;
+  }
+
   private remembered(key: string, query: () => Promise<ArtifactFile[]>): Promise<ArtifactFile[]> {
     // An upload or deletion in this process makes every remembered answer stale at once.
     const version = this.lookup.version?.();

@@ -17,6 +17,7 @@ import { LoadError, type Parsed } from './cache.js';
 import { parsedArtifact, type EventJob, type Services } from './context.js';
 import { originalFunctionName } from './function-names.js';
 import { ScopeNames } from './scope-names.js';
+import { missingMap, noteRawFrames, type MissingMap } from './why-raw.js';
 import { ParsedSourceMap, SourceText, type OriginalPosition } from './source-map.js';
 import { normalizeUuid } from './artifacts.js';
 
@@ -129,6 +130,7 @@ export function dataUrlBytes(url: string): Buffer | undefined {
 // ---------------------------------------------------------------------------------------------
 
 const VENDOR_PATH = /(?:^|[\\/])node_modules[\\/]/;
+const BUILT_JAVASCRIPT = /\.[cm]?js$/i;
 const VENDOR_PREFIX = /^(?:webpack|\(webpack\)|vite)\//;
 const LEADING_DOTS = /^(?:\.\.?\/)+/;
 
@@ -196,7 +198,7 @@ interface FoundMap {
   minified?: ArtifactFile;
 }
 
-type Lookup = { found: FoundMap } | { missing: string; subject: string } | { skip: true };
+type Lookup = { found: FoundMap } | MissingMap | { skip: true };
 
 const LONG_LINE = 1000;
 const LINE_WINDOW = 300;
@@ -221,11 +223,11 @@ async function symbolicateGroup(services: Services, job: EventJob, indexes: numb
   try {
     lookup = await findSourceMap(services, job, first, frameDebugId(first, codeFiles));
   } catch (error) {
-    lookup = { missing: `the artifact lookup for ${path} failed: ${(error as Error).message}`, subject: path };
+    lookup = { missing: `the artifact lookup for ${path} failed: ${(error as Error).message}`, subject: path, everyFrame: false };
   }
   if ('skip' in lookup) return;
   if ('missing' in lookup) {
-    for (const i of indexes) job.errors.add('missing_source_map', i, lookup.subject, lookup.missing);
+    noteRawFrames(job, indexes, lookup);
     services.countFrames('javascript', 'unresolved', indexes.length);
     return;
   }
@@ -390,15 +392,13 @@ async function findSourceMap(services: Services, job: EventJob, frame: StackFram
     map ??= named('source_map', mapNames) ?? named('source_map', names);
   }
   if (map === undefined) {
-    // Quiet for files nothing promised a map for: server code run as written, vendored modules.
+    // Quiet for files nothing promised a map for (server code run as written, vendored modules),
+    // unless the release has uploads: why-raw.ts.
     const expected = debugId !== undefined || minified !== undefined || (SCHEME_AND_HOST.test(path) && !VENDOR_PATH.test(path));
-    if (!expected) return { skip: true };
-    const parts = [`no source map for ${path}`];
-    if (debugId !== undefined) parts.push(`debug id ${debugId}`);
-    if (minified?.source_mapping_url)
-      parts.push(`${minified.name} names ${minified.source_mapping_url.startsWith('data:') ? 'an inline map' : minified.source_mapping_url}`);
-    if (tried.length > 0) parts.push(`tried ${tried.join(', ')}`);
-    return { missing: parts.join('; '), subject: debugId ?? path };
+    // Only built JavaScript of the team's own counts: not node_modules, not TypeScript run as written.
+    const ownOutput = !VENDOR_PATH.test(path) && BUILT_JAVASCRIPT.test(path.replace(QUERY_OR_FRAGMENT, ''));
+    const why = missingMap({ path, debugId, minified, tried, scopeHasUploads: ownOutput && (await finder.scopeHasFiles(scope)) }, expected);
+    return why ?? { skip: true };
   }
   const file = map;
   return { found: { name: file.name, minified, parsed: await parseMap(services, file, () => services.finder.read(file)) } };

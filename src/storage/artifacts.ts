@@ -335,6 +335,10 @@ export class ArtifactStore implements ArtifactLookup {
     return rows<ArtifactFile>(result);
   }
 
+  async scopeHasFiles(scope: ArtifactScope): Promise<boolean> {
+    return (await this.present()).scopes.has(`${scope.dataset}\0${scope.projectId}\0${scope.release}\0${scope.dist ?? ''}`);
+  }
+
   /** The file's bytes (rejects with ENOENT if its content was deleted since it was looked up). */
   read(file: ArtifactFile): Promise<Buffer> {
     return readFile(this.pathOf(file.sha256));

@@ -138,10 +138,11 @@ describe('JavaScript builds, V8 stacks from Node', () => {
     expectFramesAt(event, V8_SITES());
     expect(event.debug_meta).toEqual({ images });
 
-    // Without the debug id nothing connects the frames to the upload (a file on disk nothing
-    // promised a map for: no processing error either).
+    // Without the debug id nothing connects the frames to the upload; the release has uploads,
+    // so each frame of the built file says why it stayed raw (symbolication-why-raw.test.ts).
     const without = await roundTrip(svc.api, jsEvent(debugReport, release, {}, frames));
-    expectUnsymbolicated(without, frames, null);
+    expectUnsymbolicated(without, frames, 'missing_source_map');
+    expect(without.processing_errors).toHaveLength(frames.filter((frame) => frame.abs_path?.endsWith('/debug-id/dist/app.min.js')).length);
   });
 });
 
