@@ -14,7 +14,7 @@ export const symbolicationConfigSchema = z
     scope_max_bytes: z
       .int()
       .min(0)
-      .default(8 * 1024 * 1024)
+      .default(4 * 1024 * 1024)
       .describe(
         'Largest minified JavaScript file parsed for function scopes (original names of the enclosing functions); a larger one, or 0 for none, keeps the older declaration scan',
       ),
