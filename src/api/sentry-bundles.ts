@@ -24,8 +24,17 @@ const MAX_BUNDLE_FILES = 10_000;
 
 export const SHA1 = /^[0-9a-f]{40}$/;
 
-/** Chunks by SHA-1, as files in a directory (the artifact store's staging directory). */
+/** How long an uploaded chunk waits for the assemble that names it. */
+const CHUNK_TTL_MS = 60 * 60 * 1000;
+
+/**
+ * Chunks by SHA-1, as files in a directory (the artifact store's staging directory). A chunk no
+ * assemble took within CHUNK_TTL_MS is deleted at the next upload (an abandoned upload leaves
+ * nothing behind for long; the store's start sweeps its staging directory too).
+ */
 export class ChunkStore {
+  private readonly stored = new Map<string, number>();
+
   constructor(private readonly dir: () => string) {}
 
   pathOf(sha1: string): string {
@@ -35,8 +44,16 @@ export class ChunkStore {
   /** Stores a chunk if its bytes hash to its name; false when they do not. */
   async put(sha1: string, bytes: Uint8Array): Promise<boolean> {
     if (createHash('sha1').update(bytes).digest('hex') !== sha1) return false;
+    await this.expire(Date.now() - CHUNK_TTL_MS);
     await writeFile(this.pathOf(sha1), bytes, { mode: 0o600 });
+    this.stored.set(sha1, Date.now());
     return true;
+  }
+
+  private async expire(before: number): Promise<void> {
+    const old: string[] = [];
+    for (const [name, at] of this.stored) if (at < before) old.push(name);
+    if (old.length > 0) await this.remove(old);
   }
 
   /** The chunks of `names` not stored here. */
@@ -68,6 +85,7 @@ export class ChunkStore {
   }
 
   async remove(names: readonly string[]): Promise<void> {
+    for (const name of names) this.stored.delete(name);
     await Promise.all([...new Set(names)].map((name) => rm(this.pathOf(name), { force: true })));
   }
 }

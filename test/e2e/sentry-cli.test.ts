@@ -7,6 +7,9 @@
 // answer as sentry-cli expects.
 /* eslint-disable @typescript-eslint/no-explicit-any -- JSON read back from the API is walked freely in assertions */
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { strToU8, zipSync } from 'fflate';
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,6 +133,37 @@ describe('sentry-cli sourcemaps upload against Faultline', () => {
     const again = await sentryCli(['sourcemaps', 'upload', '--release', release, '--dist', 'web', '--url-prefix', '~/static/js', dist]);
     expect(again.code, again.stderr).toBe(0);
     expect((await bundles(release)).map((b) => b.id)).toEqual([bundle.id]);
+  });
+
+  it('a bundle with a broken map (sent as sentry-cli sends it: a gzip chunk, then assemble) is refused with its reason; nothing is stored', async () => {
+    const manifest = {
+      files: { 'files/_/_/broken.js.map': { type: 'source_map', url: '~/static/js/broken.js.map', headers: {} } },
+      release: 'shop@5.0.0',
+    };
+    const zip = Buffer.from(zipSync({ 'manifest.json': strToU8(JSON.stringify(manifest)), 'files/_/_/broken.js.map': strToU8('{"version": 3, "mappings": ') }));
+    const sha1 = createHash('sha1').update(zip).digest('hex');
+    const assemble = async () => {
+      const res = await svc.api('/api/0/organizations/default/artifactbundle/assemble/', {
+        method: 'POST',
+        body: JSON.stringify({ checksum: sha1, chunks: [sha1], projects: ['default'], version: 'shop@5.0.0' }),
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { state: string; missingChunks: string[]; detail: string | null };
+    };
+    expect(await assemble()).toEqual({ state: 'not_found', missingChunks: [sha1], detail: null });
+    const form = new FormData();
+    form.append('file_gzip', new Blob([new Uint8Array(gzipSync(zip))]), sha1);
+    const encoded = new Response(form);
+    const upload = await svc.api('/api/0/organizations/default/chunk-upload/', {
+      method: 'POST',
+      headers: { 'content-type': encoded.headers.get('content-type') as string },
+      body: Buffer.from(await encoded.arrayBuffer()),
+    });
+    expect(upload.status, await upload.clone().text()).toBe(200);
+    const answer = await assemble();
+    expect(answer.state).toBe('error');
+    expect(answer.detail).toMatch(/~\/static\/js\/broken\.js\.map: not a valid source map/);
+    expect(await bundles('shop@5.0.0')).toEqual([]);
   });
 
   it('refuses a wrong organization, a bad key, and chunks whose bytes do not hash to their name', async () => {
