@@ -26,6 +26,7 @@ import { parseStacktrace } from '../src/records/stacktrace-text.js';
 import { symbolicationConfigSchema } from '../processors/symbolication/config.js';
 import { originalFunctionName } from '../processors/symbolication/function-names.js';
 import { SymbolicationProcessor } from '../processors/symbolication/processor.js';
+import { ScopeNames } from '../processors/symbolication/scope-names.js';
 import { ParsedSourceMap, SourceText } from '../processors/symbolication/source-map.js';
 import { WorkerPool } from '../processors/symbolication/pool.js';
 import { InMemoryArtifacts } from '../test/support/artifacts.js';
@@ -41,8 +42,22 @@ export interface SymbolicationResult {
   ratio: number;
   /** Events with no frame to symbolicate (the synchronous fast path). */
   fastPath: Throughput;
-  /** One frame resolved through the map without the memo (position, function name, context), µs. */
+  /** One frame resolved through the map without the memo (position, the declaration scan's function name, context), µs. */
   frameMicros: { p50: number; p99: number; max: number; n: number };
+  /**
+   * Scope-based function names: the minified file parsed for its function scopes (acorn, in the
+   * worker), then per frame the enclosing scope's original name; CPU per symbolicated frame with
+   * them and without them (scope_max_bytes 0: the declaration scan), warm.
+   */
+  scopes: {
+    parseMs: number;
+    count: number;
+    cacheBytes: number;
+    /** One frame without the memo: position, the scope's name, context, µs. */
+    frameMicros: { p50: number; p99: number; max: number; n: number };
+    withScopes: Throughput & { cpuMicrosPerFrame: number };
+    withoutScopes: Throughput & { cpuMicrosPerFrame: number };
+  };
   coldParse: {
     bytes: number;
     /** One event, fresh processor: worker start + read + parse + hand-off, ms. */
@@ -209,8 +224,8 @@ export async function measureSymbolication(options: { seconds: number; log: (lin
   const { seconds, log } = options;
   const dir = tempDir('faultline-bench-symbolication-');
   const processors: SymbolicationProcessor[] = [];
-  const newProcessor = (artifacts: InMemoryArtifacts) => {
-    const p = new SymbolicationProcessor(symbolicationConfigSchema.parse({}), { id: 'symbolication', artifacts });
+  const newProcessor = (artifacts: InMemoryArtifacts, config: Record<string, unknown> = {}) => {
+    const p = new SymbolicationProcessor(symbolicationConfigSchema.parse(config), { id: 'symbolication', artifacts });
     processors.push(p);
     return p;
   };
@@ -271,6 +286,33 @@ export async function measureSymbolication(options: { seconds: number; log: (lin
       }
     }
 
+    // Scope-based names: the parse, one frame without the memo, and warm throughput with and without them.
+    const scopesT0 = performance.now();
+    const scopes = new ScopeNames(await pool.run('scopes', Buffer.from(five.code)));
+    const scopesParseMs = performance.now() - scopesT0;
+    const scopeFrame = new Samples();
+    for (const stack of frames) {
+      for (const frame of stack) {
+        const t0 = performance.now();
+        const position = parsed.originalPosition(frame.lineno as number, frame.colno as number);
+        scopes.functionAt(parsed, frame.lineno as number, frame.colno as number);
+        if (position) {
+          const text = parsed.sourceText(position.sourceIndex);
+          for (let l = position.line - 5; l <= position.line + 5; l++) text?.line(l);
+        }
+        scopeFrame.add((performance.now() - t0) * 1000);
+      }
+    }
+    const perFrameOf = (t: Throughput) => ({ ...t, cpuMicrosPerFrame: t.cpuMicrosPerEvent / framesPerEvent });
+    const withScopes = perFrameOf(withMap);
+    log(`  the same with scope_max_bytes 0 (the declaration scan instead of scopes): ${seconds} s…`);
+    const withoutScopes = perFrameOf(await throughput(newProcessor(uploaded, { scope_max_bytes: 0 }), templates, seconds));
+    const scopeCheck = { ...templates[0], exception: { ...templates[0].exception }, processing_errors: [] };
+    await withMapProcessor.process([{ data: scopeCheck, tenant: TENANT, receivedAt: 0, size: 1 }]);
+    log(
+      `    scopes: ${scopes.count} function scopes parsed in ${scopesParseMs.toFixed(0)} ms (worker), ${(scopes.bytes / 2 ** 20).toFixed(1)} MiB charged; warm CPU per symbolicated frame ${withScopes.cpuMicrosPerFrame.toFixed(2)} µs with scopes, ${withoutScopes.cpuMicrosPerFrame.toFixed(2)} µs with the declaration scan; one frame without the memo p50 ${scopeFrame.summary().p50.toFixed(1)} µs (scan: ${perFrame.summary().p50.toFixed(1)} µs); crash frame ${scopeCheck.exception.stacktrace?.at(-1)?.function}`,
+    );
+
     // Cold parse of the ~10 MB map.
     const workerT0 = performance.now();
     await pool.run('sourcemap', Buffer.from(ten.map));
@@ -311,6 +353,7 @@ export async function measureSymbolication(options: { seconds: number; log: (lin
       ratio: withMap.eventsPerSecond / withoutMap.eventsPerSecond,
       fastPath,
       frameMicros: perFrame.summary(),
+      scopes: { parseMs: scopesParseMs, count: scopes.count, cacheBytes: scopes.bytes, frameMicros: scopeFrame.summary(), withScopes, withoutScopes },
       coldParse: {
         bytes: ten.map.length,
         firstMs: first.value,

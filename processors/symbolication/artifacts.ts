@@ -40,9 +40,9 @@ export class ArtifactFinder {
     return this.lookup.read(file);
   }
 
-  /** Whether the scope's release (and dist) has any uploaded file; undefined when the lookup cannot tell. */
-  async scopeHasFiles(scope: ArtifactScope): Promise<boolean | undefined> {
-    return this.lookup.scopeHasFiles ? this.lookup.scopeHasFiles(scope) : undefined;
+  /** Whether the scope (project, release, dist) has any upload; false when the lookup cannot tell. */
+  async scopeHasFiles(scope: ArtifactScope): Promise<boolean> {
+    return (await this.lookup.scopeHasFiles?.(scope)) ?? false;
   }
 
   private remembered(key: string, query: () => Promise<ArtifactFile[]>): Promise<ArtifactFile[]> {

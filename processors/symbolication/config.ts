@@ -11,6 +11,13 @@ export const symbolicationConfigSchema = z
         'Memory for parsed source maps, ProGuard mappings and Breakpad symbols, shared by every release (least recently used evicted first); a file larger than this is parsed for every event that needs it',
       ),
     context_lines: z.int().min(0).max(50).default(5).describe('Lines of original source shown before and after a symbolicated JavaScript frame'),
+    scope_max_bytes: z
+      .int()
+      .min(0)
+      .default(4 * 1024 * 1024)
+      .describe(
+        'Largest minified JavaScript file parsed for function scopes (original names of the enclosing functions); a larger one, or 0 for none, keeps the older declaration scan',
+      ),
     workers: z.int().min(1).max(16).default(1).describe('Worker threads that parse artifacts off the event loop (started on first need)'),
     worker_memory_mb: z
       .int()

@@ -16,6 +16,8 @@ import type { ErrorEvent, StackFrame } from '../../src/records/event.js';
 import { LoadError, type Parsed } from './cache.js';
 import { parsedArtifact, type EventJob, type Services } from './context.js';
 import { originalFunctionName } from './function-names.js';
+import { ScopeNames } from './scope-names.js';
+import { missingMap, noteRawFrames, type MissingMap } from './why-raw.js';
 import { ParsedSourceMap, SourceText, type OriginalPosition } from './source-map.js';
 import { normalizeUuid } from './artifacts.js';
 
@@ -148,6 +150,7 @@ export function dataUrlBytes(url: string): Buffer | undefined {
 // ---------------------------------------------------------------------------------------------
 
 const VENDOR_PATH = /(?:^|[\\/])node_modules[\\/]/;
+const BUILT_JAVASCRIPT = /\.[cm]?js$/i;
 const VENDOR_PREFIX = /^(?:webpack|\(webpack\)|vite)\//;
 const LEADING_DOTS = /^(?:\.\.?\/)+/;
 
@@ -192,6 +195,14 @@ interface Resolved {
   fields: Pick<StackFrame, 'abs_path' | 'filename' | 'lineno' | 'colno'> &
     Partial<Pick<StackFrame, 'function' | 'context_line' | 'pre_context' | 'post_context'>>;
   vendor: boolean;
+  /** The enclosing function is anonymous: the frame gets no function name. */
+  anonymous?: true;
+}
+
+/** How a frame's function is named: scopes of the minified file, else the older declaration scan over its text. */
+interface FunctionNames {
+  scopes?: ScopeNames;
+  minified?: SourceText;
 }
 
 /** Positions remembered per map (the same errors come back event after event). */
@@ -207,7 +218,7 @@ interface FoundMap {
   minified?: ArtifactFile;
 }
 
-type Lookup = { found: FoundMap } | { missing: string; subject: string } | { skip: true };
+type Lookup = { found: FoundMap } | MissingMap | { skip: true };
 
 const LONG_LINE = 1000;
 const LINE_WINDOW = 300;
@@ -232,11 +243,11 @@ async function symbolicateGroup(services: Services, job: EventJob, indexes: numb
   try {
     lookup = await findSourceMap(services, job, first, frameDebugId(first, codeFiles));
   } catch (error) {
-    lookup = { missing: `the artifact lookup for ${path} failed: ${(error as Error).message}`, subject: path };
+    lookup = { missing: `the artifact lookup for ${path} failed: ${(error as Error).message}`, subject: path, everyFrame: false };
   }
   if ('skip' in lookup) return;
   if ('missing' in lookup) {
-    for (const i of indexes) job.errors.add('missing_source_map', i, lookup.subject, lookup.missing);
+    noteRawFrames(job, indexes, lookup);
     services.countFrames('javascript', 'unresolved', indexes.length);
     return;
   }
@@ -249,16 +260,19 @@ async function symbolicateGroup(services: Services, job: EventJob, indexes: numb
     return;
   }
   const map = parsed.value;
-  const minified = lookup.found.minified && indexes.some((i) => job.raw[i].function) ? await minifiedText(services, lookup.found.minified) : undefined;
+  const found = lookup.found.minified;
+  const scopes = found ? await minifiedScopes(services, found) : undefined;
+  const minified = scopes === undefined && found && indexes.some((i) => job.raw[i].function) ? await minifiedText(services, found) : undefined;
+  const names: FunctionNames = { scopes, minified };
   let memo = memos.get(map);
   if (memo === undefined) memos.set(map, (memo = new Map()));
   let resolvedCount = 0;
   for (const i of indexes) {
     const frame = job.raw[i];
-    const key = `${frame.lineno}:${frame.colno}:${minified ? 'm' : ''}:${frame.function ?? ''}`;
+    const key = `${frame.lineno}:${frame.colno}:${scopes ? 's' : minified ? 'm' : ''}:${frame.function ?? ''}`;
     let resolved = memo.get(key);
     if (resolved === undefined) {
-      resolved = resolve(map, name, frame, minified, services.config.context_lines) ?? null;
+      resolved = resolve(map, name, frame, names, services.config.context_lines) ?? null;
       if (memo.size >= MEMO_ENTRIES) memo.clear();
       memo.set(key, resolved);
     }
@@ -277,11 +291,12 @@ function applyResolved(frame: StackFrame, r: Resolved): StackFrame {
   // Object.assign, not `{ ...frame, ...r.fields }`: V8 runs a second spread through a slow path
   // (measured 3.3 µs against 0.3 µs a frame).
   const out: StackFrame = Object.assign({}, frame, r.fields);
+  if (r.anonymous) delete out.function;
   if (r.vendor && frame.in_app === undefined) out.in_app = false;
   return out;
 }
 
-function resolve(map: ParsedSourceMap, mapName: string, frame: StackFrame, minified: SourceText | undefined, contextLines: number): Resolved | undefined {
+function resolve(map: ParsedSourceMap, mapName: string, frame: StackFrame, names: FunctionNames, contextLines: number): Resolved | undefined {
   const position = map.originalPosition(frame.lineno as number, frame.colno as number);
   if (position === undefined) return undefined;
   const fields: Resolved['fields'] = {
@@ -290,12 +305,19 @@ function resolve(map: ParsedSourceMap, mapName: string, frame: StackFrame, minif
     lineno: position.line,
     colno: position.column + 1,
   };
-  if (frame.function !== undefined && minified !== undefined) {
-    const name = originalFunctionName({ map, minified }, frame.lineno as number, frame.colno as number, frame.function);
+  let anonymous = false;
+  const scoped = names.scopes?.functionAt(map, frame.lineno as number, frame.colno as number);
+  if (typeof scoped === 'string') fields.function = scoped;
+  else if (scoped === null) anonymous = true;
+  else if (frame.function !== undefined && names.minified !== undefined) {
+    // Outside every function scope, or no scopes (file too large or unparsable): the declaration scan.
+    const name = originalFunctionName({ map, minified: names.minified }, frame.lineno as number, frame.colno as number, frame.function);
     if (name !== undefined) fields.function = name;
   }
   addContext(fields, map, position, contextLines);
-  return { fields, vendor: isVendorSource(position.source) };
+  const resolved: Resolved = { fields, vendor: isVendorSource(position.source) };
+  if (anonymous) resolved.anonymous = true;
+  return resolved;
 }
 
 function addContext(fields: Resolved['fields'], map: ParsedSourceMap, position: OriginalPosition, n: number): void {
@@ -391,28 +413,15 @@ async function findSourceMap(services: Services, job: EventJob, frame: StackFram
   }
   if (map === undefined) {
     // Quiet for files nothing promised a map for (server code run as written, vendored modules),
-    // unless the release has uploads: then a frame left raw says what was looked for.
+    // unless the release has uploads: why-raw.ts.
     const expected = debugId !== undefined || minified !== undefined || (SCHEME_AND_HOST.test(path) && !VENDOR_PATH.test(path));
-    if (!expected && !(await releaseHasUploads(services, job))) return { skip: true };
-    return { missing: noMapReason(path, debugId, minified, tried), subject: debugId ?? path };
+    // Only built JavaScript of the team's own counts: not node_modules, not TypeScript run as written.
+    const ownOutput = !VENDOR_PATH.test(path) && BUILT_JAVASCRIPT.test(path.replace(QUERY_OR_FRAGMENT, ''));
+    const why = missingMap({ path, debugId, minified, tried, scopeHasUploads: ownOutput && (await finder.scopeHasFiles(scope)) }, expected);
+    return why ?? { skip: true };
   }
   const file = map;
   return { found: { name: file.name, minified, parsed: await parseMap(services, file, () => services.finder.read(file)) } };
-}
-
-/** Whether the event's release (and dist) has uploaded files at all (false when the lookup cannot tell). */
-async function releaseHasUploads(services: Services, job: EventJob): Promise<boolean> {
-  return (await services.finder.scopeHasFiles(job.scope)) ?? false;
-}
-
-/** The processing error's message for a frame no map was found for: what was looked for. */
-export function noMapReason(path: string, debugId: string | undefined, minified: ArtifactFile | undefined, tried: readonly string[]): string {
-  const parts = [`no source map for ${path}`];
-  if (debugId !== undefined) parts.push(`debug id ${debugId}`);
-  if (minified?.source_mapping_url)
-    parts.push(`${minified.name} names ${minified.source_mapping_url.startsWith('data:') ? 'an inline map' : minified.source_mapping_url}`);
-  if (tried.length > 0) parts.push(`tried ${tried.join(', ')}`);
-  return parts.join('; ');
 }
 
 function parseMap(services: Services, file: Pick<ArtifactFile, 'name' | 'sha256'>, read: () => Promise<Uint8Array>): Promise<Parsed<ParsedSourceMap>> {
@@ -437,5 +446,24 @@ async function minifiedText(services: Services, file: ArtifactFile): Promise<Sou
     // The string (one or two bytes a character) and its line index.
     return { value: text, bytes: 2 * bytes.byteLength + 4 * 1024 };
   });
+  return parsed.ok ? parsed.value : undefined;
+}
+
+/**
+ * The function scopes of a minified file, parsed in a worker and cached by content; undefined
+ * when it is larger than `scope_max_bytes` or does not parse (the declaration scan is used then).
+ */
+async function minifiedScopes(services: Services, file: ArtifactFile): Promise<ScopeNames | undefined> {
+  if (file.size > services.config.scope_max_bytes) return undefined;
+  const parsed = await parsedArtifact(
+    services,
+    'scopes',
+    file,
+    () => services.finder.read(file),
+    (index) => {
+      const names = new ScopeNames(index);
+      return { value: names, bytes: names.bytes };
+    },
+  );
   return parsed.ok ? parsed.value : undefined;
 }

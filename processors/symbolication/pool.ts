@@ -4,12 +4,14 @@
 // replaced if one dies; a dead worker's job fails, which its caller reports like a bad file.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { scopeExtraction, type ScopeIndex } from './scopes-worker.js';
 import { workerMain, type BreakpadIndex, type DecodedSourceMap, type JobKind, type JobRequest, type JobResponse, type ProguardIndex } from './worker.js';
 
 export interface JobResults {
   sourcemap: DecodedSourceMap;
   proguard: ProguardIndex;
   breakpad: BreakpadIndex;
+  scopes: ScopeIndex;
 }
 
 interface Job {
@@ -33,8 +35,9 @@ export interface WorkerLimits {
 
 const DEFAULT_LIMITS: WorkerLimits = { memoryMb: 1024, timeoutMs: 30_000 };
 
-const WORKER_SOURCE = `(${workerMain.toString()})(require)`;
+const WORKER_SOURCE = `(${workerMain.toString()})(require, ${scopeExtraction.toString()})`;
 const TRACE_MAPPING_PATH = createRequire(import.meta.url).resolve('@jridgewell/trace-mapping');
+const ACORN_PATH = createRequire(import.meta.url).resolve('acorn');
 
 export class WorkerPool {
   private readonly slots: Slot[] = [];
@@ -92,7 +95,7 @@ export class WorkerPool {
   private spawn(): Slot {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { traceMappingPath: TRACE_MAPPING_PATH },
+      workerData: { traceMappingPath: TRACE_MAPPING_PATH, acornPath: ACORN_PATH },
       resourceLimits: { maxOldGenerationSizeMb: this.limits.memoryMb },
     });
     const slot: Slot = { worker };

@@ -12,9 +12,10 @@
 // constants. (Its imports below are types only: erased, never loaded in the worker.)
 import type * as TraceMappingModule from '@jridgewell/trace-mapping';
 import type * as WorkerThreadsModule from 'node:worker_threads';
+import type { ScopeIndex, scopeExtraction } from './scopes-worker.js';
 
 /** What the pool asks a worker to do. */
-export type JobKind = 'sourcemap' | 'proguard' | 'breakpad';
+export type JobKind = 'sourcemap' | 'proguard' | 'breakpad' | 'scopes';
 
 export interface JobRequest {
   id: number;
@@ -23,7 +24,8 @@ export interface JobRequest {
   bytes: Uint8Array<ArrayBuffer>;
 }
 
-export type JobResponse = { id: number; ok: true; result: DecodedSourceMap | ProguardIndex | BreakpadIndex } | { id: number; ok: false; message: string };
+export type JobResponse =
+  { id: number; ok: true; result: DecodedSourceMap | ProguardIndex | BreakpadIndex | ScopeIndex } | { id: number; ok: false; message: string };
 
 /** What the worker sends for a source map; `segments` holds 5 ints per mapping segment. */
 export interface DecodedSourceMap {
@@ -82,13 +84,17 @@ export interface BreakpadIndex {
   origins: Float64Array<ArrayBuffer>;
 }
 
-/** The worker's body. `req` is the eval'd worker's CommonJS `require`. */
-export function workerMain(req: (id: string) => unknown): void {
+/**
+ * The worker's body. `req` is the eval'd worker's CommonJS `require`; `scopes` is
+ * scopes-worker.ts's `scopeExtraction` (its text put into the worker's source next to this one).
+ */
+export function workerMain(req: (id: string) => unknown, scopes: typeof scopeExtraction): void {
   const threads = req('node:worker_threads') as typeof WorkerThreadsModule;
   const port = threads.parentPort;
   if (port === null) return;
-  const { traceMappingPath } = threads.workerData as { traceMappingPath: string };
+  const { traceMappingPath, acornPath } = threads.workerData as { traceMappingPath: string; acornPath: string };
   const tm = req(traceMappingPath) as typeof TraceMappingModule;
+  const extractScopes = scopes(req(acornPath) as Parameters<typeof scopeExtraction>[0]);
 
   port.on('message', (job: JobRequest) => {
     try {
@@ -100,6 +106,9 @@ export function workerMain(req: (id: string) => unknown): void {
           result.content.buffer,
           result.contentOffsets.buffer,
         ]);
+      } else if (job.kind === 'scopes') {
+        const result = extractScopes(job.bytes);
+        port.postMessage({ id: job.id, ok: true, result }, transferable(result));
       } else if (job.kind === 'proguard') {
         const result = indexProguard(job.bytes);
         port.postMessage({ id: job.id, ok: true, result }, [
@@ -128,6 +137,13 @@ export function workerMain(req: (id: string) => unknown): void {
       port.postMessage({ id: job.id, ok: false, message: message.slice(0, 500) });
     }
   });
+
+  /** The buffers of a result's typed arrays: moved to the main thread, not copied. */
+  function transferable(result: object): ArrayBuffer[] {
+    const out: ArrayBuffer[] = [];
+    for (const value of Object.values(result)) if (ArrayBuffer.isView(value) && value.buffer instanceof ArrayBuffer) out.push(value.buffer);
+    return out;
+  }
 
   // -------------------------------------------------------------------------------------------
   // Source maps

@@ -9,12 +9,13 @@ import { issueRoutes } from './issues.js';
 import { projectRoutes } from './projects.js';
 import { releaseRoutes } from './releases.js';
 import { replayRoutes } from './replays.js';
+import { sentryCliRoutes } from './sentry-cli.js';
 import { sourcemapRoutes } from './sourcemaps.js';
 import { traceRoutes } from './traces.js';
 
 export function mountReadApi(http: HttpHost, api: ApiContext): string[] {
   const mounted: string[] = ['projects', 'sourcemaps', 'alerts'];
-  const routes = [...projectRoutes(api), ...sourcemapRoutes(api), ...alertRoutes(api)];
+  const routes = [...projectRoutes(api), ...sourcemapRoutes(api), ...sentryCliRoutes(api), ...alertRoutes(api)];
   if (api.storage.reads('events')) {
     routes.push(...eventRoutes(api), ...issueRoutes(api), ...releaseRoutes(api));
     mounted.push('events', 'issues', 'releases');

@@ -218,7 +218,7 @@ async function readJsonUpload(event: H3Event, options: UploadOptions): Promise<U
  * `stallMs`. When reading stops early the rest of the body is left on the socket (the answer then
  * closes the connection). `corrupt`: the error code for a body that is not valid gzip/deflate.
  */
-async function* bodyChunks(event: H3Event, { limit, stallMs }: UploadOptions, corrupt: 'bad_request' | 'invalid_json'): AsyncGenerator<Buffer> {
+export async function* bodyChunks(event: H3Event, { limit, stallMs }: UploadOptions, corrupt: 'bad_request' | 'invalid_json'): AsyncGenerator<Buffer> {
   const encoding = (event.req.headers.get('content-encoding') ?? 'identity').trim().toLowerCase();
   if (!['identity', 'gzip', 'x-gzip', 'deflate', ''].includes(encoding))
     throw errors.unsupportedMediaType(`content encoding ${encoding} is not supported; use gzip, deflate or none`);

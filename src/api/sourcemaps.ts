@@ -152,7 +152,7 @@ export function sourcemapRoutes({ catalog, artifacts, limits }: ApiContext): Rou
 }
 
 /** Every file checked; the files that passed, staged for the store, and every problem (the form's first). */
-async function checkUpload(upload: Upload): Promise<{ files: StagedArtifact[]; problems: FieldError[] }> {
+export async function checkUpload(upload: Upload): Promise<{ files: StagedArtifact[]; problems: FieldError[] }> {
   const problems: FieldError[] = [...upload.problems];
   const files: StagedArtifact[] = [];
   const seen = new Map<string, number>();

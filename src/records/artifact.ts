@@ -53,6 +53,9 @@ export interface ArtifactLookup {
    * known yet). A project nobody uploads for — most of them — then costs symbolication nothing.
    */
   projectHasFiles?(dataset: Dataset, projectId: string): boolean | undefined;
-  /** Whether the scope's release and dist have any uploaded file (a frame left raw then says why). */
+  /**
+   * Whether any file was uploaded for the scope's project, release and dist: a frame no file
+   * matched then says why it stayed raw. Absent: not known (treated as no).
+   */
   scopeHasFiles?(scope: ArtifactScope): Promise<boolean>;
 }

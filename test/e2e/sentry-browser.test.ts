@@ -216,7 +216,7 @@ describe('@sentry/browser in Chromium', () => {
       JSON.stringify({ raw: event.exception.raw_stacktrace, stacktrace: event.exception.stacktrace, processing_errors: event.processing_errors }),
     ).toEqual([
       ['checkout', 8],
-      ['?', 8], // the arrow function given to reduce
+      [undefined, 8], // the arrow function given to reduce: anonymous (the SDK's `?` is not a name)
       ['priceOf', 3],
     ]);
     expect(event.culprit).toMatch(/^priceOf /);

@@ -59,7 +59,7 @@ describe('symbolication in the service', () => {
   it('GET /v1/events/{id} shows the original frames, the frames as sent, and the culprit from the source', async () => {
     const event = await roundTrip(RELEASE);
     const throwAt = markers().get('throw');
-    expect(event.exception.stacktrace.map((f) => f.function)).toEqual(['Object.run', 'checkout', 'applyDiscount']);
+    expect(event.exception.stacktrace.map((f) => f.function)).toEqual(['run', 'checkout', 'applyDiscount']);
     expect(event.exception.stacktrace.at(-1)).toMatchObject({
       filename: 'src/pricing.ts',
       lineno: throwAt?.line,

@@ -51,7 +51,8 @@ function copySources(root: string, overrides: Record<string, string> = {}): void
   for (const [name, from] of Object.entries(overrides)) cpSync(join(APP_DIR, from), join(root, 'src', name));
 }
 
-async function esbuildApp(root: string, minified: boolean, outfile: string, entry = 'src/main.ts'): Promise<void> {
+/** esbuild: `<root>/<entry>` bundled (an IIFE with a source map) into `<root>/<outfile>`. */
+export async function esbuildApp(root: string, minified: boolean, outfile: string, entry = 'src/main.ts', target = TARGET): Promise<void> {
   await build({
     entryPoints: [join(root, entry)],
     outfile: join(root, outfile),
@@ -59,7 +60,7 @@ async function esbuildApp(root: string, minified: boolean, outfile: string, entr
     minify: minified,
     sourcemap: true,
     format: 'iife',
-    target: TARGET,
+    target,
     platform: 'neutral',
     logLevel: 'silent',
   });

@@ -3,7 +3,7 @@
 //
 //   `// @frame <function> [<anchor>]`
 //
-// `<function>` is the name of the enclosing function as written in the source (`Class.method`
+// `<function>` is the name of the enclosing function as written in the source (`Class.method`, `new Class`
 // for methods). `<anchor>` is a piece of the line's code; the frame's column is where the anchor
 // starts, or where its `|` stands (`cart.|total()` points at `total`). The anchor is what the
 // runtime reports for that frame: the `new` of a `throw new …` (the error is made there), the
@@ -27,7 +27,7 @@ export interface SourceSite {
   fileLines: string[];
 }
 
-const MARKER = /\/\/ @frame (\S+)(?: (.+?))?\s*$/;
+const MARKER = /\/\/ @frame ((?:new )?\S+)(?: (.+?))?\s*$/;
 
 function filesUnder(root: string, extensions: readonly string[]): string[] {
   return (readdirSync(root, { recursive: true }) as string[])

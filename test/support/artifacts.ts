@@ -70,6 +70,10 @@ export class InMemoryArtifacts implements ArtifactLookup {
     return this.stored.filter((s) => sameProject(s.scope, scope) && s.file.debug_id === debugId && types.includes(s.file.type)).map((s) => s.file);
   }
 
+  async scopeHasFiles(scope: ArtifactScope): Promise<boolean> {
+    return this.stored.some((s) => sameProject(s.scope, scope) && s.scope.release === scope.release && s.scope.dist === scope.dist);
+  }
+
   async byNames(scope: ArtifactScope, names: readonly string[], types: readonly ArtifactType[]): Promise<ArtifactFile[]> {
     this.calls.byNames++;
     if (this.failure) throw this.failure;

@@ -197,11 +197,6 @@ const APP_SOURCE = /(?:^|\/)src\/[\w-]+\.ts$/;
 export interface SiteExpectation {
   /** Sites (by function) the build's map cannot place, with the reason: only their file is asserted. */
   positionNotMapped?: Record<string, string>;
-  /**
-   * Methods named without their class (`Cart.total` expected as `total`): SpiderMonkey prints a
-   * method as `total@…` where V8 prints `e.total`, and the symbolicator keeps the runtime's shape.
-   */
-  bareMethodNames?: boolean;
 }
 
 /**
@@ -224,7 +219,7 @@ export function expectFramesAt(event: Record<string, any>, sites: SourceSite[], 
     if (options.positionNotMapped?.[site.function] !== undefined) return;
     expect(frame.lineno, where).toBe(site.line);
     expect(frame.colno, where).toBe(site.column);
-    expect(frame.function, where).toBe(options.bareMethodNames ? site.function.slice(site.function.lastIndexOf('.') + 1) : site.function);
+    expect(frame.function, where).toBe(site.function);
     expect(frame.context_line, `${where}: context_line`).toBe(site.lineText);
     // The symbolicator's default: 5 lines either side, fewer at the ends of the file.
     expect(frame.pre_context, `${where}: pre_context`).toEqual(site.fileLines.slice(Math.max(0, site.line - 1 - CONTEXT_LINES), site.line - 1));

@@ -3,7 +3,7 @@
 // chain with its symbolicated (or raw) frames and their source lines, breadcrumbs, user, request,
 // contexts and processing errors, with links to the older and newer event, the trace and the replay.
 import { Fragment, h, type JsxNode } from '../jsx.js';
-import type { ErrorEvent, ExceptionInfo, StackFrame } from '../../records/event.js';
+import type { ErrorEvent, ExceptionInfo, ProcessingError, StackFrame } from '../../records/event.js';
 import type { Issue } from '../../storage/issues.js';
 import { BarChart } from './charts.js';
 import { Csrf, Page, type Viewer, TableHead } from './layout.js';
@@ -48,7 +48,24 @@ function Context({ frame }: { frame: StackFrame }) {
   );
 }
 
-function Frame({ frame }: { frame: StackFrame }) {
+/** Processing errors by the index of the frame they point at (`<prefix>.stacktrace[i]`). */
+type FrameNotes = Map<number, ProcessingError[]>;
+
+function notesOf(errors: ProcessingError[] | undefined, prefix: string): FrameNotes {
+  const notes: FrameNotes = new Map();
+  const lead = `${prefix}.stacktrace[`;
+  for (const error of errors ?? []) {
+    if (!error.path?.startsWith(lead) || !error.path.endsWith(']')) continue;
+    const index = Number(error.path.slice(lead.length, -1));
+    if (!Number.isInteger(index)) continue;
+    const list = notes.get(index);
+    if (list) list.push(error);
+    else notes.set(index, [error]);
+  }
+  return notes;
+}
+
+function Frame({ frame, notes }: { frame: StackFrame; notes?: ProcessingError[] }) {
   const where = [frame.filename ?? frame.abs_path ?? frame.module ?? '?', frame.lineno, frame.colno].filter((x) => x !== undefined).join(':');
   return (
     <li class={`frame ${frame.in_app ? 'in-app' : 'other'}`}>
@@ -56,27 +73,32 @@ function Frame({ frame }: { frame: StackFrame }) {
         <code class="fn">{frame.function ?? '<anonymous>'}</code> <span class="at">at</span> <code class="file">{where}</code>
         {frame.in_app && <span class="badge">in app</span>}
       </div>
+      {notes?.map((note) => (
+        <p class="frame-note" role="note">
+          <span class="badge error">{note.type}</span> {note.message}
+        </p>
+      ))}
       <Context frame={frame} />
     </li>
   );
 }
 
 /** Most recent call first; runs of frames outside the app fold into one <details>. */
-function Frames({ frames }: { frames: StackFrame[] }) {
-  const ordered = [...frames].reverse();
-  const groups: Array<{ inApp: boolean; frames: StackFrame[] }> = [];
-  for (const frame of ordered) {
-    const inApp = frame.in_app === true;
+function Frames({ frames, notes }: { frames: StackFrame[]; notes: FrameNotes }) {
+  const ordered = frames.map((frame, index) => ({ frame, index })).reverse();
+  const groups: Array<{ inApp: boolean; frames: Array<{ frame: StackFrame; index: number }> }> = [];
+  for (const entry of ordered) {
+    const inApp = entry.frame.in_app === true;
     const last = groups[groups.length - 1];
-    if (last && last.inApp === inApp) last.frames.push(frame);
-    else groups.push({ inApp, frames: [frame] });
+    if (last && last.inApp === inApp) last.frames.push(entry);
+    else groups.push({ inApp, frames: [entry] });
   }
   const anyInApp = groups.some((g) => g.inApp);
   return (
     <ol class="frames">
       {groups.map((group) =>
         group.inApp || !anyInApp ? (
-          group.frames.map((frame) => <Frame frame={frame} />)
+          group.frames.map(({ frame, index }) => <Frame frame={frame} notes={notes.get(index)} />)
         ) : (
           <li class="collapsed">
             <details>
@@ -84,8 +106,8 @@ function Frames({ frames }: { frames: StackFrame[] }) {
                 {group.frames.length} other frame{group.frames.length === 1 ? '' : 's'}
               </summary>
               <ol class="frames">
-                {group.frames.map((frame) => (
-                  <Frame frame={frame} />
+                {group.frames.map(({ frame, index }) => (
+                  <Frame frame={frame} notes={notes.get(index)} />
                 ))}
               </ol>
             </details>
@@ -216,7 +238,11 @@ function EventDetails({ v, event }: { v: IssueView; event: ErrorEvent }) {
             {i > 0 && <span class="caused">Caused by </span>}
             <span class="exc-type">{exception.type}</span>: <span class="exc-value">{exception.value}</span>
           </h4>
-          {frames.length ? <Frames frames={frames} /> : <p class="muted">No stack trace.</p>}
+          {frames.length ? (
+            <Frames frames={frames} notes={v.raw ? new Map() : notesOf(event.processing_errors, `exception${'.cause'.repeat(i)}`)} />
+          ) : (
+            <p class="muted">No stack trace.</p>
+          )}
         </article>
       ))}
 
