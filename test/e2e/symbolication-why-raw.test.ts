@@ -56,7 +56,9 @@ describe('frames that stay raw say why', () => {
     for (const note of notes) {
       expect(note.type).toBe('missing_source_map');
       expect(note.message).toContain(`no source map for ${bundlePath}`);
-      expect(note.message).toContain(`tried ${bundlePath}, ~${bundlePath}, app.min.js`);
+      // The path, its `~` form, every `~/` suffix of it (longest first), then the file name.
+      expect(note.message).toContain(`tried ${bundlePath}, ~${bundlePath}, `);
+      expect(note.message).toMatch(/, ~\/dist\/app\.min\.js, ~\/app\.min\.js, app\.min\.js/);
       expect(note.message).toContain('the release has uploads, none of them matched');
     }
 
