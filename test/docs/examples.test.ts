@@ -1,7 +1,7 @@
 // Every shell example in README.md and docs/ runs as written against a live service and prints
 // what the text says it prints (conventions in ./examples.ts); every relative link resolves.
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/paths.js';
@@ -57,6 +57,9 @@ describe('shell examples in README.md and docs/', () => {
       // The CLI finds the service's URL from the configuration, whose port the environment sets.
       FAULTLINE_HTTP_PORT: apiHost.split(':')[1]!,
       FAULTLINE_OTLP_PORT: otlpHost.split(':')[1] ?? '4318',
+      // sentry-cli, as the README runs it: no update check, no .env files.
+      SENTRY_DISABLE_UPDATE_CHECK: 'true',
+      SENTRY_LOAD_DOTENV: '0',
       DOCS_STATE: join(workspace, `.state-${example.file.replace(/\W/g, '_')}`),
       PATH: `${join(packageRoot, 'node_modules/.bin')}:${process.env.PATH ?? ''}`,
     });
@@ -97,6 +100,12 @@ describe('the examples conventions', () => {
     expect(prepare(second!.code, { apiHost: '127.0.0.1:1234', otlpHost: '127.0.0.1:5678', liveKey: 'fl_live_K', testKey: 'fl_test_T' })).toContain(
       'http://127.0.0.1:1234/v1/x -H "Authorization: Bearer fl_live_K"',
     );
+  });
+});
+
+describe('README.md', () => {
+  it('stays a front door of at most 12 KB', () => {
+    expect(statSync(join(packageRoot, 'README.md')).size).toBeLessThanOrEqual(12 * 1024);
   });
 });
 
