@@ -67,7 +67,9 @@ How each figure is taken: bench/README.md
 const quick = args.quick;
 const N_EVENTS = Number(args.events ?? (quick ? 50_000 : 1_000_000));
 const N_SPANS = Number(args.spans ?? (quick ? 50_000 : 1_000_000));
-const phases = new Set((args.only ?? 'events,spans,reads,symbolication,issues,grouping,scrubbing,alerting,monitors,replays,kafka').split(',').map((s) => s.trim()));
+const phases = new Set(
+  (args.only ?? 'events,spans,reads,symbolication,issues,grouping,scrubbing,alerting,monitors,replays,kafka').split(',').map((s) => s.trim()),
+);
 const settings = {
   quick,
   connections: 64,

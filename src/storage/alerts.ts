@@ -155,7 +155,17 @@ export class Alerts {
         transition: 'resolved',
       };
       const payload: AlertPayload = { ...head, text: describe(head) };
-      firings.push({ key, ruleId: rule.id, dataset: rule.dataset, projectId: rule.project_id, state: 'resolved', issueId: issue.id, firedAt: now, payload: { ...payload }, actions: rule.actions });
+      firings.push({
+        key,
+        ruleId: rule.id,
+        dataset: rule.dataset,
+        projectId: rule.project_id,
+        state: 'resolved',
+        issueId: issue.id,
+        firedAt: now,
+        payload: { ...payload },
+        actions: rule.actions,
+      });
     }
     if (firings.length) {
       await this.outbox.record(firings);
