@@ -101,25 +101,7 @@ export class Alerts {
    */
   async test(rule: AlertRule, project: { id: string; name: string }, now = Date.now()): Promise<{ key: string; deliveries: number }> {
     const key = firingKey(rule.id, 'test', randomUUID());
-    const head: Omit<AlertPayload, 'text'> = {
-      id: key,
-      rule: { id: rule.id, name: rule.name, type: rule.type },
-      state: 'test',
-      fired_at: new Date(now).toISOString(),
-      project,
-      environment: rule.environment,
-      issue: null,
-      event: null,
-      value: null,
-      threshold: null,
-      unit: null,
-      window: (rule.conditions as { window?: string }).window ?? null,
-      transition: null,
-    };
-    const payload: AlertPayload = { ...head, text: describe(head) };
-    await this.outbox.record([
-      { key, ruleId: rule.id, dataset: rule.dataset, projectId: rule.project_id, state: 'test', firedAt: now, payload: { ...payload }, actions: rule.actions },
-    ]);
+    await this.outbox.record([notification(rule, key, 'test', project, now, { window: (rule.conditions as { window?: string }).window ?? null })]);
     this.wake();
     return { key, deliveries: rule.actions.length };
   }
@@ -138,33 +120,10 @@ export class Alerts {
     const firings: NewFiring[] = [];
     for (const rule of [...(rules?.new_issue ?? []), ...(rules?.regression ?? [])]) {
       if ((await this.outbox.lastFiring(rule.id, issue.id)) === null) continue;
-      const key = firingKey(rule.id, issue.id, 'resolved', now);
-      const head: Omit<AlertPayload, 'text'> = {
-        id: key,
-        rule: { id: rule.id, name: rule.name, type: rule.type },
-        state: 'resolved',
-        fired_at: new Date(now).toISOString(),
-        project,
-        environment: rule.environment,
-        issue: { id: issue.id, title: issue.title, culprit: null, count: 0, status: 'resolved', permalink: issue.permalink },
-        event: null,
-        value: null,
-        threshold: null,
-        unit: null,
-        window: null,
-        transition: 'resolved',
-      };
-      const payload: AlertPayload = { ...head, text: describe(head) };
+      const facts = { id: issue.id, title: issue.title, culprit: null, count: 0, status: 'resolved', permalink: issue.permalink };
       firings.push({
-        key,
-        ruleId: rule.id,
-        dataset: rule.dataset,
-        projectId: rule.project_id,
-        state: 'resolved',
+        ...notification(rule, firingKey(rule.id, issue.id, 'resolved', now), 'resolved', project, now, { issue: facts, transition: 'resolved' }),
         issueId: issue.id,
-        firedAt: now,
-        payload: { ...payload },
-        actions: rule.actions,
       });
     }
     if (firings.length) {
@@ -173,4 +132,33 @@ export class Alerts {
     }
     return firings.length;
   }
+}
+
+/** A notification about a rule that no event or measurement carries (a test, an issue that recovered). */
+function notification(
+  rule: AlertRule,
+  key: string,
+  state: 'test' | 'resolved',
+  project: { id: string; name: string },
+  now: number,
+  facts: Partial<Pick<AlertPayload, 'issue' | 'window' | 'transition'>>,
+): NewFiring {
+  const head: Omit<AlertPayload, 'text'> = {
+    id: key,
+    rule: { id: rule.id, name: rule.name, type: rule.type },
+    state,
+    fired_at: new Date(now).toISOString(),
+    project,
+    environment: rule.environment,
+    issue: null,
+    event: null,
+    value: null,
+    threshold: null,
+    unit: null,
+    window: null,
+    transition: null,
+    ...facts,
+  };
+  const payload: AlertPayload = { ...head, text: describe(head) };
+  return { key, ruleId: rule.id, dataset: rule.dataset, projectId: rule.project_id, state, firedAt: now, payload: { ...payload }, actions: rule.actions };
 }

@@ -2,7 +2,7 @@
 // the issue page easy to skim (relative times, context tables, the trace and replay one click
 // away), the trace waterfall, the traces, replays and releases lists, a release's health, API keys
 // (the secret shown once, then revoked), the alert-rule form and source-map bundles. The issue and
-// trace pages' screenshots are the README's, written to docs/screenshots/.
+// trace pages' screenshots are the README's: `UPDATE_SCREENSHOTS=1 npx vitest run test/e2e/pages-browser.test.ts` renews docs/screenshots/.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +15,8 @@ import { postChunk, rrwebEvents } from '../support/replays.js';
 import { startService, type TestService } from '../support/service.js';
 import { createUser } from '../support/web.js';
 
-const SCREENSHOTS = join(packageRoot, 'docs', 'screenshots');
+// UPDATE_SCREENSHOTS=1 writes them over the README's; other runs keep them under test-results/.
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(packageRoot, 'docs', 'screenshots') : join(packageRoot, 'test-results', 'screenshots');
 const TRACE_ID = 'c0ffee00c0ffee00c0ffee00c0ffee01';
 const REPLAY_ID = 'rpl_pagesdemo1';
 const RELEASE = 'shop@3.1.0';
