@@ -105,7 +105,7 @@ describe('the examples conventions', () => {
 
 describe('README.md', () => {
   it('stays a front door of at most 12 KB', () => {
-    expect(statSync(join(packageRoot, 'README.md')).size).toBeLessThanOrEqual(12 * 1024);
+    expect(statSync(join(packageRoot, 'README.md')).size).toBeLessThanOrEqual(12_000);
   });
 });
 
