@@ -111,16 +111,33 @@ export class MonitorStore {
   static async open(db: Database): Promise<MonitorStore> {
     await migrate(db, 'monitors', MIGRATIONS, undefined);
     const store = new MonitorStore(db);
-    const result = await db.reader().runAndReadAll('SELECT * FROM monitors');
+    await store.load();
+    return store;
+  }
+
+  /**
+   * The monitors as stored, for a reader in the same process that does not run them (the web app's
+   * pages); undefined when no monitors receiver ever made its tables.
+   */
+  static async readOnly(db: Database): Promise<MonitorStore | undefined> {
+    const tables = await db.reader().runAndReadAll(`SELECT count(*) FROM information_schema.tables WHERE table_name = 'monitors'`);
+    if (Number(tables.getRows()[0]?.[0] ?? 0) === 0) return undefined;
+    const store = new MonitorStore(db);
+    await store.load();
+    return store;
+  }
+
+  private async load(): Promise<void> {
+    const result = await this.db.reader().runAndReadAll('SELECT * FROM monitors');
+    this.monitors.clear();
     for (const row of rows<Record<string, unknown>>(result)) {
       const monitor = {
         ...row,
         cron: row.cron ? JSON.parse(String(row.cron)) : null,
         uptime: row.uptime ? JSON.parse(String(row.uptime)) : null,
       } as Monitor;
-      store.monitors.set(key(monitor.dataset, monitor.project_id, monitor.slug), monitor);
+      this.monitors.set(key(monitor.dataset, monitor.project_id, monitor.slug), monitor);
     }
-    return store;
   }
 
   get(dataset: Dataset, projectId: string, slug: string): Monitor | undefined {

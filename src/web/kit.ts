@@ -7,6 +7,7 @@ import type { PageHandler } from '../http/host.js';
 import type { Alerts } from '../storage/alerts.js';
 import type { ArtifactStore } from '../storage/artifacts.js';
 import type { Catalog, Project } from '../storage/catalog.js';
+import type { Database } from '../storage/database.js';
 import type { Storage } from '../storage/storage.js';
 import type { Session } from '../storage/users.js';
 import type { WebData } from './data.js';
@@ -23,6 +24,8 @@ export interface Signed {
 
 export interface PageKit {
   catalog: Catalog;
+  /** The service's DuckDB database, for pages over tables a component keeps there (monitors). */
+  database: Database;
   alerts: Alerts;
   artifacts: ArtifactStore;
   replays?: ReplaySource;

@@ -4,14 +4,17 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { destinationProblem } from '../../receivers/monitors/destination.js';
 import { DestinationGuard } from '../../src/net/destinations.js';
 import { packageRoot } from '../../src/paths.js';
 import { createRule } from '../support/alerts.js';
+import { browserBinary } from '../support/browsers.js';
 import { expectError } from '../support/http.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { startService, type TestService } from '../support/service.js';
+import { createUser } from '../support/web.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- responses are checked field by field
 type Json = Record<string, any>;
@@ -300,4 +303,42 @@ describe('a one-minute crontab, in real time', () => {
     await call('/v1/monitors/every-minute/checkins?project_id=default', { method: 'POST', body: JSON.stringify({ status: 'ok' }) });
     expect((await call(`/v1/issues/${missed.issue_id}`)).body.status).toBe('resolved');
   }, 90_000);
+});
+
+describe('the monitors pages', () => {
+  it('list the monitors with their status and show each one with its runs or checks, in Chromium', async () => {
+    // The monitors the tests above made: a cron monitor with check-ins and an uptime monitor with checks.
+    const password = await createUser(svc, 'monitors@example.com', 'member');
+    const browser = await chromium.launch({ executablePath: browserBinary('chromium'), args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      await page.goto(`${svc.baseUrl}/monitors`);
+      await page.getByLabel('Email').fill('monitors@example.com');
+      await page.getByLabel('Password').fill(password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(/\/monitors$/);
+      const row = page.locator('tr[data-monitor="shop-site"]');
+      await expect(row.locator('td').nth(1).textContent()).resolves.toBe('uptime');
+      // The site's server is closed by now, so the monitor may have gone down again: the page says what the API says.
+      const status = (await call('/v1/monitors/shop-site?project_id=default')).body.status as string;
+      expect(['up', 'down']).toContain(status);
+      await expect(row.locator('td').nth(2).textContent()).resolves.toBe(status);
+      await expect(row.locator('td').nth(5).textContent()).resolves.toMatch(/^\d+(\.\d+)? %$/);
+      await expect(page.locator('tr[data-monitor="queue-drain"] td').nth(2).textContent()).resolves.toBe('error');
+
+      await page.getByRole('link', { name: 'Queue.Drain' }).click();
+      await expect(page.locator('h1').textContent()).resolves.toBe('Queue.Drain');
+      await expect(page.locator('table.checkins tbody tr').count()).resolves.toBe(2);
+      await expect(page.locator('table.checkins').textContent()).resolves.toContain('1500 ms');
+      await page.getByRole('link', { name: 'Monitor failure: queue-drain' }).click();
+      await expect(page.locator('h1').textContent()).resolves.toContain('Monitor failure: queue-drain');
+
+      await page.goto(`${svc.baseUrl}/monitors/shop-site`);
+      await expect(page.locator('table.checks tbody tr').count()).resolves.toBeGreaterThanOrEqual(4);
+      await expect(page.locator('figure.chart svg').count()).resolves.toBe(1);
+      expect((await page.goto(`${svc.baseUrl}/monitors/no-such-monitor`))?.status()).toBe(404);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 });

@@ -52,6 +52,7 @@ const NAV: Array<[string, string]> = [
   ['/releases', 'Releases'],
   ['/projects', 'Projects'],
   ['/alerts', 'Alerts'],
+  ['/monitors', 'Monitors'],
   ['/sourcemaps', 'Source maps'],
   ['/keys', 'API keys'],
 ];

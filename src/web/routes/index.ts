@@ -4,6 +4,7 @@ import type { PageKit } from '../kit.js';
 import { registerAlertPages } from './alerts.js';
 import { registerKeyPages } from './keys.js';
 import { registerListPages } from './lists.js';
+import { registerMonitorPages } from './monitors.js';
 import { registerReleasePages } from './releases.js';
 import { registerSourcemapPages } from './sourcemaps.js';
 
@@ -13,4 +14,5 @@ export function registerPageGroups(http: HttpHost, kit: PageKit): void {
   registerAlertPages(http, kit);
   registerSourcemapPages(http, kit);
   registerKeyPages(http, kit);
+  registerMonitorPages(http, kit);
 }
