@@ -412,8 +412,11 @@ export function formatReport(r: Results): string {
     );
     out.push(
       table(
-        ['', 'CPU µs/event'],
-        sc.cases.map((c) => [c.label, n1(c.cpuMicrosPerEvent)]),
+        ['', 'CPU µs/event', 'net of the loop'],
+        [
+          ['baseline: the same loop over fresh copies, nothing done (their GC)', n1(sc.baselineCpuMicrosPerEvent), '—'],
+          ...sc.cases.map((c) => [c.label, n1(c.cpuMicrosPerEvent), n1(c.cpuMicrosPerEvent - sc.baselineCpuMicrosPerEvent)]),
+        ],
       ),
     );
     out.push('');
