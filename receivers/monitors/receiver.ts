@@ -14,11 +14,13 @@ import { monitorRoutes } from './routes.js';
 import { scheduleProblem, type Schedule } from './schedule.js';
 import { MonitorStore, type Monitor } from './store.js';
 
+const DAY = 86_400_000;
 /** Tries to hand a failure event in before it is given up (and logged). */
 const EMIT_ATTEMPTS = 3;
 
 export class MonitorsReceiver implements Receiver {
   private timer?: NodeJS.Timeout;
+  private retention?: NodeJS.Timeout;
   private monitors?: Monitors;
 
   constructor(private readonly settings: ReceiverSettings<MonitorsConfig>) {}
@@ -55,10 +57,18 @@ export class MonitorsReceiver implements Receiver {
     this.timer = setInterval(tick, config.detection_interval_ms);
     this.timer.unref();
     tick();
+    // Check-ins and checks are kept as long as events are (service.retention.events_days).
+    const { events_days, check_interval_ms } = host.settings.retention;
+    const expire = () =>
+      void store.expire(Date.now() - events_days * DAY).catch((error: unknown) => host.logger.error({ err: error }, 'monitors: retention failed'));
+    this.retention = setInterval(expire, check_interval_ms);
+    this.retention.unref();
+    expire();
   }
 
   async shutdown(): Promise<void> {
     clearInterval(this.timer);
+    clearInterval(this.retention);
     await this.monitors?.tick().catch(() => undefined);
   }
 

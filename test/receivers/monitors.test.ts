@@ -181,4 +181,20 @@ describe('the monitors clock', () => {
     expect((await monitors.store.checks(site, 10)).map((c) => c.error)).toEqual([null, 'http_503', 'http_503', 'http_503', null]);
     expect(await monitors.store.uptimeSince(site, 0)).toMatchObject({ uptime: 40 });
   });
+
+  it('expires check-ins and checks older than retention, but never a run still in progress', async () => {
+    const monitors = await open();
+    const job = await monitors.create(tenant, cron({ slug: 'old-job', schedule: { type: 'crontab', value: '@hourly' } }));
+    await monitors.checkIn(job, { status: 'ok' });
+    await monitors.checkIn(monitors.store.get('live', 'default', 'old-job')!, { status: 'in_progress', check_in_id: 'long-run' });
+    await monitors.create(tenant, createMonitorSchema.parse({ type: 'uptime', slug: 'old-site', url: 'https://shop.example/', interval_seconds: 60 }));
+    await monitors.tick();
+    now += 100 * 24 * 60 * MINUTE;
+    await monitors.checkIn(monitors.store.get('live', 'default', 'old-job')!, { status: 'ok' });
+
+    await monitors.store.expire(now - 90 * 24 * 60 * MINUTE);
+    const left = (await monitors.store.checkins(monitors.store.get('live', 'default', 'old-job')!, 10)).checkins;
+    expect(left.map((c) => c.status).sort()).toEqual(['in_progress', 'ok']);
+    expect(await monitors.store.checks(monitors.store.get('live', 'default', 'old-site')!, 10)).toEqual([]);
+  });
 });
