@@ -1,13 +1,11 @@
 // /v1/monitors: cron and uptime monitors (create, list, read with state and uptime, change,
 // delete), their check-ins and checks; and Sentry's HTTP check-in route with a DSN key. A monitor
 // belongs to a project and a dataset, as the key that reaches it does.
-import type { Principal } from '../../src/auth/authenticator.js';
-import { resolveProject } from '../../src/auth/scope.js';
 import { readJson } from '../../src/http/body.js';
 import { ApiError, errors } from '../../src/http/errors.js';
 import { json, principalOf, type RequestContext, type RouteDefinition } from '../../src/http/host.js';
 import type { DestinationGuard } from '../../src/net/destinations.js';
-import { InvalidCursorError } from '../../src/storage/cursor.js';
+import { listBody, listProject, namedProject, parseEnum, parseLimit, withCursor } from '../../src/api/params.js';
 import type { Catalog } from '../../src/storage/catalog.js';
 import { authenticateDsn, sentryKeyFromHeader } from '../http-api/sentry/auth.js';
 import type { MonitorsConfig } from './config.js';
@@ -35,7 +33,7 @@ export function monitorRoutes({ catalog, monitors, config, guard, now = Date.now
   const store = monitors.store;
   const find = async (ctx: RequestContext, projectId: string | undefined): Promise<Monitor> => {
     const principal = principalOf(ctx);
-    const project = await projectOf(catalog, principal, projectId);
+    const project = await namedProject(catalog, principal, projectId);
     const monitor = store.get(principal.dataset, project.id, ctx.params.slug ?? '');
     if (!monitor) throw errors.notFound(`no monitor ${ctx.params.slug} in project ${project.id}`);
     return monitor;
@@ -61,7 +59,7 @@ export function monitorRoutes({ catalog, monitors, config, guard, now = Date.now
       handler: async (ctx) => {
         const principal = principalOf(ctx);
         const input = parse(createMonitorSchema, await readJson(ctx.event, BODY_LIMIT));
-        const project = await projectOf(catalog, principal, input.project_id);
+        const project = await namedProject(catalog, principal, input.project_id);
         if (input.type === 'cron') {
           const problem = scheduleProblem(input.schedule, input.timezone);
           if (problem)
@@ -101,17 +99,14 @@ export function monitorRoutes({ catalog, monitors, config, guard, now = Date.now
       responses: { 200: '{data, has_more, next_cursor}', 400: 'invalid_parameter', 401: 'unauthorized', 403: 'forbidden' },
       handler: async (ctx) => {
         const principal = principalOf(ctx);
-        const requested = ctx.query.get('project_id') ?? undefined;
-        if (requested === undefined && !principal.projectId) throw errors.invalidParameter('project_id', 'is required with an organization key');
-        const project = await resolveProject(catalog, principal, requested);
-        const type = enumParam(ctx.query, 'type', ['cron', 'uptime'] as const);
-        const status = enumParam(ctx.query, 'status', ['new', 'ok', 'error', 'missed', 'timeout', 'up', 'down', 'paused'] as const);
-        const limit = limitParam(ctx.query);
-        const page = withCursor(() =>
+        const project = await listProject(catalog, principal, ctx.query);
+        const type = parseEnum(ctx.query, 'type', ['cron', 'uptime'] as const);
+        const status = parseEnum(ctx.query, 'status', ['new', 'ok', 'error', 'missed', 'timeout', 'up', 'down', 'paused'] as const);
+        const limit = parseLimit(ctx.query);
+        const page = await withCursor(async () =>
           store.list({ dataset: principal.dataset, projectId: project.id, type, status }, limit, ctx.query.get('cursor') ?? undefined),
         );
-        const data = await Promise.all(page.monitors.map(present));
-        return json(ctx, 200, { data, has_more: page.nextCursor !== null, next_cursor: page.nextCursor });
+        return json(ctx, 200, listBody({ data: await Promise.all(page.monitors.map(present)), nextCursor: page.nextCursor }));
       },
     },
     {
@@ -201,10 +196,10 @@ export function monitorRoutes({ catalog, monitors, config, guard, now = Date.now
       responses: { 200: '{data, has_more, next_cursor}', 400: 'invalid_parameter', 401: 'unauthorized', ...slugParam },
       handler: async (ctx) => {
         const monitor = await find(ctx, ctx.query.get('project_id') ?? undefined);
-        const limit = limitParam(ctx.query);
+        const limit = parseLimit(ctx.query);
         const cursor = ctx.query.get('cursor') ?? undefined;
-        const page = await withCursorAsync(() => store.checkins(monitor, limit, cursor));
-        return json(ctx, 200, { data: page.checkins.map(presentCheckin), has_more: page.nextCursor !== null, next_cursor: page.nextCursor });
+        const page = await withCursor(() => store.checkins(monitor, limit, cursor));
+        return json(ctx, 200, listBody({ data: page.checkins.map(presentCheckin), nextCursor: page.nextCursor }));
       },
     },
     {
@@ -220,7 +215,7 @@ export function monitorRoutes({ catalog, monitors, config, guard, now = Date.now
       responses: { 200: '{data}', 400: 'invalid_parameter', 401: 'unauthorized', ...slugParam },
       handler: async (ctx) => {
         const monitor = await find(ctx, ctx.query.get('project_id') ?? undefined);
-        const checks = await store.checks(monitor, limitParam(ctx.query));
+        const checks = await store.checks(monitor, parseLimit(ctx.query));
         return json(ctx, 200, { data: checks.map(presentCheck) });
       },
     },
@@ -246,11 +241,6 @@ export function monitorRoutes({ catalog, monitors, config, guard, now = Date.now
 const CRON_FIELDS = new Set(['schedule', 'checkin_margin_minutes', 'max_runtime_minutes', 'timezone']);
 const UPTIME_FIELDS = new Set(['url', 'method', 'interval_seconds', 'timeout_ms', 'expected_status', 'headers', 'body', 'failure_threshold']);
 
-function projectOf(catalog: Catalog, principal: Principal, requested: string | undefined) {
-  if (requested === undefined && !principal.projectId) throw errors.invalidParameter('project_id', 'is required with an organization key');
-  return resolveProject(catalog, principal, requested);
-}
-
 function parse<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
@@ -266,38 +256,6 @@ function queryCheckin(query: URLSearchParams): CheckinInput {
     ...(duration !== null ? { duration_ms: Number(duration) * 1000 } : {}),
     ...(query.get('environment') ? { environment: query.get('environment') } : {}),
   });
-}
-
-function enumParam<T extends string>(query: URLSearchParams, name: string, allowed: readonly T[]): T | undefined {
-  const raw = query.get(name);
-  if (raw === null) return undefined;
-  if (!(allowed as readonly string[]).includes(raw)) throw errors.invalidParameter(name, `must be one of ${allowed.join(', ')}`);
-  return raw as T;
-}
-
-function limitParam(query: URLSearchParams): number {
-  const raw = query.get('limit');
-  if (raw === null) return 50;
-  if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000) throw errors.invalidParameter('limit', 'must be an integer from 1 to 1000');
-  return Number(raw);
-}
-
-function withCursor<T>(read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    if (error instanceof InvalidCursorError) throw errors.invalidParameter('cursor', error.message);
-    throw error;
-  }
-}
-
-async function withCursorAsync<T>(read: () => Promise<T>): Promise<T> {
-  try {
-    return await read();
-  } catch (error) {
-    if (error instanceof InvalidCursorError) throw errors.invalidParameter('cursor', error.message);
-    throw error;
-  }
 }
 
 function conflict(message: string): ApiError {
