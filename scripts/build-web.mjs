@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist', 'web', 'assets');
 mkdirSync(out, { recursive: true });
-copyFileSync(join(root, 'src', 'web', 'assets', 'app.css'), join(out, 'app.css'));
+copyFileSync(join(root, 'frontends', 'web', 'assets', 'app.css'), join(out, 'app.css'));
 let esbuild;
 try {
   esbuild = await import('esbuild');
@@ -17,7 +17,7 @@ try {
   process.exit(0);
 }
 await esbuild.build({
-  entryPoints: [join(root, 'src', 'web', 'client', 'replay.js')],
+  entryPoints: [join(root, 'frontends', 'web', 'client', 'replay.js')],
   bundle: true,
   minify: true,
   format: 'esm',

@@ -8,8 +8,8 @@ import type { ResolvedConfig } from './config/resolve.js';
 import type { Exporter } from './engine/component.js';
 import { PipelineGraph } from './engine/graph.js';
 import type { Host } from './engine/host.js';
-import { mountReadApi } from './api/index.js';
-import { mountOperationalRoutes } from './api/operations.js';
+import { mountReadApi } from '../frontends/api/index.js';
+import { mountOperationalRoutes } from '../frontends/api/operations.js';
 import type { Signal } from './engine/item.js';
 import { HttpHost } from './http/host.js';
 import { VERSION } from './version.js';
@@ -31,8 +31,8 @@ import { Storage } from './storage/storage.js';
 import { createLogger } from './telemetry/logger.js';
 import { Metrics } from './telemetry/metrics.js';
 import { Users } from './storage/users.js';
-import { createWebApp } from './web/app.js';
-import { replaySourceOf } from './web/replays.js';
+import { createWebApp } from '../frontends/web/app.js';
+import { replaySourceOf } from '../frontends/web/replays.js';
 
 export interface BootstrapResult {
   organizationId: string;

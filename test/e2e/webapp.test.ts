@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullEvent, startService, type TestService } from '../support/service.js';
 import { createUser, WebClient } from '../support/web.js';
-import { WebData } from '../../src/web/data.js';
+import { WebData } from '../../frontends/web/data.js';
 import type { Storage } from '../../src/storage/storage.js';
 import type { Issue } from '../../src/storage/issues.js';
 

@@ -3,7 +3,7 @@
 // helpers every ingest route uses.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseQuery } from '../../src/api/query-syntax.js';
+import { parseQuery } from '../../frontends/api/query-syntax.js';
 import { parseJsonBody, unsupportedCharset } from '../../src/http/body.js';
 import { ApiError } from '../../src/http/errors.js';
 import { parseJsonExact } from '../../src/http/json.js';

@@ -3,7 +3,7 @@
 // rehash, redirect targets are local paths only, and the limiter counts before it answers.
 import { describe, expect, it } from 'vitest';
 import { hashPassword, needsRehash, SCRYPT, verifyPassword } from '../../src/storage/users.js';
-import { safeNext, SignInLimiter } from '../../src/web/signin-policy.js';
+import { safeNext, SignInLimiter } from '../../frontends/web/signin-policy.js';
 
 describe('password hashes', () => {
   it('verifies a fresh hash, made with the current parameters', async () => {
