@@ -1,10 +1,6 @@
-// The web app's defences: the session cookie, CSRF tokens (per session; before sign-in a
-// double-submit cookie), the same-origin check on every POST, and the headers every page carries
-// (a strict Content-Security-Policy). Sign-in limits are in signin-policy.ts.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-
+// The headers every page carries (a strict Content-Security-Policy) and the cookies the web app
+// sets (the session's). CSRF is csrf.ts's; sign-in limits are signin-policy.ts's.
 export const SESSION_COOKIE = 'fl_session';
-export const SIGNIN_CSRF_COOKIE = 'fl_signin_csrf';
 
 /** No inline script anywhere, and the browser fetches only this server. */
 export const CSP = [
@@ -55,27 +51,4 @@ export function cookie(name: string, value: string, options: { secure: boolean; 
   if (options.expires) parts.push(`Expires=${options.expires.toUTCString()}`);
   if (options.maxAge !== undefined) parts.push(`Max-Age=${options.maxAge}`);
   return parts.join('; ');
-}
-
-export function newToken(): string {
-  return randomBytes(24).toString('base64url');
-}
-
-export function sameToken(a: string | undefined | null, b: string | undefined | null): boolean {
-  if (!a || !b) return false;
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
-/**
- * A state-changing request must come from one of this server's own pages: its Origin (or, when a
- * browser sends none, Sec-Fetch-Site) says so. Requests with neither are left to the CSRF token.
- */
-export function sameOrigin(headers: Headers, ownOrigins: string[]): boolean {
-  const origin = headers.get('origin');
-  if (origin && origin !== 'null') return ownOrigins.includes(origin);
-  if (origin === 'null') return false;
-  const site = headers.get('sec-fetch-site');
-  return site === null || site === 'same-origin' || site === 'none';
 }

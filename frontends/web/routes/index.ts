@@ -1,12 +1,18 @@
-// The page groups that live outside app.ts, each registered with one call.
+// The web app's page groups, each registered with one call.
 import type { HttpHost } from '../../../src/http/host.js';
 import type { PageKit } from '../kit.js';
 import { registerAlertPages } from './alerts.js';
+import { registerIssuePages } from './issues.js';
 import { registerKeyPages } from './keys.js';
 import { registerListPages } from './lists.js';
 import { registerMonitorPages } from './monitors.js';
+import { registerProjectPages } from './projects.js';
 import { registerReleasePages } from './releases.js';
+import { registerReplayPage } from './replay.js';
+import { registerSignInPages } from './signin.js';
 import { registerSourcemapPages } from './sourcemaps.js';
+import { registerTracePage } from './trace.js';
+import { registerUserPages } from './users.js';
 
 export function registerPageGroups(http: HttpHost, kit: PageKit): void {
   registerListPages(http, kit);
@@ -15,4 +21,10 @@ export function registerPageGroups(http: HttpHost, kit: PageKit): void {
   registerSourcemapPages(http, kit);
   registerKeyPages(http, kit);
   registerMonitorPages(http, kit);
+  registerSignInPages(http, kit);
+  registerUserPages(http, kit);
+  registerIssuePages(http, kit);
+  registerTracePage(http, kit);
+  registerReplayPage(http, kit);
+  registerProjectPages(http, kit);
 }

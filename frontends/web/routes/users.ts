@@ -3,38 +3,24 @@
 // them, and reset a password (the old one stops working and a link to choose a new one is made).
 // Disabling, deleting and resetting end the user's sessions in the same transaction.
 import type { H3Event } from 'h3';
-import type { UserChange } from '../../src/admin/operations.js';
-import type { HttpHost, PageHandler } from '../../src/http/host.js';
-import { CatalogError } from '../../src/storage/catalog.js';
-import { generatePassword, hashPassword, LINK_HOURS, ROLES, type LinkPurpose, type Role, type Session, type Users } from '../../src/storage/users.js';
-import { readForm } from './form.js';
-import type { Child } from './jsx.js';
-import type { Viewer } from './pages/layout.js';
-import { SetPasswordPage, UsersPage, type UsersView } from './pages/users.js';
-import { cookie, newToken, parseCookies, sameOrigin, sameToken, SIGNIN_CSRF_COOKIE, SESSION_COOKIE } from './security.js';
+import type { UserChange } from '../../../src/admin/operations.js';
+import type { HttpHost } from '../../../src/http/host.js';
+import { CatalogError } from '../../../src/storage/catalog.js';
+import { generatePassword, hashPassword, LINK_HOURS, ROLES, type LinkPurpose, type Role } from '../../../src/storage/users.js';
+import { clearSigninToken, signinFormValid, signinToken } from '../csrf.js';
+import { readForm } from '../form.js';
+import type { PageKit, Signed } from '../kit.js';
+import { ErrorPage } from '../pages/layout.js';
+import { SetPasswordPage, UsersPage, type UsersView } from '../pages/users.js';
+import { formRefusedPage, html, PageError } from '../responses.js';
+import { cookie, SESSION_COOKIE } from '../security.js';
+
+const errorPage = (status: number, message: string) => html(ErrorPage({ status, message }), status);
 
 const MIN_PASSWORD = 8;
 const MAX_PASSWORD = 1024;
 
-/** What the web app lends these routes: its page helpers and settings. */
-export interface UserRoutesKit {
-  users: Users;
-  appUrl: string;
-  secure: boolean;
-  maxFormBytes: number;
-  view(build: (event: H3Event, s: { session: Session; viewer: Viewer }) => Promise<Response>): PageHandler;
-  action(act: (event: H3Event, s: { session: Session; viewer: Viewer }, form: FormData) => Promise<Response>, role?: 'admin'): PageHandler;
-  html(vnode: Child, status?: number, headers?: Record<string, string>): Response;
-  redirect(location: string, headers?: Array<[string, string]>): Response;
-  /** An error page for a visitor without a session. */
-  errorPage(status: number, message: string): Response;
-  /** An error the page handlers turn into an HTML page with this status. */
-  pageError(status: number, message: string): Error;
-  formRefused(refused: { status: number; message: string }): Response;
-  ownOrigins(event: H3Event): string[];
-}
-
-export function mountUserRoutes(http: HttpHost, kit: UserRoutesKit): void {
+export function registerUserPages(http: HttpHost, kit: PageKit): void {
   const { users } = kit;
   const linkUrl = (token: string) => `${kit.appUrl.replace(/\/+$/, '')}/signin/link/${token}`;
 
@@ -42,21 +28,21 @@ export function mountUserRoutes(http: HttpHost, kit: UserRoutesKit): void {
     try {
       return await work();
     } catch (error) {
-      if (error instanceof CatalogError) throw kit.pageError({ not_found: 404, conflict: 409, invalid: 400 }[error.code], error.message);
+      if (error instanceof CatalogError) throw new PageError({ not_found: 404, conflict: 409, invalid: 400 }[error.code], error.message);
       throw error;
     }
   };
 
-  const usersPage = async (s: { session: Session; viewer: Viewer }, extra: Pick<UsersView, 'link' | 'notice'> = {}, status = 200) => {
+  const usersPage = async (s: Signed, extra: Pick<UsersView, 'link' | 'notice'> = {}, status = 200) => {
     const all = (await users.list()).filter((u) => u.org_id === s.session.user.org_id);
     return kit.html(UsersPage({ viewer: s.viewer, users: all, ...extra }), status);
   };
 
   /** The user named in the path, if they belong to the admin's organization. */
-  const target = async (event: H3Event, s: { session: Session }) => {
+  const target = async (event: H3Event, s: Signed) => {
     const id = decodeURIComponent(event.context.params?.id ?? '');
     const user = await users.find(id);
-    if (!user || user.id !== id || user.org_id !== s.session.user.org_id) throw kit.pageError(404, `No user ${id}.`);
+    if (!user || user.id !== id || user.org_id !== s.session.user.org_id) throw new PageError(404, `No user ${id}.`);
     return user;
   };
 
@@ -69,7 +55,7 @@ export function mountUserRoutes(http: HttpHost, kit: UserRoutesKit): void {
     'GET',
     '/users',
     kit.view(async (_event, s) => {
-      if (s.session.user.role !== 'admin') throw kit.pageError(403, 'Only admins manage users.');
+      if (s.session.user.role !== 'admin') throw new PageError(403, 'Only admins manage users.');
       return usersPage(s);
     }),
   );
@@ -80,7 +66,7 @@ export function mountUserRoutes(http: HttpHost, kit: UserRoutesKit): void {
     kit.action(async (_event, s, form) => {
       const email = String(form.get('email') ?? '').slice(0, 320);
       const role = String(form.get('role') ?? 'member');
-      if (!(ROLES as readonly string[]).includes(role)) throw kit.pageError(400, 'The role is admin or member.');
+      if (!(ROLES as readonly string[]).includes(role)) throw new PageError(400, 'The role is admin or member.');
       // A password nobody knows until the invitation's link sets one.
       const passwordHash = await hashPassword(generatePassword());
       const user = await asPage(() => users.create({ email, role: role as Role, passwordHash, orgId: s.session.user.org_id }));
@@ -114,13 +100,11 @@ export function mountUserRoutes(http: HttpHost, kit: UserRoutesKit): void {
   );
 
   const linkPage = (email: string, status = 200, error?: string) => {
-    const csrf = newToken();
-    return kit.html(SetPasswordPage({ csrf, email, error }), status, {
-      'set-cookie': cookie(SIGNIN_CSRF_COOKIE, csrf, { secure: kit.secure, maxAge: 3600 }),
-    });
+    const { csrf, setCookie } = signinToken(kit.secure);
+    return kit.html(SetPasswordPage({ csrf, email, error }), status, { 'set-cookie': setCookie });
   };
   const deadLink = () =>
-    kit.errorPage(404, `This sign-in link was used, has expired (links last ${LINK_HOURS} hours) or is not valid: ask an admin for a new one.`);
+    errorPage(404, `This sign-in link was used, has expired (links last ${LINK_HOURS} hours) or is not valid: ask an admin for a new one.`);
 
   http.page('GET', '/signin/link/:token', async (event) => {
     const user = await users.linkUser(event.context.params?.token ?? '');
@@ -130,14 +114,12 @@ export function mountUserRoutes(http: HttpHost, kit: UserRoutesKit): void {
 
   http.page('POST', '/signin/link/:token', async (event) => {
     const token = event.context.params?.token ?? '';
-    const read = await readForm(event, kit.maxFormBytes);
-    if ('refused' in read) return kit.formRefused(read.refused);
+    const read = await readForm(event, kit.web.max_form_bytes);
+    if ('refused' in read) return formRefusedPage(read.refused);
     const form = read.fields;
     const user = await users.linkUser(token);
     if (!user) return deadLink();
-    const cookieToken = parseCookies(event.req.headers.get('cookie'))[SIGNIN_CSRF_COOKIE];
-    if (!sameOrigin(event.req.headers, kit.ownOrigins(event)) || !sameToken(String(form.get('_csrf') ?? ''), cookieToken))
-      return linkPage(user.email, 403, 'The form was stale or not from this site. Try again.');
+    if (!signinFormValid(event, kit.appUrl, form)) return linkPage(user.email, 403, 'The form was stale or not from this site. Try again.');
     const password = String(form.get('password') ?? '');
     if (password.length < MIN_PASSWORD || password.length > MAX_PASSWORD)
       return linkPage(user.email, 400, `The password needs ${MIN_PASSWORD} to ${MAX_PASSWORD} characters.`);
@@ -147,7 +129,7 @@ export function mountUserRoutes(http: HttpHost, kit: UserRoutesKit): void {
     const { token: session, expires } = await users.startSession(changed.id);
     return kit.redirect('/issues', [
       ['set-cookie', cookie(SESSION_COOKIE, session, { secure: kit.secure, expires })],
-      ['set-cookie', cookie(SIGNIN_CSRF_COOKIE, '', { secure: kit.secure, maxAge: 0 })],
+      ['set-cookie', clearSigninToken(kit.secure)],
     ]);
   });
 }
