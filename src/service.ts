@@ -115,6 +115,7 @@ export class Service {
       auth,
       http,
       listeners: new Map(),
+      extension: () => undefined,
     };
     return new Service({ ...config, settings }, host, artifacts);
   }

@@ -14,8 +14,9 @@ import type { IssueStates } from '../storage/issue-states.js';
 import type { Quarantine } from '../storage/quarantine.js';
 import type { Storage } from '../storage/storage.js';
 import type { Metrics } from '../telemetry/metrics.js';
+import type { ExtensionLookup } from './extension.js';
 
-export interface Host {
+export interface Host extends ExtensionLookup {
   logger: Logger;
   metrics: Metrics;
   settings: ServiceSettings;
