@@ -3,7 +3,7 @@ import type { Principal } from '../auth/authenticator.js';
 import { resolveProject } from '../auth/scope.js';
 import { errors } from '../http/errors.js';
 import { InvalidCursorError } from '../storage/cursor.js';
-import type { Catalog, Project } from '../storage/catalog.js';
+import type { Catalog, Project } from '../../extensions/catalog/catalog.js';
 
 export function parseLimit(query: URLSearchParams, fallback = 50, max = 1000): number {
   return parseInteger(query, 'limit', fallback, 1, max);

@@ -7,7 +7,7 @@ import { readJson } from '../http/body.js';
 import { errors } from '../http/errors.js';
 import { dataScrubbingSchema } from '../records/data-scrubbing.js';
 import { json, principalOf, type RouteDefinition } from '../http/host.js';
-import type { ApiKey, Project } from '../storage/catalog.js';
+import type { ApiKey, Project } from '../../extensions/catalog/catalog.js';
 import { decodeCursor, encodeCursor, InvalidCursorError } from '../storage/cursor.js';
 import type { ApiContext } from './context.js';
 import { LIST_QUERY_DOCS, optional, parseLimit } from './params.js';

@@ -27,7 +27,7 @@ import type { Principal } from '../auth/authenticator.js';
 import { readJson } from '../http/body.js';
 import { ApiError, errors } from '../http/errors.js';
 import { json, principalOf, type RequestContext, type RouteDefinition } from '../http/host.js';
-import type { Project } from '../storage/catalog.js';
+import type { Project } from '../../extensions/catalog/catalog.js';
 import type { ApiContext } from './context.js';
 import { namedProject } from './params.js';
 import { CHUNK_SIZE, CHUNKS_PER_REQUEST, ChunkStore, MAX_CHUNKS, readArtifactBundle, SHA1, type ReadBundle } from './sentry-bundles.js';

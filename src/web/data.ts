@@ -5,7 +5,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { ParsedQuery } from '../api/query-syntax.js';
 import type { Dataset } from '../engine/item.js';
-import type { Database } from '../storage/database.js';
+import type { Database } from '../../extensions/duckdb/database.js';
 import type { Issue, IssueStatus } from '../storage/issues.js';
 import { rows } from '../storage/rows.js';
 import type { Storage } from '../storage/storage.js';

@@ -4,12 +4,12 @@
 import type { Principal } from '../auth/authenticator.js';
 import type { H3Event } from 'h3';
 import type { PageHandler } from '../http/host.js';
-import type { Alerts } from '../storage/alerts.js';
-import type { ArtifactStore } from '../storage/artifacts.js';
-import type { Catalog, Project } from '../storage/catalog.js';
-import type { Database } from '../storage/database.js';
+import type { Alerts } from '../../extensions/alerts/alerts.js';
+import type { ArtifactStore } from '../../extensions/artifacts/artifacts.js';
+import type { Catalog, Project } from '../../extensions/catalog/catalog.js';
+import type { Database } from '../../extensions/duckdb/database.js';
 import type { Storage } from '../storage/storage.js';
-import type { Session } from '../storage/users.js';
+import type { Session } from '../../extensions/catalog/users.js';
 import type { WebData } from './data.js';
 import type { Child } from './jsx.js';
 import type { Viewer } from './pages/layout.js';

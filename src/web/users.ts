@@ -5,8 +5,8 @@
 import type { H3Event } from 'h3';
 import type { UserChange } from '../admin/operations.js';
 import type { HttpHost, PageHandler } from '../http/host.js';
-import { CatalogError } from '../storage/catalog.js';
-import { generatePassword, hashPassword, LINK_HOURS, ROLES, type LinkPurpose, type Role, type Session, type Users } from '../storage/users.js';
+import { CatalogError } from '../../extensions/catalog/catalog.js';
+import { generatePassword, hashPassword, LINK_HOURS, ROLES, type LinkPurpose, type Role, type Session, type Users } from '../../extensions/catalog/users.js';
 import { readForm } from './form.js';
 import type { Child } from './jsx.js';
 import type { Viewer } from './pages/layout.js';

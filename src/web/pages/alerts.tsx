@@ -5,8 +5,8 @@ import { Fragment, h } from '../jsx.js';
 import type { FieldError } from '../../engine/item.js';
 import { ALERT_TYPES } from '../../records/alert-rule.js';
 import { LEVELS } from '../../records/event.js';
-import type { AlertRule } from '../../storage/alert-rules.js';
-import type { FiringRecord } from '../../storage/alert-outbox.js';
+import type { AlertRule } from '../../../extensions/alerts/alert-rules.js';
+import type { FiringRecord } from '../../../extensions/alerts/alert-outbox.js';
 import { Csrf, Page, type Viewer, TableHead } from './layout.js';
 import { When } from './parts.js';
 

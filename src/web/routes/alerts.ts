@@ -1,7 +1,7 @@
 // GET /alerts and the admin's forms: create a rule from labelled fields (checked as POST
 // /v1/alerts checks a body, every bad field listed), mute or unmute it, delete it.
-import { RuleLimitError } from '../../storage/alert-limits.js';
-import { DestinationsRefusedError } from '../../storage/alerts.js';
+import { RuleLimitError } from '../../../extensions/alerts/alert-limits.js';
+import { DestinationsRefusedError } from '../../../extensions/alerts/alerts.js';
 import type { HttpHost } from '../../http/host.js';
 import { validateRule, type AlertRuleInput } from '../../records/alert-rule.js';
 import type { FieldError } from '../../engine/item.js';
