@@ -13,8 +13,8 @@ import type { Item } from '../src/engine/item.js';
 import type { AlertRuleInput } from '../src/records/alert-rule.js';
 import type { ErrorEvent } from '../src/records/event.js';
 import type { Span } from '../src/records/span.js';
-import { Alerts } from '../src/storage/alerts.js';
-import { Database } from '../src/storage/database.js';
+import { Alerts } from '../extensions/alerts/alerts.js';
+import { Database } from '../extensions/duckdb/database.js';
 import { Metrics } from '../src/telemetry/metrics.js';
 
 interface Rate {

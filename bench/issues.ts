@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { IssuesProcessor } from '../processors/issues/processor.js';
 import type { Item } from '../src/engine/item.js';
 import type { ErrorEvent } from '../src/records/event.js';
-import { Database } from '../src/storage/database.js';
-import { IssueStates } from '../src/storage/issue-states.js';
+import { Database } from '../extensions/duckdb/database.js';
+import { IssueStates } from '../extensions/issues/issue-states.js';
 
 export interface IssuesResult {
   /** 200 known issues, one event per process() call. */

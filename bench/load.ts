@@ -11,13 +11,13 @@
 // trace. Spans: N/12.5 traces of 5-20 spans (a tree: each span's parent is an earlier one), 4
 // services. The issues table is then derived from the events (count, first/last seen and release).
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { Database } from '../src/storage/database.js';
+import { Database } from '../extensions/duckdb/database.js';
 import type { Item } from '../src/engine/item.js';
 import type { ErrorEvent } from '../src/records/event.js';
 import { toEventDocument } from '../src/records/event-document.js';
 import { DocStore } from '../exporters/duckdb/docs.js';
 import { DUCKDB_MIGRATIONS, moveSpanDocuments } from '../exporters/duckdb/migrations.js';
-import { migrate } from '../src/storage/migrate.js';
+import { migrate } from '../extensions/duckdb/migrate.js';
 import { toSpanDocument } from '../src/records/span-document.js';
 import type { Span } from '../src/records/span.js';
 import { validationConfigSchema } from '../processors/validation/config.js';

@@ -9,7 +9,7 @@ import { probe } from '../receivers/monitors/probe.js';
 import { MonitorStore } from '../receivers/monitors/store.js';
 import { createMonitorSchema } from '../receivers/monitors/input.js';
 import { DestinationGuard } from '../src/net/destinations.js';
-import { Database } from '../src/storage/database.js';
+import { Database } from '../extensions/duckdb/database.js';
 import { tempDir } from './service.js';
 
 interface Rate {

@@ -13,24 +13,24 @@ import { mountOperationalRoutes } from '../frontends/api/operations.js';
 import type { Signal } from './engine/item.js';
 import { HttpHost } from './http/host.js';
 import { VERSION } from './version.js';
-import { ControlPlane } from './kafka/control-plane.js';
-import { Catalog, type CreatedKey } from './storage/catalog.js';
-import { Database } from './storage/database.js';
-import { GroupingVersions } from './storage/grouping-versions.js';
-import { IssueStates } from './storage/issue-states.js';
-import { PRIVATE_UMASK } from './storage/private-files.js';
-import { Quarantine } from './storage/quarantine.js';
+import { ControlPlane } from '../extensions/control-plane/control-plane.js';
+import { Catalog, type CreatedKey } from '../extensions/catalog/catalog.js';
+import { Database } from '../extensions/duckdb/database.js';
+import { GroupingVersions } from '../extensions/issues/grouping-versions.js';
+import { IssueStates } from '../extensions/issues/issue-states.js';
+import { PRIVATE_UMASK } from '../extensions/duckdb/private-files.js';
+import { Quarantine } from '../extensions/quarantine/quarantine.js';
 import type { ReadSource } from './storage/read-source.js';
-import { Alerts } from './storage/alerts.js';
+import { Alerts } from '../extensions/alerts/alerts.js';
 import { rulePolicyOf } from '../processors/alerting/config.js';
-import { ArtifactStore } from './storage/artifacts.js';
+import { ArtifactStore } from '../extensions/artifacts/artifacts.js';
 import { ClientReports, EventAttachments, ReleaseHealth } from './storage/sentry-ingest.js';
 import { RetentionJob, type RetentionTarget } from './storage/retention.js';
 import type { ExpiryResult } from './engine/component.js';
 import { Storage } from './storage/storage.js';
 import { createLogger } from './telemetry/logger.js';
 import { Metrics } from './telemetry/metrics.js';
-import { Users } from './storage/users.js';
+import { Users } from '../extensions/catalog/users.js';
 import { createWebApp } from '../frontends/web/app.js';
 import { replaySourceOf } from '../frontends/web/replays.js';
 
@@ -115,6 +115,7 @@ export class Service {
       auth,
       http,
       listeners: new Map(),
+      extension: () => undefined,
     };
     return new Service({ ...config, settings }, host, artifacts);
   }

@@ -14,7 +14,7 @@
 // indexed again.
 import { join } from 'node:path';
 import { open, type Database as LmdbDatabase, type RootDatabase } from 'lmdb';
-import { makePrivateDir, makePrivateFiles } from '../../src/storage/private-files.js';
+import { makePrivateDir, makePrivateFiles } from '../../extensions/duckdb/private-files.js';
 import { checkDocStore } from './docs-check.js';
 
 /** Documents are kept per signal; the LMDB databases keep the names they were created with. */

@@ -2,7 +2,7 @@
 // with their documents and the issues last seen before it.
 import type { ExpiryResult } from '../../src/engine/component.js';
 import type { Signal } from '../../src/engine/item.js';
-import type { Database } from '../../src/storage/database.js';
+import type { Database } from '../../extensions/duckdb/database.js';
 import { listValue, LIST, VARCHAR } from '@duckdb/node-api';
 import type { SegmentBlobs } from '../../src/storage/segment-blobs.js';
 import { spanKey, type DocKey, type DocKind, type DocStore } from './docs.js';

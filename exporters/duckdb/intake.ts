@@ -13,7 +13,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Logger } from 'pino';
 import type { Item, Tenant } from '../../src/engine/item.js';
-import type { Database } from '../../src/storage/database.js';
+import type { Database } from '../../extensions/duckdb/database.js';
 import type { DocKey, DocKind, DocStore } from './docs.js';
 
 const RETRY_MS = 1000;

@@ -1,7 +1,7 @@
 // The duckdb exporter's tables: events, issues (aggregates folded as events are indexed) and
 // spans, with their rows' documents in the DocStore (docs.ts).
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { Migration } from '../../src/storage/migrate.js';
+import type { Migration } from '../../extensions/duckdb/migrate.js';
 import { REPLAY_COLUMN_TYPES } from '../../src/records/replay-row.js';
 import { spanKey, type DocKey, type DocKind, type DocStore } from './docs.js';
 

@@ -14,7 +14,7 @@
 import { existsSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
-import type { Database } from '../../src/storage/database.js';
+import type { Database } from '../../extensions/duckdb/database.js';
 import { fileListSql, type Lake, type LakeSignal } from './lake.js';
 import { fileNames, filePrefix, fsyncDir, isWritersFile, listPartitions, publish, removeIfExists, sqlString } from './files.js';
 import { ROW_GROUP_ROWS } from './flusher.js';

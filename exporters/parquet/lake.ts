@@ -11,7 +11,7 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ServiceSettings } from '../../src/config/service-schema.js';
-import type { Database } from '../../src/storage/database.js';
+import type { Database } from '../../extensions/duckdb/database.js';
 import type { LakeTables } from './migrations.js';
 
 export type LakeSignal = 'events' | 'traces' | 'replays';

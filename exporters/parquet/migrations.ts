@@ -2,7 +2,7 @@
 // acknowledged and not flushed yet: the commit is what makes the ack durable; batch_id is set when
 // a flush takes the rows), and the flush and compaction journals. Each named instance has tables
 // of its own (`parquet` → lake_*, `parquet/archive` → lake_archive_*).
-import type { Migration } from '../../src/storage/migrate.js';
+import type { Migration } from '../../extensions/duckdb/migrate.js';
 import { REPLAY_COLUMN_TYPES } from '../../src/records/replay-row.js';
 import type { LakeSignal } from './lake.js';
 

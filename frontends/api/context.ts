@@ -1,9 +1,9 @@
 // What the read API needs: the catalog (keys, projects), the merged read side, the public URL
 // that permalinks and DSNs are built on, and the artifact store with the upload's limits.
 import type { PageHandler } from '../../src/http/host.js';
-import type { Alerts } from '../../src/storage/alerts.js';
-import type { ArtifactStore } from '../../src/storage/artifacts.js';
-import type { Catalog } from '../../src/storage/catalog.js';
+import type { Alerts } from '../../extensions/alerts/alerts.js';
+import type { ArtifactStore } from '../../extensions/artifacts/artifacts.js';
+import type { Catalog } from '../../extensions/catalog/catalog.js';
 import type { ClientReports, EventAttachments, ReleaseHealth } from '../../src/storage/sentry-ingest.js';
 import type { Storage } from '../../src/storage/storage.js';
 

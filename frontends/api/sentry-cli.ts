@@ -27,7 +27,7 @@ import type { Principal } from '../../src/auth/authenticator.js';
 import { readJson } from '../../src/http/body.js';
 import { ApiError, errors } from '../../src/http/errors.js';
 import { json, principalOf, type RequestContext, type RouteDefinition } from '../../src/http/host.js';
-import type { Project } from '../../src/storage/catalog.js';
+import type { Project } from '../../extensions/catalog/catalog.js';
 import type { ApiContext } from './context.js';
 import { namedProject } from './params.js';
 import { CHUNK_SIZE, CHUNKS_PER_REQUEST, ChunkStore, MAX_CHUNKS, readArtifactBundle, SHA1, type ReadBundle } from './sentry-bundles.js';

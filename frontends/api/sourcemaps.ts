@@ -10,7 +10,7 @@ import { errors } from '../../src/http/errors.js';
 import { json, principalOf, type RequestContext, type RouteDefinition } from '../../src/http/host.js';
 import { FastResponse } from 'srvx';
 import { checkArtifact, checkName } from '../../src/records/artifact-content.js';
-import type { Bundle, StagedArtifact } from '../../src/storage/artifacts.js';
+import type { Bundle, StagedArtifact } from '../../extensions/artifacts/artifacts.js';
 import { InvalidCursorError } from '../../src/storage/cursor.js';
 import type { ApiContext } from './context.js';
 import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, namedProject, optional, parseLimit } from './params.js';

@@ -5,7 +5,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { ParsedQuery } from '../api/query-syntax.js';
 import type { Dataset } from '../../src/engine/item.js';
-import type { Database } from '../../src/storage/database.js';
+import type { Database } from '../../extensions/duckdb/database.js';
 import type { Issue, IssueStatus } from '../../src/storage/issues.js';
 import { rows } from '../../src/storage/rows.js';
 import type { Storage } from '../../src/storage/storage.js';

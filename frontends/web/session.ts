@@ -1,7 +1,7 @@
 // Who is signed in: the session cookie holds only a random token; the session itself (user,
 // dataset, CSRF token) lives in the catalog. /v1 never looks at it: it keeps its bearer keys.
 import type { H3Event } from 'h3';
-import type { Users } from '../../src/storage/users.js';
+import type { Users } from '../../extensions/catalog/users.js';
 import type { Signed } from './kit.js';
 import { redirect } from './responses.js';
 import { parseCookies, SESSION_COOKIE } from './security.js';

@@ -10,8 +10,8 @@
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { DestinationGuard } from '../../src/net/destinations.js';
-import type { Alerts } from '../../src/storage/alerts.js';
-import type { DueDelivery } from '../../src/storage/alert-outbox.js';
+import type { Alerts } from '../../extensions/alerts/alerts.js';
+import type { DueDelivery } from '../../extensions/alerts/alert-outbox.js';
 import type { DeliveryConfig } from './config.js';
 import type { AlertingMetrics } from './metrics.js';
 import { attempt } from './send.js';

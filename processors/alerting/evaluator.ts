@@ -4,8 +4,8 @@
 // notified). The firing and the state change are recorded together, in the outbox's transaction.
 // Issue rules (new_issue, regression) fire from the processor; here they only return to `ok`.
 import { parseDuration } from '../../src/records/alert-rule.js';
-import { firingKey, type NewFiring } from '../../src/storage/alert-outbox.js';
-import type { AlertRule, StateChange } from '../../src/storage/alert-rules.js';
+import { firingKey, type NewFiring } from '../../extensions/alerts/alert-outbox.js';
+import type { AlertRule, StateChange } from '../../extensions/alerts/alert-rules.js';
 import { buildPayload, type IssueFacts } from './payload.js';
 import type { AlertingRuntime } from './runtime.js';
 import { measure, prune, type Measurement, type RuleWindow } from './windows.js';

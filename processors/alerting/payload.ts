@@ -1,7 +1,7 @@
 // Builds the notification of a firing (src/records/alert-payload.ts has its shape).
 import { describe, type AlertPayload } from '../../src/records/alert-payload.js';
 import type { ErrorEvent } from '../../src/records/event.js';
-import type { AlertRule } from '../../src/storage/alert-rules.js';
+import type { AlertRule } from '../../extensions/alerts/alert-rules.js';
 import type { Measurement } from './windows.js';
 
 export interface IssueFacts {

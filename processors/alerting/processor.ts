@@ -10,8 +10,8 @@ import { recordItems, type Item, type RecordItem, type Signal } from '../../src/
 import type { AlertPayload } from '../../src/records/alert-payload.js';
 import { parseDuration } from '../../src/records/alert-rule.js';
 import type { IssueTransition } from '../../src/records/event.js';
-import { firingKey, type NewFiring } from '../../src/storage/alert-outbox.js';
-import type { AlertRule, StateChange } from '../../src/storage/alert-rules.js';
+import { firingKey, type NewFiring } from '../../extensions/alerts/alert-outbox.js';
+import type { AlertRule, StateChange } from '../../extensions/alerts/alert-rules.js';
 import { buildPayload } from './payload.js';
 import type { AlertingRuntime } from './runtime.js';
 import { eventMatches, spanMatches, spanMicros } from './windows.js';

@@ -3,7 +3,7 @@
 // windows, one evaluation timer and one delivery loop per configured `alerting` component.
 import type { Host } from '../../src/engine/host.js';
 import type { Signal } from '../../src/engine/item.js';
-import type { AlertRule } from '../../src/storage/alert-rules.js';
+import type { AlertRule } from '../../extensions/alerts/alert-rules.js';
 import type { AlertingConfig } from './config.js';
 import { DeliveryLoop } from './delivery.js';
 import { Evaluator } from './evaluator.js';

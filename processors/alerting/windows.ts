@@ -5,8 +5,8 @@ import type { DuckDBValue } from '@duckdb/node-api';
 import { parseDuration, windowMs, type LatencyConditions, type SpikeConditions } from '../../src/records/alert-rule.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import type { Span } from '../../src/records/span.js';
-import type { AlertRule } from '../../src/storage/alert-rules.js';
-import type { Database } from '../../src/storage/database.js';
+import type { AlertRule } from '../../extensions/alerts/alert-rules.js';
+import type { Database } from '../../extensions/duckdb/database.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { BucketCounts, DurationBuckets, durationBinSql } from './buckets.js';
 

@@ -4,7 +4,7 @@ import type { Processor } from '../../src/engine/component.js';
 import { recordItems, type Item, type RecordItem } from '../../src/engine/item.js';
 import { markVendorFrames } from '../../src/records/in-app.js';
 import { issueIdFor } from '../../src/records/issue-id.js';
-import type { GroupingVersions } from '../../src/storage/grouping-versions.js';
+import type { GroupingVersions } from '../../extensions/issues/grouping-versions.js';
 import type { GroupingConfig } from './config.js';
 import { computeGrouping, CURRENT_GROUPING_VERSION, groupingHash, type CompiledRules, type GroupingVersion } from './fingerprint.js';
 

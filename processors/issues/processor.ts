@@ -4,7 +4,7 @@
 import type { Processor } from '../../src/engine/component.js';
 import { ExportError } from '../../src/engine/errors.js';
 import { recordItems, type Item } from '../../src/engine/item.js';
-import type { IssueStates } from '../../src/storage/issue-states.js';
+import type { IssueStates } from '../../extensions/issues/issue-states.js';
 
 export class IssuesProcessor implements Processor {
   constructor(

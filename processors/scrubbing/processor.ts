@@ -4,7 +4,7 @@ import type { Processor } from '../../src/engine/component.js';
 import type { Item, Signal } from '../../src/engine/item.js';
 import { recordItems } from '../../src/engine/item.js';
 import { mergeScrubbing, type DataScrubbing, type ScrubbingOptions } from '../../src/records/data-scrubbing.js';
-import type { Project } from '../../src/storage/catalog.js';
+import type { Project } from '../../extensions/catalog/catalog.js';
 import { scrubReplay } from './replay.js';
 import { Scrubber } from './scrubber.js';
 import { scrubEvent, scrubSpan } from './signals.js';

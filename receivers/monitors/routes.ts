@@ -6,7 +6,7 @@ import { ApiError, errors } from '../../src/http/errors.js';
 import { json, principalOf, type RequestContext, type RouteDefinition } from '../../src/http/host.js';
 import type { DestinationGuard } from '../../src/net/destinations.js';
 import { listBody, listProject, namedProject, parseEnum, parseLimit, withCursor } from '../../frontends/api/params.js';
-import type { Catalog } from '../../src/storage/catalog.js';
+import type { Catalog } from '../../extensions/catalog/catalog.js';
 import { authenticateDsn, sentryKeyFromHeader } from '../http-api/sentry/auth.js';
 import type { MonitorsConfig } from './config.js';
 import { destinationProblem } from './destination.js';

@@ -3,9 +3,9 @@
 // scheduler tick, so they are also held in memory; check-ins and checks are read with SQL.
 import { randomUUID } from 'node:crypto';
 import type { Dataset } from '../../src/engine/item.js';
-import type { Database } from '../../src/storage/database.js';
+import type { Database } from '../../extensions/duckdb/database.js';
 import { decodeCursor, encodeCursor } from '../../src/storage/cursor.js';
-import { migrate, type Migration } from '../../src/storage/migrate.js';
+import { migrate, type Migration } from '../../extensions/duckdb/migrate.js';
 import { rows } from '../../src/storage/rows.js';
 import type { Schedule } from './schedule.js';
 

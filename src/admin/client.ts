@@ -2,11 +2,11 @@
 // database directly.
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
-import { Catalog, CatalogError, type ApiKey, type CreatedKey, type Project } from '../storage/catalog.js';
-import { AlertRules, type AlertRule } from '../storage/alert-rules.js';
-import { Database } from '../storage/database.js';
-import { Quarantine, type QuarantinedItem } from '../storage/quarantine.js';
-import { Users, type User, type UserListing } from '../storage/users.js';
+import { Catalog, CatalogError, type ApiKey, type CreatedKey, type Project } from '../../extensions/catalog/catalog.js';
+import { AlertRules, type AlertRule } from '../../extensions/alerts/alert-rules.js';
+import { Database } from '../../extensions/duckdb/database.js';
+import { Quarantine, type QuarantinedItem } from '../../extensions/quarantine/quarantine.js';
+import { Users, type User, type UserListing } from '../../extensions/catalog/users.js';
 import {
   socketPath,
   type AdminOperations,

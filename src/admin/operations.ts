@@ -2,10 +2,10 @@
 // catalog directly (service stopped) or over the service's admin socket (service running, since
 // DuckDB lets only one process write the file).
 import type { Dataset } from '../engine/item.js';
-import type { ApiKey, CreatedKey, Project } from '../storage/catalog.js';
-import type { QuarantinedItem } from '../storage/quarantine.js';
-import type { AlertRule } from '../storage/alert-rules.js';
-import type { Role, User, UserListing } from '../storage/users.js';
+import type { ApiKey, CreatedKey, Project } from '../../extensions/catalog/catalog.js';
+import type { QuarantinedItem } from '../../extensions/quarantine/quarantine.js';
+import type { AlertRule } from '../../extensions/alerts/alert-rules.js';
+import type { Role, User, UserListing } from '../../extensions/catalog/users.js';
 
 export interface CreateKeyInput {
   dataset: Dataset;

@@ -3,11 +3,11 @@
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { CatalogError, type Catalog } from '../storage/catalog.js';
-import type { Quarantine } from '../storage/quarantine.js';
-import type { Alerts } from '../storage/alerts.js';
+import { CatalogError, type Catalog } from '../../extensions/catalog/catalog.js';
+import type { Quarantine } from '../../extensions/quarantine/quarantine.js';
+import type { Alerts } from '../../extensions/alerts/alerts.js';
 import { socketPath, USER_CHANGES, type UserChange } from './operations.js';
-import type { Role, Users } from '../storage/users.js';
+import type { Role, Users } from '../../extensions/catalog/users.js';
 
 const MAX_SOCKET_PATH = 107;
 

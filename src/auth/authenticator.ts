@@ -2,7 +2,7 @@
 // dataset. Results (including misses) are cached and dropped whenever keys change. A lookup that
 // was under way while keys changed answers its caller but is not cached: it may have read the
 // catalog before a revocation, and caching it would bring the revoked key back.
-import type { ApiKey, Catalog } from '../storage/catalog.js';
+import type { ApiKey, Catalog } from '../../extensions/catalog/catalog.js';
 import type { Dataset } from '../engine/item.js';
 
 export interface Principal {

@@ -5,7 +5,7 @@
 import type { Principal } from './authenticator.js';
 import type { Tenant } from '../engine/item.js';
 import { errors } from '../http/errors.js';
-import type { Catalog, Project } from '../storage/catalog.js';
+import type { Catalog, Project } from '../../extensions/catalog/catalog.js';
 
 export async function resolveProject(catalog: Catalog, principal: Principal, requested: string | undefined): Promise<Project> {
   if (principal.projectId) {

@@ -6,7 +6,7 @@
 import type { Command, Option } from 'commander';
 import { withAdmin } from '../admin/client.js';
 import type { UserChange } from '../admin/operations.js';
-import { generatePassword, hashPassword, ROLES, type Role } from '../storage/users.js';
+import { generatePassword, hashPassword, ROLES, type Role } from '../../extensions/catalog/users.js';
 import { fail, loadConfig } from './config.js';
 import { table } from './table.js';
 

@@ -145,6 +145,11 @@ interface FactoryBase<C> {
    * dropped/rejected).
    */
   metrics?: readonly string[];
+  /**
+   * Extension types (src/engine/extension.ts) an instance looks up through `host.extension(type)`:
+   * `validate` refuses a config whose `service.extensions` lacks one.
+   */
+  extensions?: readonly string[];
 }
 
 /** Receivers, processors and exporters: in pipelines of the signals they handle. */

@@ -4,18 +4,19 @@ import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { ServiceSettings } from '../config/service-schema.js';
 import type { HttpHost } from '../http/host.js';
-import type { Alerts } from '../storage/alerts.js';
-import type { Catalog } from '../storage/catalog.js';
+import type { Alerts } from '../../extensions/alerts/alerts.js';
+import type { Catalog } from '../../extensions/catalog/catalog.js';
 import type { ArtifactLookup } from '../records/artifact.js';
 import type { CheckinSink } from '../records/checkin.js';
-import type { Database } from '../storage/database.js';
-import type { GroupingVersions } from '../storage/grouping-versions.js';
-import type { IssueStates } from '../storage/issue-states.js';
-import type { Quarantine } from '../storage/quarantine.js';
+import type { Database } from '../../extensions/duckdb/database.js';
+import type { GroupingVersions } from '../../extensions/issues/grouping-versions.js';
+import type { IssueStates } from '../../extensions/issues/issue-states.js';
+import type { Quarantine } from '../../extensions/quarantine/quarantine.js';
 import type { Storage } from '../storage/storage.js';
 import type { Metrics } from '../telemetry/metrics.js';
+import type { ExtensionLookup } from './extension.js';
 
-export interface Host {
+export interface Host extends ExtensionLookup {
   logger: Logger;
   metrics: Metrics;
   settings: ServiceSettings;

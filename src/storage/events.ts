@@ -6,7 +6,7 @@
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
 import { decodeCursor, encodeCursor, type Cursor } from './cursor.js';
-import type { Database } from './database.js';
+import type { Database } from '../../extensions/duckdb/database.js';
 import type { MergedSource } from './read-sources.js';
 
 export interface EventFilter {

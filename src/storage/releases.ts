@@ -4,7 +4,7 @@
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import type { Database } from './database.js';
+import type { Database } from '../../extensions/duckdb/database.js';
 import type { Issue, IssueStore } from './issues.js';
 import type { MergedSource } from './read-sources.js';
 import { rows } from './rows.js';

@@ -4,7 +4,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import type { Database } from './database.js';
+import type { Database } from '../../extensions/duckdb/database.js';
 import type { MergedSource } from './read-sources.js';
 import type { Row } from './read-source.js';
 

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { syncDir } from './private-files.js';
+import { syncDir } from '../../extensions/duckdb/private-files.js';
 import { promisify } from 'node:util';
 import { gzip, gunzip, constants as zlib } from 'node:zlib';
 

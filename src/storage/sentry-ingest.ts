@@ -7,8 +7,8 @@ import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ExpiryResult } from '../engine/component.js';
 import type { Dataset } from '../engine/item.js';
-import type { Database } from './database.js';
-import { makePrivateDir, syncDir } from './private-files.js';
+import type { Database } from '../../extensions/duckdb/database.js';
+import { makePrivateDir, syncDir } from '../../extensions/duckdb/private-files.js';
 import { rows } from './rows.js';
 
 export interface EventAttachment {

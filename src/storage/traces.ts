@@ -6,7 +6,7 @@ import type { Dataset } from '../engine/item.js';
 import { spanScope } from '../records/span-exceptions.js';
 import type { Span } from '../records/span.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import type { Database } from './database.js';
+import type { Database } from '../../extensions/duckdb/database.js';
 import type { MergedSource } from './read-sources.js';
 
 /** Most spans one trace response carries; past it, the rest are read with `spans_offset`. */

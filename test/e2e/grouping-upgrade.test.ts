@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import type { ErrorEvent } from '../../src/records/event.js';
 import { issueIdFor } from '../../src/records/issue-id.js';
-import { Database } from '../../src/storage/database.js';
+import { Database } from '../../extensions/duckdb/database.js';
 import { groupingHash } from '../../processors/grouping/fingerprint.js';
 import { startService, tempDir, type TestService } from '../support/service.js';
 

@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Database } from '../../src/storage/database.js';
+import { Database } from '../../extensions/duckdb/database.js';
 import type { AppBuilds } from '../support/app-builds.js';
 import { startMockBroker, seededDataDirs, startRoleNodes, type MockBroker } from '../support/kafka.js';
 import { roleEnv, roleYaml, until } from '../support/kafka-roles.js';

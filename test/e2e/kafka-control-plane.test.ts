@@ -4,7 +4,7 @@
 // on the ingest node holds on the query node; a node started afterwards replays all of it.
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hashedIngestId } from '../../src/storage/catalog.js';
+import { hashedIngestId } from '../../extensions/catalog/catalog.js';
 import { startMockBroker, startRoleNodes, type MockBroker } from '../support/kafka.js';
 import { roleYaml, until } from '../support/kafka-roles.js';
 import { childEnv, runCli } from '../support/process.js';

@@ -4,7 +4,7 @@
 // deterministic by holding the lookup, after it has read the key as valid, until the CLI returned.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Catalog } from '../../src/storage/catalog.js';
+import type { Catalog } from '../../extensions/catalog/catalog.js';
 import { childEnv, runCli } from '../support/process.js';
 import { startService, type TestService } from '../support/service.js';
 

@@ -5,7 +5,7 @@
 import { scryptSync, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/storage/rows.js';
-import { SCRYPT, Users } from '../../src/storage/users.js';
+import { SCRYPT, Users } from '../../extensions/catalog/users.js';
 import { startService, type TestService } from '../support/service.js';
 import { createUser, WebClient } from '../support/web.js';
 

@@ -17,8 +17,8 @@ import { spanIntake } from '../../exporters/duckdb/spans-intake.js';
 import type { Item, Tenant } from '../../src/engine/item.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import type { Span } from '../../src/records/span.js';
-import { Database } from '../../src/storage/database.js';
-import { migrate } from '../../src/storage/migrate.js';
+import { Database } from '../../extensions/duckdb/database.js';
+import { migrate } from '../../extensions/duckdb/migrate.js';
 import { tempDir } from '../support/service.js';
 
 const TENANT: Tenant = { orgId: 'org', projectId: 'p1', dataset: 'live' };

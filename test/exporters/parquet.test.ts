@@ -18,7 +18,7 @@ import { toEventDocument } from '../../src/records/event-document.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import { toSpanDocument } from '../../src/records/span-document.js';
 import type { Span } from '../../src/records/span.js';
-import { Database } from '../../src/storage/database.js';
+import { Database } from '../../extensions/duckdb/database.js';
 import { fileListSql, LAKE_READ_SQL, type Lake, type LakeSignal } from '../../exporters/parquet/lake.js';
 import { lakeTables } from '../../exporters/parquet/migrations.js';
 

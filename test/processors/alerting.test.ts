@@ -10,7 +10,7 @@ import { measure, newWindow } from '../../processors/alerting/windows.js';
 import type { LookupAddress } from 'node:dns';
 import { DestinationGuard, DestinationRefusedError, isPublicAddress } from '../../src/net/destinations.js';
 import { parseDuration, type AlertRuleInput } from '../../src/records/alert-rule.js';
-import type { AlertRule } from '../../src/storage/alert-rules.js';
+import type { AlertRule } from '../../extensions/alerts/alert-rules.js';
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 10, 22, 10, 0, 0);

@@ -2,8 +2,8 @@
 // export, and seen by the read API.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database } from '../../src/storage/database.js';
-import { IssueStates } from '../../src/storage/issue-states.js';
+import { Database } from '../../extensions/duckdb/database.js';
+import { IssueStates } from '../../extensions/issues/issue-states.js';
 import { fullEvent, startService, tempDir, type TestService } from '../support/service.js';
 
 describe('IssueStates', () => {

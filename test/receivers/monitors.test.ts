@@ -6,7 +6,7 @@ import { Monitors, type MonitorTenant } from '../../receivers/monitors/monitors.
 import { nextExpected, scheduleProblem } from '../../receivers/monitors/schedule.js';
 import { MonitorStore, type Monitor, type UptimeCheck, type UptimeSettings } from '../../receivers/monitors/store.js';
 import { createMonitorSchema } from '../../receivers/monitors/input.js';
-import { Database } from '../../src/storage/database.js';
+import { Database } from '../../extensions/duckdb/database.js';
 import { tempDir } from '../support/service.js';
 
 const MINUTE = 60_000;

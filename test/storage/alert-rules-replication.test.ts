@@ -4,9 +4,9 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlertRuleInput } from '../../src/records/alert-rule.js';
-import { AlertRules, type AlertRule } from '../../src/storage/alert-rules.js';
-import type { AlertRuleChange } from '../../src/storage/control-journal.js';
-import { Database } from '../../src/storage/database.js';
+import { AlertRules, type AlertRule } from '../../extensions/alerts/alert-rules.js';
+import type { AlertRuleChange } from '../../extensions/control-plane/control-journal.js';
+import { Database } from '../../extensions/duckdb/database.js';
 import { tempDir } from '../support/service.js';
 
 let dir: string;

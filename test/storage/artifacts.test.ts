@@ -6,8 +6,8 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } f
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArtifactScope, ArtifactType } from '../../src/records/artifact.js';
-import { ArtifactStore, type NewBundle, type StagedArtifact } from '../../src/storage/artifacts.js';
-import { Database } from '../../src/storage/database.js';
+import { ArtifactStore, type NewBundle, type StagedArtifact } from '../../extensions/artifacts/artifacts.js';
+import { Database } from '../../extensions/duckdb/database.js';
 import { tempDir } from '../support/service.js';
 
 let dir: string;

@@ -2,8 +2,8 @@
 // creating projects at once agree, and moved on when this node holds the number already.
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Catalog, hashedIngestId } from '../../src/storage/catalog.js';
-import { Database } from '../../src/storage/database.js';
+import { Catalog, hashedIngestId } from '../../extensions/catalog/catalog.js';
+import { Database } from '../../extensions/duckdb/database.js';
 import { tempDir } from '../support/service.js';
 
 let dir: string;

@@ -7,8 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DocStore, spanKey } from '../../exporters/duckdb/docs.js';
 import type { DuckdbExporter } from '../../exporters/duckdb/exporter.js';
 import { DUCKDB_MIGRATIONS } from '../../exporters/duckdb/migrations.js';
-import { Database } from '../../src/storage/database.js';
-import { migrate } from '../../src/storage/migrate.js';
+import { Database } from '../../extensions/duckdb/database.js';
+import { migrate } from '../../extensions/duckdb/migrate.js';
 import { startService, tempDir, type TestService } from '../support/service.js';
 
 const ID = '0192f0a4-7b1c-7d2e-8f00-123456789abc';

@@ -5,9 +5,9 @@ import { rmSync } from 'node:fs';
 import { DocStore } from '../../exporters/duckdb/docs.js';
 import { DUCKDB_MIGRATIONS } from '../../exporters/duckdb/migrations.js';
 import { lakeTables, parquetMigrations } from '../../exporters/parquet/migrations.js';
-import { Database } from '../../src/storage/database.js';
-import { CATALOG_MIGRATIONS } from '../../src/storage/catalog-migrations.js';
-import { migrate } from '../../src/storage/migrate.js';
+import { Database } from '../../extensions/duckdb/database.js';
+import { CATALOG_MIGRATIONS } from '../../extensions/catalog/migrations.js';
+import { migrate } from '../../extensions/duckdb/migrate.js';
 import { tempDir } from '../support/service.js';
 
 const dirs: string[] = [];

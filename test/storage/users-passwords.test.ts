@@ -2,7 +2,7 @@
 // for too much memory are refused without running scrypt, old parameters are marked for a
 // rehash, redirect targets are local paths only, and the limiter counts before it answers.
 import { describe, expect, it } from 'vitest';
-import { hashPassword, needsRehash, SCRYPT, verifyPassword } from '../../src/storage/users.js';
+import { hashPassword, needsRehash, SCRYPT, verifyPassword } from '../../extensions/catalog/users.js';
 import { safeNext, SignInLimiter } from '../../frontends/web/signin-policy.js';
 
 describe('password hashes', () => {

@@ -1,7 +1,7 @@
 // Projects (DSN, keys, setup snippets). Members read them; only admins get the forms that change
 // them. Alert rules are in alerts.tsx, source maps in sourcemaps.tsx, API keys in keys.tsx.
 import { h } from '../jsx.js';
-import type { ApiKey, Project } from '../../../src/storage/catalog.js';
+import type { ApiKey, Project } from '../../../extensions/catalog/catalog.js';
 import { Csrf, Page, TableHead, type Viewer } from './layout.js';
 
 export interface ProjectsView {

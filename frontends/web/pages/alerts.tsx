@@ -5,8 +5,8 @@ import { Fragment, h } from '../jsx.js';
 import type { FieldError } from '../../../src/engine/item.js';
 import { ALERT_TYPES } from '../../../src/records/alert-rule.js';
 import { LEVELS } from '../../../src/records/event.js';
-import type { AlertRule } from '../../../src/storage/alert-rules.js';
-import type { FiringRecord } from '../../../src/storage/alert-outbox.js';
+import type { AlertRule } from '../../../extensions/alerts/alert-rules.js';
+import type { FiringRecord } from '../../../extensions/alerts/alert-outbox.js';
 import { Csrf, Page, type Viewer, TableHead } from './layout.js';
 import { When } from './parts.js';
 

@@ -1,7 +1,7 @@
 // The issues list: per project and environment, filters, sorts, a 24-hour sparkline per issue,
 // cursor pagination, and what to do when nothing has arrived yet.
 import { h } from '../jsx.js';
-import type { Project } from '../../../src/storage/catalog.js';
+import type { Project } from '../../../extensions/catalog/catalog.js';
 import type { Issue } from '../../../src/storage/issues.js';
 import type { IssueSort } from '../data.js';
 import { Sparkline } from './charts.js';

@@ -2,7 +2,7 @@
 // when they were made and revoked; admins create one (its secret shown once, on this page only)
 // and revoke them.
 import { h } from '../jsx.js';
-import type { ApiKey } from '../../../src/storage/catalog.js';
+import type { ApiKey } from '../../../extensions/catalog/catalog.js';
 import { Csrf, Page, type Viewer, TableHead } from './layout.js';
 import { When } from './parts.js';
 

@@ -2,7 +2,7 @@
 // in and the sign-out form; and the sign-in page. Every value is escaped by Preact's renderer.
 import { Fragment, h, type ComponentChildren } from '../jsx.js';
 import type { Dataset } from '../../../src/engine/item.js';
-import type { User } from '../../../src/storage/users.js';
+import type { User } from '../../../extensions/catalog/users.js';
 
 export interface Viewer {
   user: User;

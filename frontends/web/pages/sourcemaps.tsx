@@ -1,7 +1,7 @@
 // Source-map bundles of a project, newest first, grouped by release: each with its files (name,
 // type, size in KB/MB, debug id); admins delete a bundle with its button.
 import { h } from '../jsx.js';
-import type { Bundle } from '../../../src/storage/artifacts.js';
+import type { Bundle } from '../../../extensions/artifacts/artifacts.js';
 import { Csrf, Page, type Viewer, TableHead } from './layout.js';
 import { formatBytes, NextPage, ProjectPicker, When } from './parts.js';
 

@@ -1,7 +1,7 @@
 // The admins' users page (who can sign in, invitations, disabling, deleting, password resets) and
 // the page a one-time sign-in link opens, where its user chooses a password.
 import { h } from '../jsx.js';
-import type { UserListing } from '../../../src/storage/users.js';
+import type { UserListing } from '../../../extensions/catalog/users.js';
 import { Csrf, Document, Page, TableHead, type Viewer } from './layout.js';
 
 export interface UsersView {

@@ -1,7 +1,7 @@
 // GET /alerts and the admin's forms: create a rule from labelled fields (checked as POST
 // /v1/alerts checks a body, every bad field listed), mute or unmute it, delete it.
-import { RuleLimitError } from '../../../src/storage/alert-limits.js';
-import { DestinationsRefusedError } from '../../../src/storage/alerts.js';
+import { RuleLimitError } from '../../../extensions/alerts/alert-limits.js';
+import { DestinationsRefusedError } from '../../../extensions/alerts/alerts.js';
 import type { HttpHost } from '../../../src/http/host.js';
 import { validateRule, type AlertRuleInput } from '../../../src/records/alert-rule.js';
 import type { FieldError } from '../../../src/engine/item.js';

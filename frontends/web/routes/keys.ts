@@ -1,7 +1,7 @@
 // GET /keys, and an admin's POST /keys (an API key of the organization or of one project, its
 // secret shown once) and POST /keys/{id}/revoke (which the projects page's forms use too).
 import type { HttpHost } from '../../../src/http/host.js';
-import { CatalogError } from '../../../src/storage/catalog.js';
+import { CatalogError } from '../../../extensions/catalog/catalog.js';
 import type { PageKit, Signed } from '../kit.js';
 import { KeysPage } from '../pages/keys.js';
 

@@ -1,7 +1,7 @@
 // GET /projects (each reachable project with its DSN and keys), and an admin's POST /projects (a new
 // project) and POST /projects/keys (a key of one project, its secret shown once).
 import type { HttpHost } from '../../../src/http/host.js';
-import { CatalogError } from '../../../src/storage/catalog.js';
+import { CatalogError } from '../../../extensions/catalog/catalog.js';
 import { dsnOf, primaryDsn } from '../../api/projects.js';
 import type { PageKit, Signed } from '../kit.js';
 import { ProjectsPage } from '../pages/admin.js';

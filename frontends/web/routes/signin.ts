@@ -3,7 +3,7 @@
 // sandbox data for the session), and / (to the issues when signed in, else to sign-in).
 import type { Dataset } from '../../../src/engine/item.js';
 import type { HttpHost } from '../../../src/http/host.js';
-import { hashPassword, needsRehash, verifyPassword } from '../../../src/storage/users.js';
+import { hashPassword, needsRehash, verifyPassword } from '../../../extensions/catalog/users.js';
 import { clearSigninToken, newToken, signinFormValid, signinToken } from '../csrf.js';
 import { readForm } from '../form.js';
 import type { PageKit } from '../kit.js';

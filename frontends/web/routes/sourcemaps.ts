@@ -1,6 +1,6 @@
 // GET /sourcemaps (bundles with their files) and an admin's POST /sourcemaps/{id}/delete.
 import type { HttpHost } from '../../../src/http/host.js';
-import type { Bundle } from '../../../src/storage/artifacts.js';
+import type { Bundle } from '../../../extensions/artifacts/artifacts.js';
 import type { PageKit } from '../kit.js';
 import { SourcemapsPage } from '../pages/sourcemaps.js';
 import { pageOrError } from './lists.js';

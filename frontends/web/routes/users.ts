@@ -5,8 +5,8 @@
 import type { H3Event } from 'h3';
 import type { UserChange } from '../../../src/admin/operations.js';
 import type { HttpHost } from '../../../src/http/host.js';
-import { CatalogError } from '../../../src/storage/catalog.js';
-import { generatePassword, hashPassword, LINK_HOURS, ROLES, type LinkPurpose, type Role } from '../../../src/storage/users.js';
+import { CatalogError } from '../../../extensions/catalog/catalog.js';
+import { generatePassword, hashPassword, LINK_HOURS, ROLES, type LinkPurpose, type Role } from '../../../extensions/catalog/users.js';
 import { clearSigninToken, signinFormValid, signinToken } from '../csrf.js';
 import { readForm } from '../form.js';
 import type { PageKit, Signed } from '../kit.js';

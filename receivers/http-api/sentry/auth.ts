@@ -2,7 +2,7 @@
 // (also sent as `Authorization` by some SDKs), the `sentry_key` query parameter (browser SDKs,
 // which avoid preflights), or the `dsn` of the envelope header.
 import { ApiError, errors } from '../../../src/http/errors.js';
-import type { ApiKey, Catalog, Project } from '../../../src/storage/catalog.js';
+import type { ApiKey, Catalog, Project } from '../../../extensions/catalog/catalog.js';
 
 /** The `sentry_key` of a `Sentry k=v, …` header value, if any. */
 export function sentryKeyFromHeader(value: string | null): string | undefined {

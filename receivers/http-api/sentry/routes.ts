@@ -11,7 +11,7 @@ import type { Item, Signal, Tenant } from '../../../src/engine/item.js';
 import { refusalReason, withReservedBody } from '../../../src/http/intake.js';
 import { ApiError, errors } from '../../../src/http/errors.js';
 import { json, type RequestContext, type RouteDefinition } from '../../../src/http/host.js';
-import type { ApiKey, Project } from '../../../src/storage/catalog.js';
+import type { ApiKey, Project } from '../../../extensions/catalog/catalog.js';
 import { ClientReports, EventAttachments, ReleaseHealth, type DiscardedEvents, type SessionCounts } from '../../../src/storage/sentry-ingest.js';
 import { authenticateDsn, sentryKeyFromDsn, sentryKeyFromHeader } from './auth.js';
 import { isJsonObject, parseEnvelope, parseJsonPayload, type EnvelopeItem, type JsonObject, type SkippedItem } from './envelope.js';

@@ -1,7 +1,7 @@
 // What one project may ask of alerting: how many rules it keeps, and how often it asks for a test
 // notification. Both bound the work (and the outbound requests) a single key can cause.
-import type { Dataset } from '../engine/item.js';
-import { RateLimiter } from '../http/rate-limit.js';
+import type { Dataset } from '../../src/engine/item.js';
+import { RateLimiter } from '../../src/http/rate-limit.js';
 
 export interface AlertLimitSettings {
   /** Most rules per project and dataset. */

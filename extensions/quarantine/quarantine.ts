@@ -2,10 +2,10 @@
 // DuckDB refuses when it indexes the row): kept in the catalog with the reason, counted in
 // /metrics and listed by `faultline quarantine list`, so one bad item never blocks a queue or a
 // restart, and nothing acknowledged is silently lost.
-import type { Dataset, Signal } from '../engine/item.js';
-import type { Metrics } from '../telemetry/metrics.js';
-import type { Database } from './database.js';
-import { rows } from './rows.js';
+import type { Dataset, Signal } from '../../src/engine/item.js';
+import type { Metrics } from '../../src/telemetry/metrics.js';
+import type { Database } from '../duckdb/database.js';
+import { rows } from '../../src/storage/rows.js';
 
 export interface QuarantinedItem {
   /** The component that could not store it (`duckdb`). */

@@ -3,7 +3,7 @@
 // new way — and for a transition period its events also compute the previous version's hash, so
 // that an event of an issue the previous version opened still lands in it (the issues processor
 // then records an alias, see IssueStates.resolve). The table is small: it is read whole at start.
-import type { Database } from './database.js';
+import type { Database } from '../duckdb/database.js';
 
 export interface ProjectGrouping {
   version: number;

@@ -15,14 +15,14 @@ import kafkajs from 'kafkajs';
 import type { Consumer, Producer } from 'kafkajs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Logger } from 'pino';
-import type { AlertRules } from '../storage/alert-rules.js';
-import type { ArtifactStore } from '../storage/artifacts.js';
-import type { Catalog } from '../storage/catalog.js';
-import { changeKey, type ControlChange, type Journal } from '../storage/control-journal.js';
-import type { Database } from '../storage/database.js';
-import type { IssueStates } from '../storage/issue-states.js';
-import { rows } from '../storage/rows.js';
-import { createKafka } from './connection.js';
+import type { AlertRules } from '../alerts/alert-rules.js';
+import type { ArtifactStore } from '../artifacts/artifacts.js';
+import type { Catalog } from '../catalog/catalog.js';
+import { changeKey, type ControlChange, type Journal } from './control-journal.js';
+import type { Database } from '../duckdb/database.js';
+import type { IssueStates } from '../issues/issue-states.js';
+import { rows } from '../../src/storage/rows.js';
+import { createKafka } from '../../src/kafka/connection.js';
 
 const { CompressionTypes } = kafkajs;
 

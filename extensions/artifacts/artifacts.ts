@@ -22,15 +22,15 @@ import { constants } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LIST, listValue, VARCHAR, type DuckDBConnection } from '@duckdb/node-api';
-import type { ExpiryResult } from '../engine/component.js';
-import type { Dataset } from '../engine/item.js';
-import type { ArtifactFile, ArtifactLookup, ArtifactScope, ArtifactType } from '../records/artifact.js';
-import { uuidv7 } from '../records/uuid.js';
-import { changeKey, deletedAt, markDeleted, type ArtifactBundleChange } from './control-journal.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
-import type { Database } from './database.js';
-import { makePrivateDir, syncDir } from './private-files.js';
-import { rows } from './rows.js';
+import type { ExpiryResult } from '../../src/engine/component.js';
+import type { Dataset } from '../../src/engine/item.js';
+import type { ArtifactFile, ArtifactLookup, ArtifactScope, ArtifactType } from '../../src/records/artifact.js';
+import { uuidv7 } from '../../src/records/uuid.js';
+import { changeKey, deletedAt, markDeleted, type ArtifactBundleChange } from '../control-plane/control-journal.js';
+import { decodeCursor, encodeCursor } from '../../src/storage/cursor.js';
+import type { Database } from '../duckdb/database.js';
+import { makePrivateDir, syncDir } from '../duckdb/private-files.js';
+import { rows } from '../../src/storage/rows.js';
 
 /** A file of an upload, validated, its bytes in a staging file that `create` moves into place. */
 export interface StagedArtifact extends Omit<ArtifactFile, 'bundle_id'> {

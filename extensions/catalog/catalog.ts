@@ -1,11 +1,11 @@
 // Control-plane records: organizations, projects and API keys, in catalog tables of the service's
 // DuckDB file. Projects are few and read on every request, so they are cached in memory.
 import { createHash, randomBytes } from 'node:crypto';
-import { datasetOf, displayPrefix, hashSecret, newSecret, randomBase62 } from '../auth/keys.js';
-import type { Dataset } from '../engine/item.js';
-import type { DataScrubbing } from '../records/data-scrubbing.js';
-import type { Database } from './database.js';
-import { rows } from './rows.js';
+import { datasetOf, displayPrefix, hashSecret, newSecret, randomBase62 } from '../../src/auth/keys.js';
+import type { Dataset } from '../../src/engine/item.js';
+import type { DataScrubbing } from '../../src/records/data-scrubbing.js';
+import type { Database } from '../duckdb/database.js';
+import { rows } from '../../src/storage/rows.js';
 
 export interface Organization {
   id: string;

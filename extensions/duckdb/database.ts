@@ -4,8 +4,8 @@
 // goes through one queue on one connection, while reads use their own connections.
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { CATALOG_MIGRATIONS } from './catalog-migrations.js';
-import type { ControlChange, Journal } from './control-journal.js';
+import { CATALOG_MIGRATIONS } from '../catalog/migrations.js';
+import type { ControlChange, Journal } from '../control-plane/control-journal.js';
 import { migrate } from './migrate.js';
 import { makePrivateDir, makePrivateFiles } from './private-files.js';
 

@@ -3,9 +3,9 @@
 // changes. Statuses are read on every event, so they are cached in memory; the cache is this
 // process's view, kept right by the writes that go through it.
 import type { DuckDBValue } from '@duckdb/node-api';
-import type { Dataset } from '../engine/item.js';
-import type { IssueTransition } from '../records/event.js';
-import type { Database } from './database.js';
+import type { Dataset } from '../../src/engine/item.js';
+import type { IssueTransition } from '../../src/records/event.js';
+import type { Database } from '../duckdb/database.js';
 
 export type IssueStatus = 'unresolved' | 'resolved' | 'ignored' | 'regressed';
 export const SETTABLE_STATUSES = ['unresolved', 'resolved', 'ignored'] as const;

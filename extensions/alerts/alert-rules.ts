@@ -3,12 +3,12 @@
 // API changes rules through this store, so the processor sees a change at once.
 import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { Dataset } from '../engine/item.js';
-import type { AlertAction, AlertRuleInput, AlertState, AlertType } from '../records/alert-rule.js';
-import { changeKey, deletedAt, markDeleted, type AlertRuleChange } from './control-journal.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
-import type { Database } from './database.js';
-import { rows } from './rows.js';
+import type { Dataset } from '../../src/engine/item.js';
+import type { AlertAction, AlertRuleInput, AlertState, AlertType } from '../../src/records/alert-rule.js';
+import { changeKey, deletedAt, markDeleted, type AlertRuleChange } from '../control-plane/control-journal.js';
+import { decodeCursor, encodeCursor } from '../../src/storage/cursor.js';
+import type { Database } from '../duckdb/database.js';
+import { rows } from '../../src/storage/rows.js';
 
 export interface AlertRule extends AlertRuleInput {
   id: string;

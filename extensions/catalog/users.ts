@@ -3,10 +3,10 @@
 // here only as its SHA-256, so a copy of the database does not sign anyone in, and revoking a
 // row (sign-out) ends the session at once.
 import { createHash, randomBytes, randomUUID, scrypt, timingSafeEqual } from 'node:crypto';
-import type { Dataset } from '../engine/item.js';
+import type { Dataset } from '../../src/engine/item.js';
 import { CatalogError } from './catalog.js';
-import type { Database } from './database.js';
-import { rows } from './rows.js';
+import type { Database } from '../duckdb/database.js';
+import { rows } from '../../src/storage/rows.js';
 
 export type Role = 'admin' | 'member';
 export const ROLES: readonly Role[] = ['admin', 'member'];

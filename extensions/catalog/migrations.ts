@@ -1,6 +1,6 @@
 // The catalog's tables: organizations, projects, API keys, issue states, quarantine, uploaded
 // artifacts, alert rules with their firings and deliveries, and grouping versions (the control plane).
-import type { Migration } from './migrate.js';
+import type { Migration } from '../duckdb/migrate.js';
 
 export const CATALOG_MIGRATIONS: readonly Migration[] = [
   {

@@ -1,11 +1,11 @@
 // Alerting's control plane in one place, offered to components as host.alerts: the rules, the
 // outbox, and the wake-up of the delivery loop that the alerting processor runs (if any does).
 import { randomUUID } from 'node:crypto';
-import type { Dataset, FieldError } from '../engine/item.js';
-import { DestinationGuard, type DestinationPolicy } from '../net/destinations.js';
-import { describe, type AlertPayload } from '../records/alert-payload.js';
-import type { AlertAction, AlertRuleInput } from '../records/alert-rule.js';
-import type { Database } from './database.js';
+import type { Dataset, FieldError } from '../../src/engine/item.js';
+import { DestinationGuard, type DestinationPolicy } from '../../src/net/destinations.js';
+import { describe, type AlertPayload } from '../../src/records/alert-payload.js';
+import type { AlertAction, AlertRuleInput } from '../../src/records/alert-rule.js';
+import type { Database } from '../duckdb/database.js';
 import { AlertLimits, type AlertLimitSettings } from './alert-limits.js';
 import { AlertOutbox, firingKey, type NewFiring } from './alert-outbox.js';
 import { AlertRules, type AlertRule } from './alert-rules.js';

@@ -5,11 +5,11 @@
 // record of the same firing — a copy of the event, a retry, another process — a no-op.
 import { createHash } from 'node:crypto';
 import { LIST, listValue, VARCHAR } from '@duckdb/node-api';
-import type { Dataset } from '../engine/item.js';
-import type { AlertAction } from '../records/alert-rule.js';
+import type { Dataset } from '../../src/engine/item.js';
+import type { AlertAction } from '../../src/records/alert-rule.js';
 import type { AlertRules, StateChange } from './alert-rules.js';
-import type { Database } from './database.js';
-import { rows } from './rows.js';
+import type { Database } from '../duckdb/database.js';
+import { rows } from '../../src/storage/rows.js';
 
 export type FiringState = 'firing' | 'resolved' | 'test';
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';

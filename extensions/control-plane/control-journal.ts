@@ -3,10 +3,10 @@
 // artifact metadata, recorded by the store inside the same transaction as the change itself
 // (Database.recordChange), so an acknowledged change is never lost on its way to Kafka.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { AlertRule } from './alert-rules.js';
-import type { Bundle } from './artifacts.js';
-import type { CatalogChange } from './catalog.js';
-import type { StatusChange } from './issue-states.js';
+import type { AlertRule } from '../alerts/alert-rules.js';
+import type { Bundle } from '../artifacts/artifacts.js';
+import type { CatalogChange } from '../catalog/catalog.js';
+import type { StatusChange } from '../issues/issue-states.js';
 
 /** An alert rule's full definition, or its deletion (`deleted`), at `updated_at` (epoch ms). */
 export type AlertRuleChange =
