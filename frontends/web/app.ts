@@ -4,9 +4,9 @@
 // GET and the CSRF-checked POST (csrf.ts), the session (session.ts) and the read side; assets.ts
 // serves the static files. /v1 never looks at the session: it keeps its bearer keys.
 import type { HttpHost, PageHandler } from '../../src/http/host.js';
-import type { Storage } from '../../src/storage/storage.js';
+import type { Storage } from '../../extensions/query/storage.js';
 import { registerAssets } from './assets.js';
-import { WebData } from './data.js';
+import { WebData } from '../../extensions/query/issue-views.js';
 import { createPageKit, type WebAppOptions } from './kit.js';
 import { registerPageGroups } from './routes/index.js';
 import { issuePageHandler } from './routes/issues.js';

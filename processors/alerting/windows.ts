@@ -7,7 +7,7 @@ import type { ErrorEvent } from '../../src/records/event.js';
 import type { Span } from '../../src/records/span.js';
 import type { AlertRule } from '../../extensions/alerts/alert-rules.js';
 import type { Database } from '../../extensions/duckdb/database.js';
-import type { Storage } from '../../src/storage/storage.js';
+import type { Storage } from '../../extensions/query/storage.js';
 import { BucketCounts, DurationBuckets, durationBinSql } from './buckets.js';
 
 /** Buckets per window: a window's edge is known within 1/60 of its length. */

@@ -12,7 +12,7 @@ import type { Database } from '../../extensions/duckdb/database.js';
 import type { GroupingVersions } from '../../extensions/issues/grouping-versions.js';
 import type { IssueStates } from '../../extensions/issues/issue-states.js';
 import type { Quarantine } from '../../extensions/quarantine/quarantine.js';
-import type { Storage } from '../storage/storage.js';
+import type { Storage } from '../../extensions/query/storage.js';
 import type { Metrics } from '../telemetry/metrics.js';
 import type { ExtensionLookup } from './extension.js';
 

@@ -5,9 +5,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullEvent, startService, type TestService } from '../support/service.js';
 import { createUser, WebClient } from '../support/web.js';
-import { WebData } from '../../frontends/web/data.js';
-import type { Storage } from '../../src/storage/storage.js';
-import type { Issue } from '../../src/storage/issues.js';
+import { WebData } from '../../extensions/query/issue-views.js';
+import type { Storage } from '../../extensions/query/storage.js';
+import type { Issue } from '../../extensions/query/issues.js';
 
 let svc: TestService;
 let adminPassword: string;

@@ -1,7 +1,7 @@
 // The issues list's "Last 24 h" sparkline: 24 hourly buckets, oldest first, the last one holding
 // now, filled from events stored by the real service (DuckDB) at known times.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebData } from '../../frontends/web/data.js';
+import { WebData } from '../../extensions/query/issue-views.js';
 import { fullEvent, startService, type TestService } from '../support/service.js';
 
 let svc: TestService;

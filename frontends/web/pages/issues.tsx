@@ -2,8 +2,8 @@
 // cursor pagination, and what to do when nothing has arrived yet.
 import { h } from '../jsx.js';
 import type { Project } from '../../../extensions/catalog/catalog.js';
-import type { Issue } from '../../../src/storage/issues.js';
-import type { IssueSort } from '../data.js';
+import type { Issue } from '../../../extensions/query/issues.js';
+import type { IssueSort } from '../../../extensions/query/issue-views.js';
 import { Sparkline } from './charts.js';
 import { Page, type Viewer, TableHead } from './layout.js';
 

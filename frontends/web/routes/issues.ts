@@ -4,9 +4,9 @@
 import type { Dataset } from '../../../src/engine/item.js';
 import type { HttpHost, PageHandler } from '../../../src/http/host.js';
 import type { ErrorEvent } from '../../../src/records/event.js';
-import { SETTABLE_STATUSES, type IssueStatus } from '../../../src/storage/issues.js';
-import { parseQuery } from '../../api/query-syntax.js';
-import { chartWindow, ISSUE_SORTS, InvalidWebCursorError, type IssueSort, type WebData } from '../data.js';
+import { SETTABLE_STATUSES, type IssueStatus } from '../../../extensions/query/issues.js';
+import { parseQuery } from '../../../extensions/query/query-syntax.js';
+import { chartWindow, ISSUE_SORTS, InvalidWebCursorError, type IssueSort, type WebData } from '../../../extensions/query/issue-views.js';
 import type { PageKit } from '../kit.js';
 import { IssuePage } from '../pages/issue.js';
 import { IssuesPage } from '../pages/issues.js';

@@ -4,9 +4,9 @@
 // read without one. Over a source partitioned by day (the lake), a page reads the newest
 // partitions first and widens only when they cannot fill it, so the first page opens a few files.
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
-import type { Dataset } from '../engine/item.js';
+import type { Dataset } from '../../src/engine/item.js';
 import { decodeCursor, encodeCursor, type Cursor } from './cursor.js';
-import type { Database } from '../../extensions/duckdb/database.js';
+import type { Database } from '../duckdb/database.js';
 import type { MergedSource } from './read-sources.js';
 
 export interface EventFilter {

@@ -1,12 +1,12 @@
 // The read side behind every read endpoint: events, issues and traces, each merged from the read
 // sources of the exporters that `service.storage.<signal>` names (read-sources.ts).
-import type { Signal } from '../engine/item.js';
-import { EVENT_ROW_KEY } from '../records/event-row.js';
-import { REPLAY_ROW_KEY } from '../records/replay-row.js';
-import { SPAN_ROW_KEY } from '../records/span-row.js';
-import type { Database } from '../../extensions/duckdb/database.js';
+import type { Signal } from '../../src/engine/item.js';
+import { EVENT_ROW_KEY } from '../../src/records/event-row.js';
+import { REPLAY_ROW_KEY } from '../../src/records/replay-row.js';
+import { SPAN_ROW_KEY } from '../../src/records/span-row.js';
+import type { Database } from '../duckdb/database.js';
 import { EventStore } from './events.js';
-import type { IssueStates } from '../../extensions/issues/issue-states.js';
+import type { IssueStates } from '../issues/issue-states.js';
 import { IssueStore } from './issues.js';
 import type { ReadSource } from './read-source.js';
 import { MergedSource } from './read-sources.js';

@@ -2,9 +2,9 @@
 // service.storage.replays names), its error bookmarks the events that carry its replay id (from
 // the events' sources), and a segment's events the compressed blob its source stored.
 import type { DuckDBValue } from '@duckdb/node-api';
-import type { Dataset } from '../engine/item.js';
+import type { Dataset } from '../../src/engine/item.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import type { Database } from '../../extensions/duckdb/database.js';
+import type { Database } from '../duckdb/database.js';
 import type { MergedSource } from './read-sources.js';
 import type { Row } from './read-source.js';
 

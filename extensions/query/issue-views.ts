@@ -3,12 +3,12 @@
 // query runs over the same merged read sources as the /v1 reads (storage.eventRows and the issue
 // relation), so a page and the API never disagree.
 import type { DuckDBValue } from '@duckdb/node-api';
-import type { ParsedQuery } from '../api/query-syntax.js';
+import type { ParsedQuery } from './query-syntax.js';
 import type { Dataset } from '../../src/engine/item.js';
-import type { Database } from '../../extensions/duckdb/database.js';
-import type { Issue, IssueStatus } from '../../src/storage/issues.js';
-import { rows } from '../../src/storage/rows.js';
-import type { Storage } from '../../src/storage/storage.js';
+import type { Database } from '../duckdb/database.js';
+import type { Issue, IssueStatus } from './issues.js';
+import { rows } from './rows.js';
+import type { Storage } from './storage.js';
 
 export type IssueSort = 'last_seen' | 'first_seen' | 'count';
 export const ISSUE_SORTS: readonly IssueSort[] = ['last_seen', 'first_seen', 'count'];

@@ -4,7 +4,7 @@
 // (a lake's staging table and a just-flushed file, a compaction's inputs and output). Of two
 // copies the first to arrive wins and, between copies of one arrival, the one that carries its
 // document (so aggregates over the merge can read titles from it).
-import type { Signal } from '../engine/item.js';
+import type { Signal } from '../../src/engine/item.js';
 import type { DateSelection, ReadSource, Row } from './read-source.js';
 
 export interface RowKey {

@@ -2,11 +2,11 @@
 // services, and so may cross projects), ordered by start, assembled into a tree, with the ids of
 // the error events that carry the trace id.
 import type { DuckDBValue } from '@duckdb/node-api';
-import type { Dataset } from '../engine/item.js';
-import { spanScope } from '../records/span-exceptions.js';
-import type { Span } from '../records/span.js';
+import type { Dataset } from '../../src/engine/item.js';
+import { spanScope } from '../../src/records/span-exceptions.js';
+import type { Span } from '../../src/records/span.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import type { Database } from '../../extensions/duckdb/database.js';
+import type { Database } from '../duckdb/database.js';
 import type { MergedSource } from './read-sources.js';
 
 /** Most spans one trace response carries; past it, the rest are read with `spans_offset`. */

@@ -2,9 +2,9 @@
 // reported (release_sessions), with when it was first and last seen, how many events it had, the
 // issues it opened and the ones it brought back, and its crash-free sessions and users.
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
-import type { Dataset } from '../engine/item.js';
+import type { Dataset } from '../../src/engine/item.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import type { Database } from '../../extensions/duckdb/database.js';
+import type { Database } from '../duckdb/database.js';
 import type { Issue, IssueStore } from './issues.js';
 import type { MergedSource } from './read-sources.js';
 import { rows } from './rows.js';

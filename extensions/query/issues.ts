@@ -4,14 +4,14 @@
 // the catalog's issue_states, which the issues processor and PATCH /v1/issues keep (a resolved issue
 // whose events were received after its resolution reads as regressed, whatever recorded it).
 import type { DuckDBValue } from '@duckdb/node-api';
-import type { Dataset } from '../engine/item.js';
-import type { Database } from '../../extensions/duckdb/database.js';
+import type { Dataset } from '../../src/engine/item.js';
+import type { Database } from '../duckdb/database.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import type { IssueStates, IssueStatus, SettableStatus } from '../../extensions/issues/issue-states.js';
+import type { IssueStates, IssueStatus, SettableStatus } from '../issues/issue-states.js';
 import type { MergedSource } from './read-sources.js';
 import { rows } from './rows.js';
 
-export { SETTABLE_STATUSES, type IssueStatus } from '../../extensions/issues/issue-states.js';
+export { SETTABLE_STATUSES, type IssueStatus } from '../issues/issue-states.js';
 
 export interface Issue {
   id: string;
