@@ -7,26 +7,12 @@ import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../../src/engine/item.js';
 import { decodeCursor, encodeCursor, type Cursor } from './cursor.js';
 import type { Database } from '../duckdb/database.js';
+import { eventConditions, type EventConditions } from './filter.js';
 import type { MergedSource } from './read-sources.js';
 
-export interface EventFilter {
+export interface EventFilter extends EventConditions {
   dataset: Dataset;
   projectId: string;
-  /** Each filter field lists values that must all hold (two different values match nothing). */
-  environment?: string[];
-  release?: string[];
-  issueId?: string[];
-  level?: string[];
-  /** Inclusive lower bound, epoch ms. */
-  start?: number;
-  /** Exclusive upper bound, epoch ms. */
-  end?: number;
-  userId?: string[];
-  userEmail?: string[];
-  traceId?: string[];
-  tags?: Array<[key: string, value: string]>;
-  /** Free-text terms, each matched (case-insensitively, as a substring) against type, value or message. */
-  text?: string[];
 }
 
 export interface Page {
@@ -71,36 +57,7 @@ export class EventStore {
   private async listFrom(relation: string, filter: EventFilter, limit: number, after: Cursor | undefined): Promise<Page & { lastMicros?: bigint }> {
     const where: string[] = ['dataset = $dataset', 'project_id = $project'];
     const params: Record<string, DuckDBValue> = { dataset: filter.dataset, project: filter.projectId };
-    const eq = (column: string, name: string, values: string[] | undefined) => {
-      values?.forEach((value, i) => {
-        where.push(`${column} = $${name}${i}`);
-        params[`${name}${i}`] = value;
-      });
-    };
-    eq('environment', 'environment', filter.environment);
-    eq('release', 'release', filter.release);
-    eq('issue_id', 'issue', filter.issueId);
-    eq('level', 'level', filter.level);
-    eq('user_id', 'user_id', filter.userId);
-    eq('user_email', 'user_email', filter.userEmail);
-    eq('trace_id', 'trace_id', filter.traceId);
-    if (filter.start !== undefined) {
-      where.push('timestamp >= make_timestamp($start::BIGINT)');
-      params.start = BigInt(filter.start) * 1000n;
-    }
-    if (filter.end !== undefined) {
-      where.push('timestamp < make_timestamp($end::BIGINT)');
-      params.end = BigInt(filter.end) * 1000n;
-    }
-    filter.tags?.forEach(([key, value], i) => {
-      where.push(`json_extract_string(tags, $tag_path${i}) = $tag_value${i}`);
-      params[`tag_path${i}`] = `$."${key.replace(/["\\]/g, (c) => `\\${c}`)}"`;
-      params[`tag_value${i}`] = value;
-    });
-    filter.text?.forEach((term, i) => {
-      where.push(`(exception_type ILIKE $text${i} ESCAPE '\\' OR exception_value ILIKE $text${i} ESCAPE '\\' OR message ILIKE $text${i} ESCAPE '\\')`);
-      params[`text${i}`] = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    });
+    where.push(...eventConditions(filter, params));
     if (after !== undefined) {
       where.push('(timestamp < make_timestamp($cursor_ts::BIGINT) OR (timestamp = make_timestamp($cursor_ts::BIGINT) AND id < $cursor_id))');
       params.cursor_ts = after.micros;

@@ -1,14 +1,14 @@
-// What the pages read beyond the API's stores: issue lists with the web app's filters and sorts,
+// The issue reads of the web app's pages: issue lists with filters on their events and three sorts,
 // per-issue event counts over time, tag distributions and an event's older/newer neighbours. Every
-// query runs over the same merged read sources as the /v1 reads (storage.eventRows and the issue
-// relation), so a page and the API never disagree.
+// query runs over the same merged read sources as the /v1 reads (the events' MergedSource and the
+// issue relation), so a page and the API never disagree.
 import type { DuckDBValue } from '@duckdb/node-api';
-import type { ParsedQuery } from './query-syntax.js';
 import type { Dataset } from '../../src/engine/item.js';
 import type { Database } from '../duckdb/database.js';
-import type { Issue, IssueStatus } from './issues.js';
+import { eventConditions, type EventConditions } from './filter.js';
+import type { Issue, IssueStatus, IssueStore } from './issues.js';
+import type { MergedSource } from './read-sources.js';
 import { rows } from './rows.js';
-import type { Storage } from './storage.js';
 
 export type IssueSort = 'last_seen' | 'first_seen' | 'count';
 export const ISSUE_SORTS: readonly IssueSort[] = ['last_seen', 'first_seen', 'count'];
@@ -17,10 +17,8 @@ export interface IssueQuery {
   dataset: Dataset;
   projectId: string;
   status?: IssueStatus;
-  environment?: string;
-  release?: string;
-  level?: string;
-  search: ParsedQuery;
+  /** Issues with at least one event that meets these. */
+  events: EventConditions;
   sort: IssueSort;
   cursor?: string;
   limit: number;
@@ -60,46 +58,16 @@ const NEIGHBOUR_WINDOW = 32;
 /** A timestamp past any stored one (microseconds; 2262, the largest nanosecond time). */
 const MAX_MICROS = 9_223_372_036_854_775n;
 
-export class WebData {
+export class IssueViews {
   constructor(
     private readonly db: Database,
-    private readonly storage: Storage,
+    private readonly events: MergedSource,
+    private readonly issues: Pick<IssueStore, 'relation'>,
   ) {}
 
   private async read(sql: string, params: Record<string, DuckDBValue>) {
-    await this.storage.eventRows.settled();
-    return this.storage.eventRows.consistent(() => this.db.reader().runAndReadAll(sql, params));
-  }
-
-  /** Conditions on events (the filters that are about events, not issues), as SQL over the events relation. */
-  private eventConditions(q: IssueQuery, params: Record<string, DuckDBValue>): string[] {
-    const where: string[] = [];
-    const eq = (column: string, values: Array<string | undefined>) =>
-      values.forEach((value) => {
-        if (value === undefined) return;
-        const name = `e${Object.keys(params).length}`;
-        params[name] = value;
-        where.push(`${column} = $${name}`);
-      });
-    const s = q.search;
-    eq('environment', [q.environment, s.environment]);
-    eq('release', [q.release, s.release]);
-    eq('level', [q.level, s.level]);
-    eq('user_id', [s.userId]);
-    eq('user_email', [s.userEmail]);
-    eq('trace_id', [s.traceId]);
-    for (const [key, value] of s.tags) {
-      const n = Object.keys(params).length;
-      params[`tp${n}`] = `$."${key.replace(/["\\]/g, (c) => `\\${c}`)}"`;
-      params[`tv${n}`] = value;
-      where.push(`json_extract_string(tags, $tp${n}) = $tv${n}`);
-    }
-    for (const term of s.text) {
-      const name = `t${Object.keys(params).length}`;
-      params[name] = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      where.push(`(exception_type ILIKE $${name} ESCAPE '\\' OR exception_value ILIKE $${name} ESCAPE '\\' OR message ILIKE $${name} ESCAPE '\\')`);
-    }
-    return where;
+    await this.events.settled();
+    return this.events.consistent(() => this.db.reader().runAndReadAll(sql, params));
   }
 
   async listIssues(q: IssueQuery): Promise<{ issues: Issue[]; nextCursor: string | null }> {
@@ -109,10 +77,10 @@ export class WebData {
       where.push('status = $status');
       params.status = q.status;
     }
-    const events = this.eventConditions(q, params);
+    const events = eventConditions(q.events, params);
     if (events.length)
       where.push(
-        `id IN (SELECT issue_id FROM ${this.storage.eventRows.relation([q.projectId])} WHERE dataset = $dataset AND project_id = $project AND ${events.join(' AND ')})`,
+        `id IN (SELECT issue_id FROM ${this.events.relation([q.projectId])} WHERE dataset = $dataset AND project_id = $project AND ${events.join(' AND ')})`,
       );
     const key = SORT_KEY[q.sort];
     if (q.cursor) {
@@ -124,7 +92,7 @@ export class WebData {
     const result = await this.read(
       `SELECT id, project_id, title, culprit, type, value, level, status, first_seen, last_seen, count, first_release, last_release, status_changed_at,
               (${key})::VARCHAR AS sort_key
-         FROM ${this.storage.issues.relation([q.projectId])} WHERE ${where.join(' AND ')}
+         FROM ${this.issues.relation([q.projectId])} WHERE ${where.join(' AND ')}
         ORDER BY ${key} DESC, id DESC LIMIT $limit`,
       params,
     );
@@ -156,7 +124,7 @@ export class WebData {
     const ids = issueIds.map((id, i) => ((params[`i${i}`] = id), `$i${i}`)).join(', ');
     const result = await this.read(
       `SELECT issue_id, ((epoch_us(timestamp) - $start::BIGINT) // $size::BIGINT)::INTEGER AS bucket, count(*)::INTEGER AS n
-         FROM ${this.storage.eventRows.relation([projectId])}
+         FROM ${this.events.relation([projectId])}
         WHERE dataset = $dataset AND project_id = $project AND issue_id IN (${ids}) AND timestamp >= make_timestamp($start::BIGINT)
         GROUP BY ALL`,
       params,
@@ -184,7 +152,7 @@ export class WebData {
     sample = TAG_SAMPLE,
   ): Promise<Array<{ key: string; total: number; values: Array<{ value: string; count: number }> }>> {
     const result = await this.read(
-      `WITH e AS (SELECT environment, release, tags FROM ${this.storage.eventRows.relation([projectId])}
+      `WITH e AS (SELECT environment, release, tags FROM ${this.events.relation([projectId])}
                    WHERE dataset = $dataset AND project_id = $project AND issue_id = $issue AND timestamp >= make_timestamp($since::BIGINT)
                    ORDER BY timestamp DESC LIMIT $sample),
             kv AS (
@@ -221,7 +189,7 @@ export class WebData {
     eventId?: string,
     window = NEIGHBOUR_WINDOW,
   ): Promise<{ event?: string; older?: string; newer?: string; counts: number[] }> {
-    const relation = this.storage.eventRows.relation([issue.project_id]);
+    const relation = this.events.relation([issue.project_id]);
     const base = `FROM ${relation} WHERE dataset = $dataset AND project_id = $project AND issue_id = $issue`;
     const params = { dataset, project: issue.project_id, issue: issue.id };
     const latest = `${base} AND timestamp >= make_timestamp($since::BIGINT) ORDER BY timestamp DESC, id DESC LIMIT 1`;
@@ -276,9 +244,9 @@ export class WebData {
   /** Environments and releases seen in the project (the list's filter choices). */
   async facets(dataset: Dataset, projectId: string): Promise<{ environments: string[]; releases: string[] }> {
     const result = await this.read(
-      `SELECT 'environment' AS kind, environment AS value FROM (SELECT DISTINCT environment FROM ${this.storage.eventRows.relation([projectId])}
+      `SELECT 'environment' AS kind, environment AS value FROM (SELECT DISTINCT environment FROM ${this.events.relation([projectId])}
          WHERE dataset = $dataset AND project_id = $project) UNION ALL
-       SELECT 'release', release FROM (SELECT release, max(timestamp) AS seen FROM ${this.storage.eventRows.relation([projectId])}
+       SELECT 'release', release FROM (SELECT release, max(timestamp) AS seen FROM ${this.events.relation([projectId])}
          WHERE dataset = $dataset AND project_id = $project GROUP BY release ORDER BY seen DESC LIMIT 50)`,
       { dataset, project: projectId },
     );

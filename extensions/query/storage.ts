@@ -8,11 +8,13 @@ import type { Database } from '../duckdb/database.js';
 import { EventStore } from './events.js';
 import type { IssueStates } from '../issues/issue-states.js';
 import { IssueStore } from './issues.js';
+import { IssueViews } from './issue-views.js';
 import type { ReadSource } from './read-source.js';
 import { MergedSource } from './read-sources.js';
 import { ReleaseStore } from './releases.js';
 import { ReplayStore } from './replays.js';
 import { TraceStore } from './traces.js';
+import { WindowCounts } from './window-counts.js';
 
 export class Storage {
   readonly events: EventStore;
@@ -20,9 +22,10 @@ export class Storage {
   readonly traces: TraceStore;
   readonly replays: ReplayStore;
   readonly releases: ReleaseStore;
-  /** The merged rows themselves, for components that aggregate over them (the alerting processor's windows). */
-  readonly eventRows: MergedSource;
-  readonly spanRows: MergedSource;
+  /** The web app's issue reads: filtered and sorted lists, timelines, tag distributions. */
+  readonly issueViews: IssueViews;
+  /** What the alerting processor rebuilds its rule windows from. */
+  readonly windowCounts: WindowCounts;
 
   constructor(
     db: Database,
@@ -33,12 +36,12 @@ export class Storage {
   ) {
     const events = new MergedSource('events', sources.events ?? [], EVENT_ROW_KEY);
     const spans = new MergedSource('traces', sources.traces ?? [], SPAN_ROW_KEY);
-    this.eventRows = events;
-    this.spanRows = spans;
     this.events = new EventStore(db, events);
     this.issues = new IssueStore(db, events, states);
     this.traces = new TraceStore(db, spans, events);
     this.releases = new ReleaseStore(db, events, this.issues);
+    this.issueViews = new IssueViews(db, events, this.issues);
+    this.windowCounts = new WindowCounts(db, events, spans);
     this.replays = new ReplayStore(db, new MergedSource('replays', sources.replays ?? [], REPLAY_ROW_KEY), events, appUrl);
   }
 

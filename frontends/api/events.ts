@@ -8,6 +8,7 @@ import { LEVELS } from '../../src/records/event.js';
 import { InvalidCursorError } from '../../extensions/query/cursor.js';
 import type { ApiContext } from './context.js';
 import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, parseLimit, parseTime } from './params.js';
+import { searchConditions } from '../../extensions/query/filter.js';
 import { parseQuery } from '../../extensions/query/query-syntax.js';
 
 export function eventRoutes({ catalog, storage, attachments }: ApiContext): RouteDefinition[] {
@@ -56,17 +57,14 @@ export function eventRoutes({ catalog, storage, attachments }: ApiContext): Rout
           {
             dataset: principal.dataset,
             projectId: project.id,
-            environment: all(optional(q, 'environment'), search.environment),
-            release: all(optional(q, 'release'), search.release),
-            issueId: all(optional(q, 'issue_id')),
-            level: all(level, search.level),
-            start,
-            end,
-            text: search.text,
-            tags: search.tags,
-            userId: all(search.userId),
-            userEmail: all(search.userEmail),
-            traceId: all(search.traceId),
+            ...searchConditions(search, {
+              environment: optional(q, 'environment'),
+              release: optional(q, 'release'),
+              issueId: optional(q, 'issue_id'),
+              level,
+              start,
+              end,
+            }),
           },
           limit,
           optional(q, 'cursor'),
@@ -141,10 +139,4 @@ export function eventRoutes({ catalog, storage, attachments }: ApiContext): Rout
 function normalizeEventId(id: string): string {
   const lower = id.toLowerCase();
   return /^[0-9a-f]{32}$/.test(lower) ? `${lower.slice(0, 8)}-${lower.slice(8, 12)}-${lower.slice(12, 16)}-${lower.slice(16, 20)}-${lower.slice(20)}` : lower;
-}
-
-/** The values given for one filter, from parameters and query tokens alike. */
-function all(...values: Array<string | undefined>): string[] | undefined {
-  const given = values.filter((v): v is string => v !== undefined);
-  return given.length ? given : undefined;
 }

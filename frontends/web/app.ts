@@ -6,7 +6,6 @@
 import type { HttpHost, PageHandler } from '../../src/http/host.js';
 import type { Storage } from '../../extensions/query/storage.js';
 import { registerAssets } from './assets.js';
-import { WebData } from '../../extensions/query/issue-views.js';
 import { createPageKit, type WebAppOptions } from './kit.js';
 import { registerPageGroups } from './routes/index.js';
 import { issuePageHandler } from './routes/issues.js';
@@ -19,12 +18,12 @@ export interface WebApp {
 }
 
 export function createWebApp(options: WebAppOptions): WebApp {
-  let reads: { storage: Storage; data: WebData } | undefined;
+  let reads: { storage: Storage } | undefined;
   const kit = createPageKit(options, () => reads);
   return {
     issuePage: issuePageHandler(kit),
     mount(http, storage) {
-      reads = { storage, data: new WebData(options.database, storage) };
+      reads = { storage };
       registerAssets(http);
       registerPageGroups(http, kit);
     },

@@ -13,7 +13,6 @@ import type { Database } from '../../extensions/duckdb/database.js';
 import type { Storage } from '../../extensions/query/storage.js';
 import type { Session, Users } from '../../extensions/catalog/users.js';
 import { carriesToken, fromOwnPage } from './csrf.js';
-import type { WebData } from '../../extensions/query/issue-views.js';
 import { readForm } from './form.js';
 import type { Child } from './jsx.js';
 import { ErrorPage, type Viewer } from './pages/layout.js';
@@ -53,7 +52,7 @@ export interface PageKit extends WebAppOptions {
   /** A state-changing POST: a session, this origin, the session's CSRF token, and the role if given. */
   action(act: (event: H3Event, s: Signed, form: FormData) => Promise<Response>, role?: 'admin'): PageHandler;
   /** The read side, or a 503 page while the service starts. */
-  need(): { storage: Storage; data: WebData };
+  need(): { storage: Storage };
   projectsOf(s: Signed): Promise<Project[]>;
   /** The requested project if the session reaches it, else the organization's default. */
   pickProject(s: Signed, requested: string | null): Promise<{ project: Project; projects: Project[] }>;
@@ -64,7 +63,7 @@ export interface PageKit extends WebAppOptions {
 }
 
 /** The kit every page group uses; `reads` is the read side once the pipelines started. */
-export function createPageKit(options: WebAppOptions, reads: () => { storage: Storage; data: WebData } | undefined): PageKit {
+export function createPageKit(options: WebAppOptions, reads: () => { storage: Storage } | undefined): PageKit {
   const { catalog, appUrl } = options;
   const signedIn = sessionReader(options.users);
 

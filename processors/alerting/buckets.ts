@@ -29,21 +29,16 @@ export class BucketCounts {
 }
 
 /** Durations are binned on a log scale of base 1.01 over microseconds: a percentile is known within 1%. */
-const LOG_STEP = Math.log(1.01);
+export const DURATION_LOG_STEP = Math.log(1.01);
 
-/** The bin of a duration in microseconds (the same formula as the SQL of windows.ts). */
+/** The bin of a duration in microseconds (the query layer's WindowCounts.spanDurations bins stored spans alike). */
 export function durationBin(micros: number): number {
-  return micros <= 1 ? 0 : Math.ceil(Math.log(micros) / LOG_STEP);
-}
-
-/** The SQL of durationBin over a microseconds expression. */
-export function durationBinSql(micros: string): string {
-  return `CASE WHEN ${micros} <= 1 THEN 0 ELSE CAST(ceil(ln(${micros}) / ${LOG_STEP}) AS INTEGER) END`;
+  return micros <= 1 ? 0 : Math.ceil(Math.log(micros) / DURATION_LOG_STEP);
 }
 
 /** The upper bound of a bin, in milliseconds. */
 function binUpperMs(bin: number): number {
-  return bin === 0 ? 0.001 : Math.exp(bin * LOG_STEP) / 1000;
+  return bin === 0 ? 0.001 : Math.exp(bin * DURATION_LOG_STEP) / 1000;
 }
 
 /** Span durations per time bucket, as log-scale histograms. */

@@ -87,7 +87,7 @@ export class AlertingRuntime {
         if (!storage) return; // the exporters are still starting
         for (const type of ['error_spike', 'latency'] as const) {
           if (!this.handles(type === 'latency' ? 'traces' : 'events')) continue;
-          for (const rule of this.host.alerts.rules.enabled(type)) await rebuild(rule, this.window(rule), storage, this.host.database, this.startedAt);
+          for (const rule of this.host.alerts.rules.enabled(type)) await rebuild(rule, this.window(rule), storage.windowCounts, this.startedAt);
         }
         this.rebuilt = true;
       }

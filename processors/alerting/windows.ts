@@ -1,14 +1,12 @@
 // The windows of the counting rules (error_spike, latency): one per rule, fed per item on the hot
 // path, measured by the evaluator, and rebuilt after a restart from the stored events and spans
-// (received before this process started) through the service's read side.
-import type { DuckDBValue } from '@duckdb/node-api';
+// (received before this process started), counted by the query layer (extensions/query).
 import { parseDuration, windowMs, type LatencyConditions, type SpikeConditions } from '../../src/records/alert-rule.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import type { Span } from '../../src/records/span.js';
 import type { AlertRule } from '../../extensions/alerts/alert-rules.js';
-import type { Database } from '../../extensions/duckdb/database.js';
-import type { Storage } from '../../extensions/query/storage.js';
-import { BucketCounts, DurationBuckets, durationBinSql } from './buckets.js';
+import type { WindowCounts } from '../../extensions/query/window-counts.js';
+import { BucketCounts, DURATION_LOG_STEP, DurationBuckets } from './buckets.js';
 
 /** Buckets per window: a window's edge is known within 1/60 of its length. */
 const BUCKETS_PER_WINDOW = 60;
@@ -113,70 +111,35 @@ export function prune(rule: AlertRule, window: RuleWindow, now: number): void {
  * received from max(counting_since, the oldest instant a window reaches) up to `startedAt`. Items
  * received after `startedAt` go through the processor and are counted there.
  */
-export async function rebuild(rule: AlertRule, window: RuleWindow, storage: Storage, db: Database, startedAt: number): Promise<void> {
+export async function rebuild(rule: AlertRule, window: RuleWindow, counts: WindowCounts, startedAt: number): Promise<void> {
   const length = windowMs(rule);
   const reach = length + (parseDuration((rule.conditions as SpikeConditions).comparison_window) ?? 0) + 2 * MIN_BUCKET_MS;
   const from = Math.max(rule.counting_since, startedAt - reach);
   if (from >= startedAt) return;
-  const source = window.kind === 'latency' ? storage.spanRows : storage.eventRows;
-  if (source.empty) return;
-  await source.settled();
-  const params: Record<string, DuckDBValue> = {
-    dataset: rule.dataset,
-    project: rule.project_id,
-    from: BigInt(from) * 1000n,
-    to: BigInt(startedAt) * 1000n,
-  };
-  const where = ['dataset = $dataset', 'project_id = $project', 'received_at >= make_timestamp($from::BIGINT)', 'received_at < make_timestamp($to::BIGINT)'];
-  const reader = db.reader();
+  const scope = { dataset: rule.dataset, projectId: rule.project_id, from, to: startedAt };
   if (window.kind === 'latency') {
     const c = rule.conditions as LatencyConditions;
-    where.push('service_name = $service');
-    params.service = c.service;
-    if (c.operation !== undefined) {
-      where.push('name = $operation');
-      params.operation = c.operation;
-    }
-    params.bucket = BigInt(window.durations.bucketMs);
-    const result = await source.consistent(() =>
-      reader.runAndReadAll(
-        `SELECT (epoch_ms(received_at) // $bucket) * $bucket AS at, ${durationBinSql('((end_ns - start_ns) / 1000.0)')} AS bin, count(*) AS n
-         FROM ${source.relation([rule.project_id])} WHERE ${where.join(' AND ')} GROUP BY ALL`,
-        params,
-      ),
+    const bins = await counts.spanDurations(
+      { ...scope, bucketMs: window.durations.bucketMs },
+      { service: c.service, operation: c.operation },
+      DURATION_LOG_STEP,
     );
-    for (const [at, bin, n] of result.getRows()) window.durations.addBin(Number(at), Number(bin), Number(n));
+    for (const { at, bin, n } of bins) window.durations.addBin(at, bin, n);
     return;
   }
   const c = rule.conditions as SpikeConditions;
-  if (rule.environment !== null) {
-    where.push('environment = $environment');
-    params.environment = rule.environment;
-  }
-  if (c.issue_id !== undefined) {
-    where.push('issue_id = $issue');
-    params.issue = c.issue_id;
-  }
-  if (c.level !== undefined) {
-    where.push('level = $level');
-    params.level = c.level;
-  }
-  Object.entries(c.tags ?? {}).forEach(([key, value], i) => {
-    where.push(`json_extract_string(tags, $tag_path${i}) = $tag_value${i}`);
-    params[`tag_path${i}`] = `$."${key.replace(/["\\]/g, (ch) => `\\${ch}`)}"`;
-    params[`tag_value${i}`] = value;
-  });
   // Grouped by the finer of the two bucket sizes, then added to both (each rounds to its own).
-  params.bucket = BigInt(window.current.bucketMs);
-  const result = await source.consistent(() =>
-    reader.runAndReadAll(
-      `SELECT (epoch_ms(received_at) // $bucket) * $bucket AS at, count(*) AS n FROM ${source.relation([rule.project_id])}
-       WHERE ${where.join(' AND ')} GROUP BY ALL`,
-      params,
-    ),
+  const found = await counts.events(
+    { ...scope, bucketMs: window.current.bucketMs },
+    {
+      environment: rule.environment === null ? undefined : [rule.environment],
+      issueId: c.issue_id === undefined ? undefined : [c.issue_id],
+      level: c.level === undefined ? undefined : [c.level],
+      tags: Object.entries(c.tags ?? {}),
+    },
   );
-  for (const [at, n] of result.getRows()) {
-    window.current.add(Number(at), Number(n));
-    window.baseline?.add(Number(at), Number(n));
+  for (const { at, n } of found) {
+    window.current.add(at, n);
+    window.baseline?.add(at, n);
   }
 }

@@ -5,7 +5,6 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullEvent, startService, type TestService } from '../support/service.js';
 import { createUser, WebClient } from '../support/web.js';
-import { WebData } from '../../extensions/query/issue-views.js';
 import type { Storage } from '../../extensions/query/storage.js';
 import type { Issue } from '../../extensions/query/issues.js';
 
@@ -286,7 +285,7 @@ describe('the web app', () => {
     const first = JSON.parse((await storage.events.get('live', ['default'], events[0].id)) as string) as { issue_id: string };
     const issue = (await storage.issues.get('live', ['default'], first.issue_id)) as Issue;
     expect(issue.count).toBe(6);
-    const data = new WebData(svc.service.host.database, storage);
+    const data = storage.issueViews;
     // Windows of 32 events' worth (more than the issue has: none), 2 (14 h / 6 × 2 ≈ 4.7 h) and a
     // tenth of one (~14 min: every neighbour is found by the second look).
     for (const window of [32, 2, 0.1]) {

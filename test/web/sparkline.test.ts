@@ -1,7 +1,6 @@
 // The issues list's "Last 24 h" sparkline: 24 hourly buckets, oldest first, the last one holding
 // now, filled from events stored by the real service (DuckDB) at known times.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebData } from '../../extensions/query/issue-views.js';
 import { fullEvent, startService, type TestService } from '../support/service.js';
 
 let svc: TestService;
@@ -30,7 +29,7 @@ describe('issue sparkline buckets', () => {
       issueId = ((await res.json()) as { permalink: string }).permalink.split('/').pop() as string;
     }
     const { host } = svc.service;
-    const counts = (await new WebData(host.database, host.storage!).counts('live', 'default', [issueId], 'hour', 24, now)).get(issueId)!;
+    const counts = (await host.storage!.issueViews.counts('live', 'default', [issueId], 'hour', 24, now)).get(issueId)!;
     expect(counts).toHaveLength(24);
     // Bucket 23 is the current hour; an event a minute before "k hours ago" is in bucket 23 - k, or
     // 23 - k - 1 when that minute crosses an hour boundary.

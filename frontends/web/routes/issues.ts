@@ -5,8 +5,9 @@ import type { Dataset } from '../../../src/engine/item.js';
 import type { HttpHost, PageHandler } from '../../../src/http/host.js';
 import type { ErrorEvent } from '../../../src/records/event.js';
 import { SETTABLE_STATUSES, type IssueStatus } from '../../../extensions/query/issues.js';
+import { searchConditions } from '../../../extensions/query/filter.js';
+import { chartWindow, ISSUE_SORTS, InvalidWebCursorError, type IssueSort, type IssueViews } from '../../../extensions/query/issue-views.js';
 import { parseQuery } from '../../../extensions/query/query-syntax.js';
-import { chartWindow, ISSUE_SORTS, InvalidWebCursorError, type IssueSort, type WebData } from '../../../extensions/query/issue-views.js';
 import type { PageKit } from '../kit.js';
 import { IssuePage } from '../pages/issue.js';
 import { IssuesPage } from '../pages/issues.js';
@@ -14,7 +15,8 @@ import { IssuesPage } from '../pages/issues.js';
 /** The issue page, built before the routes are mounted: the API's permalink route serves it to browsers. */
 export function issuePageHandler(kit: PageKit): PageHandler {
   return kit.view(async (event, s) => {
-    const { storage, data } = kit.need();
+    const { storage } = kit.need();
+    const data = storage.issueViews;
     const id = decodeURIComponent(event.context.params?.id ?? '');
     const projectIds = (await kit.projectsOf(s)).map((p) => p.id);
     const issue = await storage.issues.get(s.session.dataset, projectIds, id);
@@ -68,7 +70,7 @@ export function registerIssuePages(http: HttpHost, kit: PageKit): void {
     'GET',
     '/issues',
     kit.view(async (event, s) => {
-      const { data } = kit.need();
+      const data = kit.need().storage.issueViews;
       const q = event.url.searchParams;
       const { project, projects } = await kit.pickProject(s, q.get('project'));
       const statusParam = q.get('status');
@@ -85,16 +87,17 @@ export function registerIssuePages(http: HttpHost, kit: PageKit): void {
         sort,
       };
       let error: string | undefined;
-      let page: { issues: Awaited<ReturnType<WebData['listIssues']>>['issues']; nextCursor: string | null } = { issues: [], nextCursor: null };
+      let page: { issues: Awaited<ReturnType<IssueViews['listIssues']>>['issues']; nextCursor: string | null } = { issues: [], nextCursor: null };
       try {
         page = await data.listIssues({
           dataset: s.session.dataset,
           projectId: project.id,
           status: (filters.status || undefined) as IssueStatus | undefined,
-          environment: filters.environment || undefined,
-          release: filters.release || undefined,
-          level: filters.level || undefined,
-          search: parseQuery(filters.query),
+          events: searchConditions(parseQuery(filters.query), {
+            environment: filters.environment || undefined,
+            release: filters.release || undefined,
+            level: filters.level || undefined,
+          }),
           sort,
           cursor: q.get('cursor') || undefined,
           limit: 25,
