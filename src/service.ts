@@ -20,14 +20,15 @@ import { GroupingVersions } from '../extensions/issues/grouping-versions.js';
 import { IssueStates } from '../extensions/issues/issue-states.js';
 import { PRIVATE_UMASK } from '../extensions/duckdb/private-files.js';
 import { Quarantine } from '../extensions/quarantine/quarantine.js';
-import type { ReadSource } from '../extensions/query/read-source.js';
+import type { ReadSource } from './engine/read-source.js';
 import { Alerts } from '../extensions/alerts/alerts.js';
 import { rulePolicyOf } from '../processors/alerting/config.js';
 import { ArtifactStore } from '../extensions/artifacts/artifacts.js';
 import { ClientReports, EventAttachments, ReleaseHealth } from './storage/sentry-ingest.js';
 import { RetentionJob, type RetentionTarget } from './storage/retention.js';
 import type { ExpiryResult } from './engine/component.js';
-import { Storage } from '../extensions/query/storage.js';
+import { queryExtensionFactory, queryOf, type Storage } from '../extensions/query/index.js';
+import type { Extension } from './engine/extension.js';
 import { createLogger } from './telemetry/logger.js';
 import { Metrics } from './telemetry/metrics.js';
 import { Users } from '../extensions/catalog/users.js';
@@ -101,6 +102,8 @@ export class Service {
       rateLimit: settings.limits.rate_limit,
       version: VERSION,
     });
+    // The extensions this node runs, by id (the query layer; the others are still the host's fields).
+    const extensions = new Map<string, Extension>();
     const host: Host = {
       logger,
       metrics,
@@ -115,8 +118,16 @@ export class Service {
       auth,
       http,
       listeners: new Map(),
-      extension: () => undefined,
+      extension: (id) => extensions.get(id),
     };
+    // Until extensions are declared in YAML (issue #24), the query layer is created from its factory here.
+    const query = queryExtensionFactory.create({
+      id: { type: queryExtensionFactory.type, text: queryExtensionFactory.type },
+      config: queryExtensionFactory.defaultConfig(),
+      host,
+    });
+    await query.start?.();
+    extensions.set(queryExtensionFactory.type, query);
     return new Service({ ...config, settings }, host, artifacts);
   }
 
@@ -144,7 +155,7 @@ export class Service {
     if (swept > 0) host.logger.info({ files: swept, path: this.artifacts.dir }, 'removed artifact files no bundle refers to (left by a crash)');
     const graph = (this.graph = PipelineGraph.build(this.config, host));
     await graph.start();
-    this.storage = host.storage = new Storage(host.database, host.issueStates, this.readSources(graph), host.settings.app_url);
+    this.storage = queryOf(host).attach(this.readSources(graph));
     this.users = new Users(host.database);
     const web = createWebApp({
       replays: replaySourceOf(this.storage.replays),

@@ -9,7 +9,7 @@ import type { Dataset } from '../../src/engine/item.js';
 import type { AlertAction } from '../../src/records/alert-rule.js';
 import type { AlertRules, StateChange } from './alert-rules.js';
 import type { Database } from '../duckdb/database.js';
-import { rows } from '../query/rows.js';
+import { rows } from '../duckdb/rows.js';
 
 export type FiringState = 'firing' | 'resolved' | 'test';
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';

@@ -6,9 +6,9 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Dataset } from '../../src/engine/item.js';
 import type { AlertAction, AlertRuleInput, AlertState, AlertType } from '../../src/records/alert-rule.js';
 import { changeKey, deletedAt, markDeleted, type AlertRuleChange } from '../control-plane/control-journal.js';
-import { decodeCursor, encodeCursor } from '../query/cursor.js';
+import { decodeCursor, encodeCursor } from '../../src/http/cursor.js';
 import type { Database } from '../duckdb/database.js';
-import { rows } from '../query/rows.js';
+import { rows } from '../duckdb/rows.js';
 
 export interface AlertRule extends AlertRuleInput {
   id: string;

@@ -27,10 +27,10 @@ import type { Dataset } from '../../src/engine/item.js';
 import type { ArtifactFile, ArtifactLookup, ArtifactScope, ArtifactType } from '../../src/records/artifact.js';
 import { uuidv7 } from '../../src/records/uuid.js';
 import { changeKey, deletedAt, markDeleted, type ArtifactBundleChange } from '../control-plane/control-journal.js';
-import { decodeCursor, encodeCursor } from '../query/cursor.js';
+import { decodeCursor, encodeCursor } from '../../src/http/cursor.js';
 import type { Database } from '../duckdb/database.js';
 import { makePrivateDir, syncDir } from '../duckdb/private-files.js';
-import { rows } from '../query/rows.js';
+import { rows } from '../duckdb/rows.js';
 
 /** A file of an upload, validated, its bytes in a staging file that `create` moves into place. */
 export interface StagedArtifact extends Omit<ArtifactFile, 'bundle_id'> {

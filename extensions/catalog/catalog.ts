@@ -5,7 +5,7 @@ import { datasetOf, displayPrefix, hashSecret, newSecret, randomBase62 } from '.
 import type { Dataset } from '../../src/engine/item.js';
 import type { DataScrubbing } from '../../src/records/data-scrubbing.js';
 import type { Database } from '../duckdb/database.js';
-import { rows } from '../query/rows.js';
+import { rows } from '../duckdb/rows.js';
 
 export interface Organization {
   id: string;

@@ -6,7 +6,7 @@ import { createHash, randomBytes, randomUUID, scrypt, timingSafeEqual } from 'no
 import type { Dataset } from '../../src/engine/item.js';
 import { CatalogError } from './catalog.js';
 import type { Database } from '../duckdb/database.js';
-import { rows } from '../query/rows.js';
+import { rows } from '../duckdb/rows.js';
 
 export type Role = 'admin' | 'member';
 export const ROLES: readonly Role[] = ['admin', 'member'];

@@ -21,7 +21,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import { changeKey, type ControlChange, type Journal } from './control-journal.js';
 import type { Database } from '../duckdb/database.js';
 import type { IssueStates } from '../issues/issue-states.js';
-import { rows } from '../query/rows.js';
+import { rows } from '../duckdb/rows.js';
 import { createKafka } from '../../src/kafka/connection.js';
 
 const { CompressionTypes } = kafkajs;

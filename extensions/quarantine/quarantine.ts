@@ -5,7 +5,7 @@
 import type { Dataset, Signal } from '../../src/engine/item.js';
 import type { Metrics } from '../../src/telemetry/metrics.js';
 import type { Database } from '../duckdb/database.js';
-import { rows } from '../query/rows.js';
+import { rows } from '../duckdb/rows.js';
 
 export interface QuarantinedItem {
   /** The component that could not store it (`duckdb`). */

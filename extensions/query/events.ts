@@ -5,7 +5,7 @@
 // partitions first and widens only when they cannot fill it, so the first page opens a few files.
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../../src/engine/item.js';
-import { decodeCursor, encodeCursor, type Cursor } from './cursor.js';
+import { decodeCursor, encodeCursor, type Cursor } from '../../src/http/cursor.js';
 import type { Database } from '../duckdb/database.js';
 import { eventConditions, type EventConditions } from './filter.js';
 import type { MergedSource } from './read-sources.js';

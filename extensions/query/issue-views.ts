@@ -8,7 +8,7 @@ import type { Database } from '../duckdb/database.js';
 import { eventConditions, type EventConditions } from './filter.js';
 import type { Issue, IssueStatus, IssueStore } from './issues.js';
 import type { MergedSource } from './read-sources.js';
-import { rows } from './rows.js';
+import { rows } from '../duckdb/rows.js';
 
 export type IssueSort = 'last_seen' | 'first_seen' | 'count';
 export const ISSUE_SORTS: readonly IssueSort[] = ['last_seen', 'first_seen', 'count'];

@@ -6,10 +6,10 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../../src/engine/item.js';
 import type { Database } from '../duckdb/database.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { decodeCursor, encodeCursor } from '../../src/http/cursor.js';
 import type { IssueStates, IssueStatus, SettableStatus } from '../issues/issue-states.js';
 import type { MergedSource } from './read-sources.js';
-import { rows } from './rows.js';
+import { rows } from '../duckdb/rows.js';
 
 export { SETTABLE_STATUSES, type IssueStatus } from '../issues/issue-states.js';
 

@@ -3,11 +3,11 @@
 // issues it opened and the ones it brought back, and its crash-free sessions and users.
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../../src/engine/item.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { decodeCursor, encodeCursor } from '../../src/http/cursor.js';
 import type { Database } from '../duckdb/database.js';
 import type { Issue, IssueStore } from './issues.js';
 import type { MergedSource } from './read-sources.js';
-import { rows } from './rows.js';
+import { rows } from '../duckdb/rows.js';
 
 export interface ReleaseHealthSummary {
   sessions: number;

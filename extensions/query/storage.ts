@@ -9,7 +9,7 @@ import { EventStore } from './events.js';
 import type { IssueStates } from '../issues/issue-states.js';
 import { IssueStore } from './issues.js';
 import { IssueViews } from './issue-views.js';
-import type { ReadSource } from './read-source.js';
+import type { ReadSource } from '../../src/engine/read-source.js';
 import { MergedSource } from './read-sources.js';
 import { ReleaseStore } from './releases.js';
 import { ReplayStore } from './replays.js';

@@ -5,7 +5,7 @@ import type { DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../../src/engine/item.js';
 import { spanScope } from '../../src/records/span-exceptions.js';
 import type { Span } from '../../src/records/span.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { decodeCursor, encodeCursor } from '../../src/http/cursor.js';
 import type { Database } from '../duckdb/database.js';
 import type { MergedSource } from './read-sources.js';
 

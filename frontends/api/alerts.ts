@@ -12,7 +12,7 @@ import { RuleLimitError } from '../../extensions/alerts/alert-limits.js';
 import type { AlertRule } from '../../extensions/alerts/alert-rules.js';
 import { DestinationsRefusedError } from '../../extensions/alerts/alerts.js';
 import type { FiringRecord } from '../../extensions/alerts/alert-outbox.js';
-import { InvalidCursorError } from '../../extensions/query/cursor.js';
+import { InvalidCursorError } from '../../src/http/cursor.js';
 import type { ApiContext } from './context.js';
 import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, parseLimit } from './params.js';
 

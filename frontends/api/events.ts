@@ -5,11 +5,10 @@ import { errors } from '../../src/http/errors.js';
 import { FastResponse } from 'srvx';
 import { json, principalOf, type RequestContext, type RouteDefinition } from '../../src/http/host.js';
 import { LEVELS } from '../../src/records/event.js';
-import { InvalidCursorError } from '../../extensions/query/cursor.js';
+import { InvalidCursorError } from '../../src/http/cursor.js';
 import type { ApiContext } from './context.js';
 import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, parseLimit, parseTime } from './params.js';
-import { searchConditions } from '../../extensions/query/filter.js';
-import { parseQuery } from '../../extensions/query/query-syntax.js';
+import { searchConditions, parseQuery } from '../../extensions/query/index.js';
 
 export function eventRoutes({ catalog, storage, attachments }: ApiContext): RouteDefinition[] {
   const routes: RouteDefinition[] = [];

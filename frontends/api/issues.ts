@@ -4,8 +4,8 @@ import { reachableProjects } from '../../src/auth/scope.js';
 import { readJson } from '../../src/http/body.js';
 import { errors } from '../../src/http/errors.js';
 import { json, principalOf, type RequestContext, type RouteDefinition } from '../../src/http/host.js';
-import { InvalidCursorError } from '../../extensions/query/cursor.js';
-import { SETTABLE_STATUSES, type Issue, type IssueStatus } from '../../extensions/query/issues.js';
+import { InvalidCursorError } from '../../src/http/cursor.js';
+import { SETTABLE_STATUSES, type Issue, type IssueStatus } from '../../extensions/query/index.js';
 import type { ApiContext } from './context.js';
 import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, parseLimit } from './params.js';
 

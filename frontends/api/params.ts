@@ -2,7 +2,7 @@
 import type { Principal } from '../../src/auth/authenticator.js';
 import { resolveProject } from '../../src/auth/scope.js';
 import { errors } from '../../src/http/errors.js';
-import { InvalidCursorError } from '../../extensions/query/cursor.js';
+import { InvalidCursorError } from '../../src/http/cursor.js';
 import type { Catalog, Project } from '../../extensions/catalog/catalog.js';
 
 export function parseLimit(query: URLSearchParams, fallback = 50, max = 1000): number {

@@ -8,7 +8,7 @@ import { errors } from '../../src/http/errors.js';
 import { dataScrubbingSchema } from '../../src/records/data-scrubbing.js';
 import { json, principalOf, type RouteDefinition } from '../../src/http/host.js';
 import type { ApiKey, Project } from '../../extensions/catalog/catalog.js';
-import { decodeCursor, encodeCursor, InvalidCursorError } from '../../extensions/query/cursor.js';
+import { decodeCursor, encodeCursor, InvalidCursorError } from '../../src/http/cursor.js';
 import type { ApiContext } from './context.js';
 import { LIST_QUERY_DOCS, optional, parseLimit } from './params.js';
 

@@ -3,7 +3,7 @@ import { readProjects } from '../../src/auth/scope.js';
 import { errors } from '../../src/http/errors.js';
 import { json, principalOf, type RouteDefinition } from '../../src/http/host.js';
 import type { ApiContext } from './context.js';
-import { MAX_TRACE_SPANS } from '../../extensions/query/traces.js';
+import { MAX_TRACE_SPANS } from '../../extensions/query/index.js';
 import {
   DURATION_DOCS,
   LIST_PROJECT_DOC,

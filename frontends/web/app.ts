@@ -4,7 +4,7 @@
 // GET and the CSRF-checked POST (csrf.ts), the session (session.ts) and the read side; assets.ts
 // serves the static files. /v1 never looks at the session: it keeps its bearer keys.
 import type { HttpHost, PageHandler } from '../../src/http/host.js';
-import type { Storage } from '../../extensions/query/storage.js';
+import type { Storage } from '../../extensions/query/index.js';
 import { registerAssets } from './assets.js';
 import { createPageKit, type WebAppOptions } from './kit.js';
 import { registerPageGroups } from './routes/index.js';

@@ -10,7 +10,7 @@ import type { Alerts } from '../../extensions/alerts/alerts.js';
 import type { ArtifactStore } from '../../extensions/artifacts/artifacts.js';
 import type { Catalog, Project } from '../../extensions/catalog/catalog.js';
 import type { Database } from '../../extensions/duckdb/database.js';
-import type { Storage } from '../../extensions/query/storage.js';
+import type { Storage } from '../../extensions/query/index.js';
 import type { Session, Users } from '../../extensions/catalog/users.js';
 import { carriesToken, fromOwnPage } from './csrf.js';
 import { readForm } from './form.js';

@@ -3,7 +3,7 @@
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { Dataset } from '../../src/engine/item.js';
-import type { Replay, ReplayStore } from '../../extensions/query/replays.js';
+import type { Replay, ReplayStore } from '../../extensions/query/index.js';
 
 const gunzipAsync = promisify(gunzip);
 

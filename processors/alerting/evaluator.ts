@@ -3,6 +3,7 @@
 // `frequency`; one whose condition cleared becomes `ok` and sends `resolved` (if its firing was
 // notified). The firing and the state change are recorded together, in the outbox's transaction.
 // Issue rules (new_issue, regression) fire from the processor; here they only return to `ok`.
+import { readSideOf } from '../../extensions/query/index.js';
 import { parseDuration } from '../../src/records/alert-rule.js';
 import { firingKey, type NewFiring } from '../../extensions/alerts/alert-outbox.js';
 import type { AlertRule, StateChange } from '../../extensions/alerts/alert-rules.js';
@@ -50,8 +51,9 @@ export class Evaluator {
     const event = window.kind === 'error_spike' ? window.lastEvent : undefined;
     let issue: IssueFacts | undefined;
     const issueId = (rule.conditions as { issue_id?: string }).issue_id;
-    if (issueId && host.storage?.reads('events')) {
-      const found = await host.storage.issues.get(rule.dataset, [rule.project_id], issueId);
+    const storage = readSideOf(host);
+    if (issueId && storage?.reads('events')) {
+      const found = await storage.issues.get(rule.dataset, [rule.project_id], issueId);
       if (found) issue = { id: found.id, title: found.title, culprit: found.culprit, count: found.count, status: found.status };
     }
     const payload = buildPayload({

@@ -4,6 +4,7 @@
 // its issue (issue_transition, set by the issues processor) fires the tenant's issue rules: the
 // firing is recorded in the outbox under a key derived from rule, issue and transition before the
 // batch goes on, so a copy of the event, a retry or another process records it once.
+import { readSideOf } from '../../extensions/query/index.js';
 import type { Processor } from '../../src/engine/component.js';
 import { ExportError } from '../../src/engine/errors.js';
 import { recordItems, type Item, type RecordItem, type Signal } from '../../src/engine/item.js';
@@ -141,7 +142,7 @@ export class AlertingProcessor implements Processor {
   }
 
   private async issueCount(item: RecordItem<'events'>, issueId: string, transition: IssueTransition): Promise<number> {
-    const storage = this.runtime.host.storage;
+    const storage = readSideOf(this.runtime.host);
     if (transition === 'new' || !storage?.reads('events')) return 1;
     const { dataset, projectId } = item.tenant;
     const [issue, stored] = await Promise.all([storage.issues.get(dataset, [projectId], issueId), storage.events.get(dataset, [projectId], item.data.id)]);

@@ -1,6 +1,7 @@
 // What the alerting processor's instances share: it is created once per pipeline (events for
 // new_issue, regression and error_spike; traces for latency), but a service runs one set of rule
 // windows, one evaluation timer and one delivery loop per configured `alerting` component.
+import { readSideOf } from '../../extensions/query/index.js';
 import type { Host } from '../../src/engine/host.js';
 import type { Signal } from '../../src/engine/item.js';
 import type { AlertRule } from '../../extensions/alerts/alert-rules.js';
@@ -83,7 +84,7 @@ export class AlertingRuntime {
   private async round(now: number): Promise<void> {
     try {
       if (!this.rebuilt) {
-        const storage = this.host.storage;
+        const storage = readSideOf(this.host);
         if (!storage) return; // the exporters are still starting
         for (const type of ['error_spike', 'latency'] as const) {
           if (!this.handles(type === 'latency' ? 'traces' : 'events')) continue;

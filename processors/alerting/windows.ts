@@ -5,7 +5,7 @@ import { parseDuration, windowMs, type LatencyConditions, type SpikeConditions }
 import type { ErrorEvent } from '../../src/records/event.js';
 import type { Span } from '../../src/records/span.js';
 import type { AlertRule } from '../../extensions/alerts/alert-rules.js';
-import type { WindowCounts } from '../../extensions/query/window-counts.js';
+import type { WindowCounts } from '../../extensions/query/index.js';
 import { BucketCounts, DURATION_LOG_STEP, DurationBuckets } from './buckets.js';
 
 /** Buckets per window: a window's edge is known within 1/60 of its length. */

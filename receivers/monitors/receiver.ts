@@ -1,6 +1,7 @@
 // The monitors receiver: owns the monitors' tables, serves /v1/monitors and Sentry's HTTP check-in
 // route, takes Sentry `check_in` envelope items, and on a timer records missed and timed-out runs
 // and runs uptime checks. Failures enter the events pipeline as events of the monitor's issue.
+import { readSideOf } from '../../extensions/query/index.js';
 import type { Receiver, ReceiverSettings } from '../../src/engine/component.js';
 import type { Item, Tenant } from '../../src/engine/item.js';
 import { DestinationGuard, systemResolver } from '../../src/net/destinations.js';
@@ -36,7 +37,7 @@ export class MonitorsReceiver implements Receiver {
       probe: (settings) => probe(settings, { guard, maxRedirects: config.max_redirects }),
       emit: (monitor, event) => this.emit(monitor, event),
       resolveIssue: async (monitor, issueId) => {
-        await host.storage?.issues.setStatus(monitor.dataset, [monitor.project_id], issueId, 'resolved');
+        await readSideOf(host)?.issues.setStatus(monitor.dataset, [monitor.project_id], issueId, 'resolved');
         const project = await host.catalog.project(monitor.project_id);
         const issue = {
           dataset: monitor.dataset,

@@ -4,9 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Dataset } from '../../src/engine/item.js';
 import type { Database } from '../../extensions/duckdb/database.js';
-import { decodeCursor, encodeCursor } from '../../extensions/query/cursor.js';
+import { decodeCursor, encodeCursor } from '../../src/http/cursor.js';
 import { migrate, type Migration } from '../../extensions/duckdb/migrate.js';
-import { rows } from '../../extensions/query/rows.js';
+import { rows } from '../../extensions/duckdb/rows.js';
 import type { Schedule } from './schedule.js';
 
 export type MonitorType = 'cron' | 'uptime';

@@ -12,7 +12,6 @@ import type { Database } from '../../extensions/duckdb/database.js';
 import type { GroupingVersions } from '../../extensions/issues/grouping-versions.js';
 import type { IssueStates } from '../../extensions/issues/issue-states.js';
 import type { Quarantine } from '../../extensions/quarantine/quarantine.js';
-import type { Storage } from '../../extensions/query/storage.js';
 import type { Metrics } from '../telemetry/metrics.js';
 import type { ExtensionLookup } from './extension.js';
 
@@ -34,11 +33,6 @@ export interface Host extends ExtensionLookup {
   artifacts: ArtifactLookup;
   /** Alert rules, their firings and the outbox of deliveries (the alerting processor and /v1/alerts). */
   alerts: Alerts;
-  /**
-   * The read side over what the exporters stored, set once the exporters have started (after the
-   * pipelines are built): components that rebuild state from stored items read through it.
-   */
-  storage?: Storage;
   auth: Authenticator;
   /** The service's HTTP server, on which receivers mount routes. */
   http: HttpHost;

@@ -9,7 +9,7 @@ import type { ExpiryResult } from '../engine/component.js';
 import type { Dataset } from '../engine/item.js';
 import type { Database } from '../../extensions/duckdb/database.js';
 import { makePrivateDir, syncDir } from '../../extensions/duckdb/private-files.js';
-import { rows } from '../../extensions/query/rows.js';
+import { rows } from '../../extensions/duckdb/rows.js';
 
 export interface EventAttachment {
   /** `att_` and 20 hex digits, derived from the event id and the name (stable across re-sends). */

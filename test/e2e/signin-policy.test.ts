@@ -4,7 +4,7 @@
 // parameters are replaced at the next sign-in.
 import { scryptSync, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rows } from '../../extensions/query/rows.js';
+import { rows } from '../../extensions/duckdb/rows.js';
 import { SCRYPT, Users } from '../../extensions/catalog/users.js';
 import { startService, type TestService } from '../support/service.js';
 import { createUser, WebClient } from '../support/web.js';

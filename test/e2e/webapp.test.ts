@@ -5,8 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullEvent, startService, type TestService } from '../support/service.js';
 import { createUser, WebClient } from '../support/web.js';
-import type { Storage } from '../../extensions/query/storage.js';
-import type { Issue } from '../../extensions/query/issues.js';
+import type { Storage, Issue } from '../../extensions/query/index.js';
 
 let svc: TestService;
 let adminPassword: string;

@@ -3,11 +3,11 @@
 // helpers every ingest route uses.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseQuery } from '../../extensions/query/query-syntax.js';
+import { parseQuery } from '../../extensions/query/index.js';
 import { parseJsonBody, unsupportedCharset } from '../../src/http/body.js';
 import { ApiError } from '../../src/http/errors.js';
 import { parseJsonExact } from '../../src/http/json.js';
-import { decodeCursor, encodeCursor, InvalidCursorError } from '../../extensions/query/cursor.js';
+import { decodeCursor, encodeCursor, InvalidCursorError } from '../../src/http/cursor.js';
 import { FUZZ_TIMEOUT_MS } from './fuzz-config.js';
 
 /** Text built from the pieces the syntax gives meaning to, and anything else. */

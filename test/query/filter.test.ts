@@ -3,8 +3,7 @@
 // characters) are bound and never spliced, and a search plus the list's own filters must all hold.
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventConditions, searchConditions, type EventConditions } from '../../extensions/query/filter.js';
-import { parseQuery } from '../../extensions/query/query-syntax.js';
+import { eventConditions, searchConditions, type EventConditions, parseQuery } from '../../extensions/query/index.js';
 
 let instance: DuckDBInstance;
 let db: DuckDBConnection;

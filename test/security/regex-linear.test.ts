@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { parseQuery } from '../../extensions/query/query-syntax.js';
+import { parseQuery } from '../../extensions/query/index.js';
 import type { ErrorEvent, StackFrame } from '../../src/records/event.js';
 import { exceptionEventsFromSpan } from '../../src/records/span-exceptions.js';
 import type { Span } from '../../src/records/span.js';

@@ -28,8 +28,7 @@ describe('issue sparkline buckets', () => {
       expect(res.status).toBe(202);
       issueId = ((await res.json()) as { permalink: string }).permalink.split('/').pop() as string;
     }
-    const { host } = svc.service;
-    const counts = (await host.storage!.issueViews.counts('live', 'default', [issueId], 'hour', 24, now)).get(issueId)!;
+    const counts = (await svc.service.storage!.issueViews.counts('live', 'default', [issueId], 'hour', 24, now)).get(issueId)!;
     expect(counts).toHaveLength(24);
     // Bucket 23 is the current hour; an event a minute before "k hours ago" is in bucket 23 - k, or
     // 23 - k - 1 when that minute crosses an hour boundary.

@@ -4,10 +4,9 @@
 // contexts and processing errors, with links to the older and newer event, the trace and the replay.
 import { Fragment, h, type JsxNode } from '../jsx.js';
 import type { ErrorEvent, ExceptionInfo, ProcessingError, StackFrame } from '../../../src/records/event.js';
-import type { Issue } from '../../../extensions/query/issues.js';
+import { type Issue, TAG_SAMPLE } from '../../../extensions/query/index.js';
 import { BarChart } from './charts.js';
 import { Csrf, Page, type Viewer, TableHead } from './layout.js';
-import { TAG_SAMPLE } from '../../../extensions/query/issue-views.js';
 import { ContextTables } from './contexts.js';
 import { formatDuration, When } from './parts.js';
 

@@ -2,8 +2,7 @@
 // cursor pagination, and what to do when nothing has arrived yet.
 import { h } from '../jsx.js';
 import type { Project } from '../../../extensions/catalog/catalog.js';
-import type { Issue } from '../../../extensions/query/issues.js';
-import type { IssueSort } from '../../../extensions/query/issue-views.js';
+import type { Issue, IssueSort } from '../../../extensions/query/index.js';
 import { Sparkline } from './charts.js';
 import { Page, type Viewer, TableHead } from './layout.js';
 

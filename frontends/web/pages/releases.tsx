@@ -1,8 +1,7 @@
 // Releases: the list (most recently seen first) and a page per release with its events, the
 // issues it opened and brought back, and its crash-free sessions and users.
 import { h } from '../jsx.js';
-import type { Issue } from '../../../extensions/query/issues.js';
-import type { ReleaseDetail, ReleaseHealthSummary, ReleaseSummary } from '../../../extensions/query/releases.js';
+import type { Issue, ReleaseDetail, ReleaseHealthSummary, ReleaseSummary } from '../../../extensions/query/index.js';
 import { Page, TableHead, type Viewer } from './layout.js';
 import { NextPage, percent, ProjectPicker, When } from './parts.js';
 

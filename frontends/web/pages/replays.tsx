@@ -1,7 +1,7 @@
 // The replays list: newest first, filtered by environment, release, user, URL, duration and
 // whether errors happened in them, each row a link to the player.
 import { Fragment, h } from '../jsx.js';
-import type { ReplaySummary } from '../../../extensions/query/replays.js';
+import type { ReplaySummary } from '../../../extensions/query/index.js';
 import { Page, TableHead, type Viewer } from './layout.js';
 import { FilterForm, formatBytes, formatDuration, NextPage, ProjectPicker, When, type FilterField } from './parts.js';
 

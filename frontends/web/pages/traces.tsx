@@ -1,7 +1,7 @@
 // The traces list: newest first, filtered by environment, release, service, duration and status,
 // each row a link to its waterfall.
 import { Fragment, h } from '../jsx.js';
-import type { TraceSummary } from '../../../extensions/query/traces.js';
+import type { TraceSummary } from '../../../extensions/query/index.js';
 import { Page, TableHead, type Viewer } from './layout.js';
 import { FilterForm, formatDuration, NextPage, ProjectPicker, When, type FilterField } from './parts.js';
 

@@ -4,10 +4,17 @@
 import type { Dataset } from '../../../src/engine/item.js';
 import type { HttpHost, PageHandler } from '../../../src/http/host.js';
 import type { ErrorEvent } from '../../../src/records/event.js';
-import { SETTABLE_STATUSES, type IssueStatus } from '../../../extensions/query/issues.js';
-import { searchConditions } from '../../../extensions/query/filter.js';
-import { chartWindow, ISSUE_SORTS, InvalidWebCursorError, type IssueSort, type IssueViews } from '../../../extensions/query/issue-views.js';
-import { parseQuery } from '../../../extensions/query/query-syntax.js';
+import {
+  SETTABLE_STATUSES,
+  type IssueStatus,
+  searchConditions,
+  chartWindow,
+  ISSUE_SORTS,
+  InvalidWebCursorError,
+  type IssueSort,
+  type IssueViews,
+  parseQuery,
+} from '../../../extensions/query/index.js';
 import type { PageKit } from '../kit.js';
 import { IssuePage } from '../pages/issue.js';
 import { IssuesPage } from '../pages/issues.js';

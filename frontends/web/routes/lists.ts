@@ -3,7 +3,7 @@
 import type { HttpHost } from '../../../src/http/host.js';
 import { ApiError } from '../../../src/http/errors.js';
 import { parseDurations } from '../../api/params.js';
-import { InvalidCursorError } from '../../../extensions/query/cursor.js';
+import { InvalidCursorError } from '../../../src/http/cursor.js';
 import type { PageKit } from '../kit.js';
 import type { FilterField } from '../pages/parts.js';
 import { ReplaysPage } from '../pages/replays.js';
