@@ -24,7 +24,7 @@ import type { ReadSource } from './engine/read-source.js';
 import { Alerts } from '../extensions/alerts/alerts.js';
 import { rulePolicyOf } from '../processors/alerting/config.js';
 import { ArtifactStore } from '../extensions/artifacts/artifacts.js';
-import { ClientReports, EventAttachments, ReleaseHealth } from './storage/sentry-ingest.js';
+import { sentryIngestExtensionFactory, sentryIngestOf } from '../extensions/sentry-ingest/index.js';
 import { RetentionJob, type RetentionTarget } from './storage/retention.js';
 import type { ExpiryResult } from './engine/component.js';
 import { queryExtensionFactory, queryOf, type Storage } from '../extensions/query/index.js';
@@ -120,14 +120,12 @@ export class Service {
       listeners: new Map(),
       extension: (id) => extensions.get(id),
     };
-    // Until extensions are declared in YAML (issue #24), the query layer is created from its factory here.
-    const query = queryExtensionFactory.create({
-      id: { type: queryExtensionFactory.type, text: queryExtensionFactory.type },
-      config: queryExtensionFactory.defaultConfig(),
-      host,
-    });
-    await query.start?.();
-    extensions.set(queryExtensionFactory.type, query);
+    // Until extensions are declared in YAML (issue #24), these are created from their factories here.
+    for (const factory of [queryExtensionFactory, sentryIngestExtensionFactory]) {
+      const extension = factory.create({ id: { type: factory.type, text: factory.type }, config: factory.defaultConfig(), host });
+      await extension.start?.();
+      extensions.set(factory.type, extension);
+    }
     return new Service({ ...config, settings }, host, artifacts);
   }
 
@@ -169,7 +167,7 @@ export class Service {
       web: host.settings.web,
     });
     web.mount(host.http, this.storage);
-    const attachments = new EventAttachments(host.database, host.settings.data_dir);
+    const ingest = sentryIngestOf(host);
     mountReadApi(host.http, {
       issuePage: web.issuePage,
       catalog: host.catalog,
@@ -178,9 +176,9 @@ export class Service {
       artifacts: this.artifacts,
       alerts: host.alerts,
       limits: host.settings.limits,
-      attachments,
-      releaseHealth: new ReleaseHealth(host.database),
-      clientReports: new ClientReports(host.database),
+      attachments: ingest.attachments,
+      releaseHealth: ingest.releaseHealth,
+      clientReports: ingest.clientReports,
     });
     // Only what this node writes: a read-only exporter's data (a shared lake) is its writer's to expire.
     const targets: RetentionTarget[] = graph
@@ -193,7 +191,7 @@ export class Service {
     // Attachments sent with Sentry events go on the day their event goes.
     targets.push({
       id: 'attachments',
-      expire: (cutoff) => (cutoff.events ? attachments.expire(cutoff.events) : Promise.resolve({ deletedRows: {}, deletedPartitions: [] })),
+      expire: (cutoff) => (cutoff.events ? ingest.expire(cutoff.events) : Promise.resolve({ deletedRows: {}, deletedPartitions: [] })),
     });
     targets.push({
       id: 'alerts',

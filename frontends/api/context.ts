@@ -4,7 +4,7 @@ import type { PageHandler } from '../../src/http/host.js';
 import type { Alerts } from '../../extensions/alerts/alerts.js';
 import type { ArtifactStore } from '../../extensions/artifacts/artifacts.js';
 import type { Catalog } from '../../extensions/catalog/catalog.js';
-import type { ClientReports, EventAttachments, ReleaseHealth } from '../../src/storage/sentry-ingest.js';
+import type { ClientReports, EventAttachments, ReleaseHealth } from '../../extensions/sentry-ingest/index.js';
 import type { Storage } from '../../extensions/query/index.js';
 
 export interface ApiContext {

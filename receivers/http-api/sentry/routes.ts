@@ -12,7 +12,7 @@ import { refusalReason, withReservedBody } from '../../../src/http/intake.js';
 import { ApiError, errors } from '../../../src/http/errors.js';
 import { json, type RequestContext, type RouteDefinition } from '../../../src/http/host.js';
 import type { ApiKey, Project } from '../../../extensions/catalog/catalog.js';
-import { ClientReports, EventAttachments, ReleaseHealth, type DiscardedEvents, type SessionCounts } from '../../../src/storage/sentry-ingest.js';
+import { sentryIngestOf, type DiscardedEvents, type SessionCounts } from '../../../extensions/sentry-ingest/index.js';
 import { authenticateDsn, sentryKeyFromDsn, sentryKeyFromHeader } from './auth.js';
 import { isJsonObject, parseEnvelope, parseJsonPayload, type EnvelopeItem, type JsonObject, type SkippedItem } from './envelope.js';
 import { mapSentryEvent, sentryEventId } from './event.js';
@@ -46,9 +46,8 @@ interface Ingest {
 
 export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
   const { host } = options;
-  const attachments = new EventAttachments(host.database, host.settings.data_dir);
-  const releaseHealth = new ReleaseHealth(host.database);
-  const clientReports = new ClientReports(host.database);
+  // Attachments, sessions and client reports are the sentry_ingest extension's to store.
+  const sentryIngest = sentryIngestOf(host);
   const common = {
     tag: 'sentry',
     auth: false,
@@ -312,7 +311,7 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
         continue;
       }
       const name = typeof item.header.filename === 'string' && item.header.filename !== '' ? item.header.filename : `attachment-${item.index}`;
-      await attachments.add(tenant.dataset, tenant.projectId, dashed(attachTo), {
+      await sentryIngest.addAttachment(tenant.dataset, tenant.projectId, dashed(attachTo), {
         name,
         contentType: mediaType(item.header.content_type),
         attachmentType: typeof item.header.attachment_type === 'string' ? item.header.attachment_type : undefined,
@@ -322,11 +321,11 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
       count('attachment', 'accepted');
     }
     if (discarded.length) {
-      await clientReports.record(tenant.dataset, tenant.projectId, discarded);
+      await sentryIngest.recordClientReports(tenant.dataset, tenant.projectId, discarded);
       for (const d of discarded) metrics.sentryClientDiscarded.inc({ reason: d.reason, category: d.category }, d.quantity);
     }
     if (sessions.length) {
-      await releaseHealth.record(tenant.dataset, tenant.projectId, sessions);
+      await sentryIngest.recordSessions(tenant.dataset, tenant.projectId, sessions);
       for (const s of sessions) {
         metrics.sentrySessions.inc({ status: 'started' }, s.sessions);
         metrics.sentrySessions.inc({ status: 'crashed' }, s.crashed);

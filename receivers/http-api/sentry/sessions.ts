@@ -1,6 +1,6 @@
 // Release health from `session` items (one session's updates) and `sessions` items (aggregates
 // that server SDKs send): how many sessions each release started, and how they ended.
-import type { SessionCounts } from '../../../src/storage/sentry-ingest.js';
+import type { SessionCounts } from '../../../extensions/sentry-ingest/index.js';
 import { isJsonObject, type JsonObject } from './envelope.js';
 
 /** Counts SDKs send are small whole numbers; anything absurd is capped (the sums are BIGINT columns). */

@@ -5,11 +5,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ExpiryResult } from '../engine/component.js';
-import type { Dataset } from '../engine/item.js';
-import type { Database } from '../../extensions/duckdb/database.js';
-import { makePrivateDir, syncDir } from '../../extensions/duckdb/private-files.js';
-import { rows } from '../../extensions/duckdb/rows.js';
+import type { ExpiryResult } from '../../src/engine/component.js';
+import type { Dataset } from '../../src/engine/item.js';
+import type { Database } from '../duckdb/database.js';
+import { makePrivateDir, syncDir } from '../duckdb/private-files.js';
+import { rows } from '../duckdb/rows.js';
 
 export interface EventAttachment {
   /** `att_` and 20 hex digits, derived from the event id and the name (stable across re-sends). */
