@@ -1,6 +1,6 @@
 // Reads: after N events and N spans are bulk-loaded (load.ts), the service runs in this process on
 // that data directory, and each read endpoint is timed over sequential requests; then the same
-// SELECT the storage layer runs for it (src/storage/events.ts, traces.ts with the DuckDB source)
+// SELECT the storage layer runs for it (extensions/query/events.ts, traces.ts with the DuckDB source)
 // is run with the same parameters straight on one of the service's own DuckDB reader connections
 // (`service.host.database.reader()`), so the ratio is what the HTTP layer, auth, routing and
 // response assembly add on top of DuckDB.
@@ -177,7 +177,7 @@ export async function measureReads(options: ReadsOptions): Promise<ReadTiming[]>
         const [spans] = await Promise.all([
           rowsOf(
             r(),
-            // The shape src/storage/traces.ts runs (trace_id alone first, so the trace_id index is
+            // The shape extensions/query/traces.ts runs (trace_id alone first, so the trace_id index is
             // taken): with the predicates side by side DuckDB scans the table (0.7 s at 10M spans).
             'WITH t AS MATERIALIZED (SELECT * FROM spans WHERE trace_id = $trace) SELECT doc, span_id, parent_span_id, name, service_name, start_ns, end_ns, status FROM t WHERE dataset = $dataset AND project_id IN ($p0) ORDER BY start_ns, span_id',
             params,

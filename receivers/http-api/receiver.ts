@@ -1,5 +1,5 @@
 // The /v1 ingest API: POST routes for the signals that pipelines take from this receiver, mounted
-// on the service's HTTP host. The read routes are the service's (src/api/), not a receiver's.
+// on the service's HTTP host. The read routes are the service's (frontends/api/), not a receiver's.
 import type { Receiver, ReceiverSettings } from '../../src/engine/component.js';
 import type { HttpApiConfig } from './config.js';
 import { eventIngestRoute } from './routes/events.js';

@@ -1,6 +1,6 @@
 // How an error event is laid out as a row: the columns every table that stores events has (the
 // duckdb exporter's `events`, the parquet exporter's staging tables, with trailing columns of their
-// own) and the relation every read source gives the read layer (src/storage/read-sources.ts).
+// own) and the relation every read source gives the read layer (extensions/query/read-sources.ts).
 import { timestampValue, type DuckDBAppender } from '@duckdb/node-api';
 import type { Item } from '../engine/item.js';
 import type { ErrorEvent } from './event.js';

@@ -1,6 +1,6 @@
 // Session replays: a replay is the rrweb recording of what a user saw, sent in chunks (segments)
 // numbered from 0. Each segment is one item of the `replays` signal; a replay's metadata is the
-// merge of its segments' (src/storage/replays.ts). A segment's events are stored compressed,
+// merge of its segments' (extensions/query/replays.ts). A segment's events are stored compressed,
 // content-addressed (src/storage/segment-blobs.ts), never as a database string; the record keeps
 // them as JSON text only on their way to an exporter.
 

@@ -56,7 +56,7 @@ const NAV: Array<[string, string]> = [
   ['/sourcemaps', 'Source maps'],
   ['/keys', 'API keys'],
 ];
-/** Only admins see it (src/web/users.ts). */
+/** Only admins see it (frontends/web/routes/users.ts). */
 const USERS_LINK: [string, string] = ['/users', 'Users'];
 
 export function Page({
