@@ -20,7 +20,7 @@ import { GroupingVersions } from './storage/grouping-versions.js';
 import { IssueStates } from './storage/issue-states.js';
 import { PRIVATE_UMASK } from './storage/private-files.js';
 import { Quarantine } from './storage/quarantine.js';
-import type { ReadSource } from './storage/read-source.js';
+import type { ReadSource } from './engine/read-source.js';
 import { Alerts } from './storage/alerts.js';
 import { rulePolicyOf } from '../processors/alerting/config.js';
 import { ArtifactStore } from './storage/artifacts.js';

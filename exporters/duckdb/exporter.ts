@@ -8,7 +8,7 @@ import type { ReplaySegment } from '../../src/records/replay.js';
 import type { Span } from '../../src/records/span.js';
 import type { Database } from '../../src/storage/database.js';
 import { migrate } from '../../src/storage/migrate.js';
-import type { ReadSource } from '../../src/storage/read-source.js';
+import type { ReadSource } from '../../src/engine/read-source.js';
 import type { DuckdbConfig } from './config.js';
 import { DocStore, type DocKey } from './docs.js';
 import { eventIntake } from './events-intake.js';

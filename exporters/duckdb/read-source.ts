@@ -1,7 +1,7 @@
 // What the duckdb exporter serves reads from: its `events`, `spans` and `issues` tables, with the
 // documents of their rows in the DocStore (the tables' doc column is '').
 import type { Signal } from '../../src/engine/item.js';
-import type { DateSelection, ReadSource, Row } from '../../src/storage/read-source.js';
+import type { DateSelection, ReadSource, Row } from '../../src/engine/read-source.js';
 import type { SegmentBlobs } from '../../src/storage/segment-blobs.js';
 import { spanKey, type DocStore } from './docs.js';
 

@@ -13,7 +13,7 @@ import { signalBatch, type Item, type Signal } from '../../src/engine/item.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { makePrivateDir } from '../../src/storage/private-files.js';
 import type { ReplaySegment } from '../../src/records/replay.js';
-import type { ReadSource } from '../../src/storage/read-source.js';
+import type { ReadSource } from '../../src/engine/read-source.js';
 import { SegmentBlobs } from '../../src/storage/segment-blobs.js';
 import { compact, recoverCompactions, RowCounts, planCompactions } from './compactor.js';
 import type { ParquetConfig } from './config.js';

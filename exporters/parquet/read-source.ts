@@ -2,7 +2,7 @@
 // has not flushed yet (its staging tables), as one relation per signal in the read layout, and
 // replay segments' events from the blobs under the lake directory.
 import type { Signal } from '../../src/engine/item.js';
-import type { DateSelection, ReadSource, Row } from '../../src/storage/read-source.js';
+import type { DateSelection, ReadSource, Row } from '../../src/engine/read-source.js';
 import type { SegmentBlobs } from '../../src/storage/segment-blobs.js';
 import { fileListSql, LAKE_READ_SQL, listDates, listFiles, type Lake, type LakeSignal } from './lake.js';
 

@@ -12,9 +12,9 @@ import { RuleLimitError } from '../storage/alert-limits.js';
 import type { AlertRule } from '../storage/alert-rules.js';
 import { DestinationsRefusedError } from '../storage/alerts.js';
 import type { FiringRecord } from '../storage/alert-outbox.js';
-import { InvalidCursorError } from '../storage/cursor.js';
+import { InvalidCursorError } from '../http/cursor.js';
 import type { ApiContext } from './context.js';
-import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, parseLimit } from './params.js';
+import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, parseLimit } from '../http/params.js';
 
 const BODY_LIMIT = 64 * 1024;
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

@@ -5,9 +5,9 @@ import { errors } from '../http/errors.js';
 import { FastResponse } from 'srvx';
 import { json, principalOf, type RequestContext, type RouteDefinition } from '../http/host.js';
 import { LEVELS } from '../records/event.js';
-import { InvalidCursorError } from '../storage/cursor.js';
+import { InvalidCursorError } from '../http/cursor.js';
 import type { ApiContext } from './context.js';
-import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, parseLimit, parseTime } from './params.js';
+import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, parseLimit, parseTime } from '../http/params.js';
 import { parseQuery } from './query-syntax.js';
 
 export function eventRoutes({ catalog, storage, attachments }: ApiContext): RouteDefinition[] {

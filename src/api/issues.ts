@@ -4,10 +4,10 @@ import { reachableProjects } from '../auth/scope.js';
 import { readJson } from '../http/body.js';
 import { errors } from '../http/errors.js';
 import { json, principalOf, type RequestContext, type RouteDefinition } from '../http/host.js';
-import { InvalidCursorError } from '../storage/cursor.js';
+import { InvalidCursorError } from '../http/cursor.js';
 import { SETTABLE_STATUSES, type Issue, type IssueStatus } from '../storage/issues.js';
 import type { ApiContext } from './context.js';
-import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, parseLimit } from './params.js';
+import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, parseLimit } from '../http/params.js';
 
 const ALL_STATUSES: readonly IssueStatus[] = ['unresolved', 'resolved', 'ignored', 'regressed'];
 

@@ -1,16 +1,16 @@
 // GET /v1/projects: the projects a key reaches, with DSN, keys and telemetry status; PATCH
 // /v1/projects/{id}: a project's settings (data scrubbing).
 import { z } from 'zod';
-import { apiErrorMap, toFieldErrors } from '../../processors/validation/issues.js';
+import { apiErrorMap, toFieldErrors } from '../records/zod-issues.js';
 import { reachableProjects } from '../auth/scope.js';
 import { readJson } from '../http/body.js';
 import { errors } from '../http/errors.js';
 import { dataScrubbingSchema } from '../records/data-scrubbing.js';
 import { json, principalOf, type RouteDefinition } from '../http/host.js';
 import type { ApiKey, Project } from '../storage/catalog.js';
-import { decodeCursor, encodeCursor, InvalidCursorError } from '../storage/cursor.js';
+import { decodeCursor, encodeCursor, InvalidCursorError } from '../http/cursor.js';
 import type { ApiContext } from './context.js';
-import { LIST_QUERY_DOCS, optional, parseLimit } from './params.js';
+import { LIST_QUERY_DOCS, optional, parseLimit } from '../http/params.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 

@@ -11,9 +11,9 @@ import { json, principalOf, type RequestContext, type RouteDefinition } from '..
 import { FastResponse } from 'srvx';
 import { checkArtifact, checkName } from '../records/artifact-content.js';
 import type { Bundle, StagedArtifact } from '../storage/artifacts.js';
-import { InvalidCursorError } from '../storage/cursor.js';
+import { InvalidCursorError } from '../http/cursor.js';
 import type { ApiContext } from './context.js';
-import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, namedProject, optional, parseLimit } from './params.js';
+import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, namedProject, optional, parseLimit } from '../http/params.js';
 import { readUpload, removeStaged, sourcemapUploadSchema, type Upload } from './sourcemap-upload.js';
 
 const uploadJsonSchema = (() => {

@@ -4,7 +4,7 @@
 // it needs on items and adds to them, which the configuration loader checks against the order of
 // every pipeline (src/config/resolve.ts).
 import type { z } from 'zod';
-import type { ReadSource } from '../storage/read-source.js';
+import type { ReadSource } from './read-source.js';
 import type { ServiceSettings } from '../config/service-schema.js';
 import type { Host } from './host.js';
 import type { Item, Signal } from './item.js';

@@ -6,7 +6,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
 import type { AlertAction, AlertRuleInput, AlertState, AlertType } from '../records/alert-rule.js';
 import { changeKey, deletedAt, markDeleted, type AlertRuleChange } from './control-journal.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import type { Database } from './database.js';
 import { rows } from './rows.js';
 

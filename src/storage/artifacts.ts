@@ -27,7 +27,7 @@ import type { Dataset } from '../engine/item.js';
 import type { ArtifactFile, ArtifactLookup, ArtifactScope, ArtifactType } from '../records/artifact.js';
 import { uuidv7 } from '../records/uuid.js';
 import { changeKey, deletedAt, markDeleted, type ArtifactBundleChange } from './control-journal.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import type { Database } from './database.js';
 import { makePrivateDir, syncDir } from './private-files.js';
 import { rows } from './rows.js';

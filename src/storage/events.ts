@@ -5,7 +5,7 @@
 // partitions first and widens only when they cannot fill it, so the first page opens a few files.
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
-import { decodeCursor, encodeCursor, type Cursor } from './cursor.js';
+import { decodeCursor, encodeCursor, type Cursor } from '../http/cursor.js';
 import type { Database } from './database.js';
 import type { MergedSource } from './read-sources.js';
 

@@ -6,7 +6,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
 import type { Database } from './database.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import type { IssueStates, IssueStatus, SettableStatus } from './issue-states.js';
 import type { MergedSource } from './read-sources.js';
 import { rows } from './rows.js';

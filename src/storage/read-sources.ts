@@ -5,7 +5,7 @@
 // copies the first to arrive wins and, between copies of one arrival, the one that carries its
 // document (so aggregates over the merge can read titles from it).
 import type { Signal } from '../engine/item.js';
-import type { DateSelection, ReadSource, Row } from './read-source.js';
+import type { DateSelection, ReadSource, Row } from '../engine/read-source.js';
 
 export interface RowKey {
   /** The columns that identify one item. */

@@ -3,7 +3,7 @@
 // issues it opened and the ones it brought back, and its crash-free sessions and users.
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import type { Database } from './database.js';
 import type { Issue, IssueStore } from './issues.js';
 import type { MergedSource } from './read-sources.js';

@@ -3,10 +3,10 @@
 // the events' sources), and a segment's events the compressed blob its source stored.
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import type { Database } from './database.js';
 import type { MergedSource } from './read-sources.js';
-import type { Row } from './read-source.js';
+import type { Row } from '../engine/read-source.js';
 
 export interface ReplayFilter {
   dataset: Dataset;

@@ -8,7 +8,7 @@ import type { Database } from './database.js';
 import { EventStore } from './events.js';
 import type { IssueStates } from './issue-states.js';
 import { IssueStore } from './issues.js';
-import type { ReadSource } from './read-source.js';
+import type { ReadSource } from '../engine/read-source.js';
 import { MergedSource } from './read-sources.js';
 import { ReleaseStore } from './releases.js';
 import { ReplayStore } from './replays.js';

@@ -5,7 +5,7 @@ import type { DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
 import { spanScope } from '../records/span-exceptions.js';
 import type { Span } from '../records/span.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import type { Database } from './database.js';
 import type { MergedSource } from './read-sources.js';
 

@@ -7,7 +7,7 @@ import { parseQuery } from '../../src/api/query-syntax.js';
 import { parseJsonBody, unsupportedCharset } from '../../src/http/body.js';
 import { ApiError } from '../../src/http/errors.js';
 import { parseJsonExact } from '../../src/http/json.js';
-import { decodeCursor, encodeCursor, InvalidCursorError } from '../../src/storage/cursor.js';
+import { decodeCursor, encodeCursor, InvalidCursorError } from '../../src/http/cursor.js';
 import { FUZZ_TIMEOUT_MS } from './fuzz-config.js';
 
 /** Text built from the pieces the syntax gives meaning to, and anything else. */

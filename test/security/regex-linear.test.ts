@@ -11,7 +11,7 @@ import type { ErrorEvent, StackFrame } from '../../src/records/event.js';
 import { exceptionEventsFromSpan } from '../../src/records/span-exceptions.js';
 import type { Span } from '../../src/records/span.js';
 import { MAX_TEXT_LENGTH, parseJavaCauses, parseStacktrace } from '../../src/records/stacktrace-text.js';
-import { sentryKeyFromDsn, sentryKeyFromHeader } from '../../receivers/http-api/sentry/auth.js';
+import { sentryKeyFromDsn, sentryKeyFromHeader } from '../../src/auth/sentry-dsn.js';
 import { compileRules } from '../../processors/grouping/compile-rules.js';
 import { computeGrouping } from '../../processors/grouping/fingerprint.js';
 import {

@@ -2,8 +2,8 @@
 // parsers and cursors as GET /v1/traces and GET /v1/replays.
 import type { HttpHost } from '../../http/host.js';
 import { ApiError } from '../../http/errors.js';
-import { parseDurations } from '../../api/params.js';
-import { InvalidCursorError } from '../../storage/cursor.js';
+import { parseDurations } from '../../http/params.js';
+import { InvalidCursorError } from '../../http/cursor.js';
 import type { PageKit } from '../kit.js';
 import type { FilterField } from '../pages/parts.js';
 import { ReplaysPage } from '../pages/replays.js';

@@ -1,7 +1,7 @@
 // What a storing exporter offers the read layer: for each signal it stores, a SQL relation over its
 // rows in the signal's read layout (src/records/*-row.ts), over the service's DuckDB connections.
 // The read layer merges the sources that `service.storage.<signal>` names (read-sources.ts).
-import type { Signal } from '../engine/item.js';
+import type { Signal } from './item.js';
 
 /** Which day partitions a read needs: every one, or the newest few. */
 export type DateSelection = { kind: 'all' } | { kind: 'dates'; dates: string[] };
