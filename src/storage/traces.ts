@@ -3,7 +3,7 @@
 // the error events that carry the trace id.
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
-import { spanScope } from '../records/span-exceptions.js';
+import { spanScope } from '../records/span-scope.js';
 import type { Span } from '../records/span.js';
 import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import type { Database } from './database.js';
