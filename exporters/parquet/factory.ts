@@ -17,5 +17,6 @@ export const parquetFactory: ExporterFactory<ParquetConfig> = {
   configSchema: parquetConfigSchema,
   // Two instances flushing and compacting one lake would clear each other's temporary files.
   owns: (config, settings) => `the lake ${lakePath(config, settings)}`,
+  defaults: { path: { env: 'FAULTLINE_LAKE_DIR', deprecatedServiceKey: 'lake.path' } },
   create: (settings) => new ParquetExporter(settings),
 };

@@ -59,8 +59,8 @@ export class OtlpReceiver implements Receiver {
   async start(): Promise<void> {
     const { host, config, id } = this.settings;
     const server = new HttpHost({
-      host: config.host ?? host.settings.otlp.host,
-      port: config.port ?? host.settings.otlp.port,
+      host: config.host,
+      port: config.port,
       auth: host.auth,
       metrics: host.metrics,
       logger: host.logger,

@@ -6,7 +6,15 @@
 // All problems are collected, each with its YAML path.
 import { z } from 'zod';
 import type { BudgetLimits } from '../engine/budget.js';
-import { COMPONENT_KINDS, factorySignals, parseComponentId, type ComponentFactory, type ComponentId, type ComponentKind } from '../engine/component.js';
+import {
+  COMPONENT_KINDS,
+  factorySignals,
+  parseComponentId,
+  type ComponentFactory,
+  type ComponentId,
+  type ComponentKind,
+  type ConfigDefault,
+} from '../engine/component.js';
 import { SIGNALS, type Signal } from '../engine/item.js';
 import type { Registry } from '../engine/registry.js';
 import { expandEnv } from './env.js';
@@ -45,6 +53,8 @@ export interface ResolvedConfig {
    * pipelines whose factory `reads` it. A signal nothing can serve reads of is absent.
    */
   readSources: Partial<Record<Signal, string[]>>;
+  /** What is accepted but should change (a deprecated key), each with its YAML path: the service logs them at start, `validate` prints them. */
+  warnings: ConfigError[];
 }
 
 type Components = Record<ComponentKind, Map<string, ResolvedComponent>>;
@@ -96,15 +106,18 @@ export function resolveConfig(source: ConfigSource, registry: Registry, env: Nod
     if (!TOP_LEVEL.includes(key)) errors.push({ path: key, message: unknownKeyMessage(key, TOP_LEVEL) });
   }
 
+  const serviceSection = root.service ?? {};
+  if (!isRecord(serviceSection)) errors.push({ path: 'service', message: 'must be a mapping' });
+
   // Components configured with errors (already reported) are not reported again as missing where they are used.
   const invalid = new Set<string>();
+  const warnings: ConfigError[] = [];
+  const origins = { env, service: isRecord(serviceSection) ? serviceSection : {}, warnings };
   const components = Object.fromEntries(
-    COMPONENT_KINDS.map((kind) => [kind, resolveComponents(kind, root[SECTIONS[kind]], registry, errors, invalid)]),
+    COMPONENT_KINDS.map((kind) => [kind, resolveComponents(kind, root[SECTIONS[kind]], registry, errors, invalid, origins)]),
   ) as Components;
   checkConnectorIds(components, errors);
 
-  const serviceSection = root.service ?? {};
-  if (!isRecord(serviceSection)) errors.push({ path: 'service', message: 'must be a mapping' });
   const service = loadServiceSection(isRecord(serviceSection) ? serviceSection : {}, env);
   errors.push(...service.errors);
 
@@ -126,7 +139,7 @@ export function resolveConfig(source: ConfigSource, registry: Registry, env: Nod
   if (service.settings) checkOwnership(components, service.settings, errors);
 
   if (errors.length || !service.settings) return { errors: withLines(errors, source) };
-  return { config: { source: source.name, settings: service.settings, components, pipelines, readSources }, errors: [] };
+  return { config: { source: source.name, settings: service.settings, components, pipelines, readSources, warnings: withLines(warnings, source) }, errors: [] };
 }
 
 function resolveComponents(
@@ -135,6 +148,7 @@ function resolveComponents(
   registry: Registry,
   errors: ConfigError[],
   invalid: Set<string>,
+  origins: DefaultOrigins,
 ): Map<string, ResolvedComponent> {
   const out = new Map<string, ResolvedComponent>();
   const sectionName = SECTIONS[kind];
@@ -165,7 +179,7 @@ function resolveComponents(
       if (first !== undefined) errors.push({ path, message: `only one ${kind} of type "${id.type}" may be configured, and "${first}" already is` });
       else singletons.set(id.type, text);
     }
-    const parsed = factory.configSchema.safeParse(value ?? {});
+    const parsed = factory.configSchema.safeParse(withDefaults(value ?? {}, factory.defaults, path, origins));
     if (!parsed.success) {
       errors.push(...schemaErrors(factory.configSchema, path, parsed.error.issues));
       invalid.add(text);
@@ -174,6 +188,42 @@ function resolveComponents(
     out.set(text, { id, kind, factory, config: parsed.data });
   }
   return out;
+}
+
+interface DefaultOrigins {
+  env: NodeJS.ProcessEnv;
+  /** The `service` section as written (after `${env:…}` expansion). */
+  service: Record<string, unknown>;
+  warnings: ConfigError[];
+}
+
+/** A component's section with the keys it leaves out taken from its factory's `defaults`: an environment variable, else a deprecated service key. */
+function withDefaults(section: unknown, defaults: Readonly<Record<string, ConfigDefault>> | undefined, path: string, origins: DefaultOrigins): unknown {
+  if (!defaults || !isRecord(section)) return section;
+  const out = { ...section };
+  for (const [key, origin] of Object.entries(defaults)) {
+    if (out[key] !== undefined) continue;
+    const fromEnv = origin.env === undefined ? undefined : origins.env[origin.env];
+    if (fromEnv !== undefined && fromEnv !== '') {
+      out[key] = /^\d{1,15}$/.test(fromEnv) ? Number(fromEnv) : fromEnv;
+      continue;
+    }
+    if (origin.deprecatedServiceKey === undefined) continue;
+    const old = dotted(origins.service, origin.deprecatedServiceKey);
+    if (old === undefined || old === null) continue;
+    out[key] = old;
+    origins.warnings.push({
+      path: `service.${origin.deprecatedServiceKey}`,
+      message: `is deprecated and will be removed in the next release: set ${path}.${key} instead`,
+    });
+  }
+  return out;
+}
+
+function dotted(root: Record<string, unknown>, keys: string): unknown {
+  let node: unknown = root;
+  for (const key of keys.split('.')) node = isRecord(node) ? node[key] : undefined;
+  return node;
 }
 
 /** A pipeline names receivers and connectors in one list, and exporters and connectors in another. */
@@ -452,13 +502,13 @@ function checkOwnership(components: Components, settings: ServiceSettings, error
   }
 }
 
-function checkListeners(components: Components, pipelines: ResolvedPipeline[], settings: Pick<ServiceSettings, 'http' | 'otlp'>, errors: ConfigError[]): void {
+function checkListeners(components: Components, pipelines: ResolvedPipeline[], settings: Pick<ServiceSettings, 'http'>, errors: ConfigError[]): void {
   const taken: Array<{ host: string; port: number; who: string }> = [{ ...settings.http, who: 'the HTTP API (service.http)' }];
   const anyAddress = (host: string) => host === '0.0.0.0' || host === '::' || host === '';
   for (const [text, component] of components.receiver) {
     const factory = component.factory;
     if (factory.kind !== 'receiver' || !factory.listensOn || !pipelines.some((p) => p.receivers.includes(text))) continue;
-    const { host, port } = factory.listensOn(component.config, settings);
+    const { host, port } = factory.listensOn(component.config);
     if (port === 0) continue;
     const clash = taken.find((t) => t.port === port && (t.host === host || anyAddress(t.host) || anyAddress(host)));
     if (clash) errors.push({ path: `receivers.${text}`, message: `listens on ${host}:${port}, as ${clash.who} does: give it a port of its own` });
