@@ -10,6 +10,7 @@ export const parquetFactory: ExporterFactory<ParquetConfig> = {
   stability: { events: 'alpha', traces: 'alpha', replays: 'alpha' },
   requires: { events: ['validated', 'issue_id'], traces: ['validated'], replays: ['validated'] },
   reads: ['events', 'traces', 'replays'],
+  inBothAlias: true,
   persists: true,
   metrics: ['faultline_exporter_sent_items_total', 'faultline_exporter_failed_items_total'],
   description:

@@ -62,9 +62,6 @@ type Components = Record<ComponentKind, Map<string, ResolvedComponent>>;
 const SECTIONS: Record<ComponentKind, string> = { receiver: 'receivers', processor: 'processors', exporter: 'exporters', connector: 'connectors' };
 const TOP_LEVEL = [...COMPONENT_KINDS.map((kind) => SECTIONS[kind]), 'service'];
 
-/** `service.storage.<signal>: both`, from before storage named exporter ids. */
-const BOTH_ALIAS = ['duckdb', 'parquet'];
-
 /**
  * About two seconds of what one instance commits per signal (see bench/README.md for the rates):
  * past it a sender is better told to retry than left waiting in a queue, and memory stays bounded.
@@ -125,7 +122,7 @@ export function resolveConfig(source: ConfigSource, registry: Registry, env: Nod
   const pipelines = resolvePipelines(pipelinesSection, components, registry, errors, invalid);
   checkConnectorsUsed(components, pipelines, errors);
   checkCycles(components, pipelines, errors);
-  const readSources = service.storage ? resolveReadSources(service.storage, components, pipelines, env, errors, invalid) : {};
+  const readSources = service.storage ? resolveReadSources(service.storage, components, pipelines, env, errors, invalid, bothAlias(registry)) : {};
 
   const hasPipelines = isRecord(pipelinesSection) && Object.keys(pipelinesSection).length > 0;
   const explicitReads = service.storage && SIGNALS.some((signal) => present(service.storage?.[signal]));
@@ -517,6 +514,14 @@ function checkListeners(components: Components, pipelines: ResolvedPipeline[], s
 }
 
 /** `service.storage.<signal>`: exporter ids that serve reads of the signal, or the default. */
+/** `service.storage.<signal>: both`, from before storage named exporter ids: the exporter types whose factory says it is in it, in registry order. */
+function bothAlias(registry: Registry): string[] {
+  return registry
+    .list('exporter')
+    .filter((factory) => factory.kind === 'exporter' && factory.inBothAlias === true)
+    .map((factory) => factory.type);
+}
+
 function resolveReadSources(
   storage: Record<Signal, StorageSetting>,
   components: Components,
@@ -524,6 +529,7 @@ function resolveReadSources(
   env: NodeJS.ProcessEnv,
   errors: ConfigError[],
   invalid: ReadonlySet<string>,
+  both: readonly string[],
 ): Partial<Record<Signal, string[]>> {
   const out: Partial<Record<Signal, string[]>> = {};
   const reads = (ref: string, signal: Signal) => {
@@ -542,11 +548,11 @@ function resolveReadSources(
     }
     const fromEnv = env[storageEnv(signal)] ? ` (set by ${storageEnv(signal)})` : '';
     const alias = value === 'both';
-    const ids = alias ? BOTH_ALIAS : typeof value === 'string' ? value.split(',').map((id) => id.trim()) : value.map((id) => id.trim());
+    const ids = alias ? both : typeof value === 'string' ? value.split(',').map((id) => id.trim()) : value.map((id) => id.trim());
     const ok: string[] = [];
     ids.forEach((ref, index) => {
       const path = `service.storage.${signal}${alias ? '' : `[${index}]`}`;
-      const said = alias ? `"both" means ${BOTH_ALIAS.join(', ')}, and ` : '';
+      const said = alias ? `"both" means ${both.join(', ')}, and ` : '';
       if (ref === '') errors.push({ path, message: `an exporter id is empty${fromEnv}` });
       else if (ids.indexOf(ref) !== index) errors.push({ path, message: `"${ref}" is listed twice${fromEnv}` });
       else if (invalid.has(ref)) return;

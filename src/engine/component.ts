@@ -211,6 +211,8 @@ export interface ExporterFactory<C = unknown> extends SignalFactoryBase<C> {
   kind: 'exporter';
   /** Signals for which it can serve reads, i.e. what `service.storage.<signal>` may name it for. */
   reads?: readonly Signal[];
+  /** `service.storage.<signal>: both` (deprecated, from before storage named exporter ids) includes an instance of this type. */
+  inBothAlias?: boolean;
   /** It writes items where they outlive the process (a file, a table, a topic): see ProcessorFactory.guardsStorage. */
   persists?: boolean;
   create(settings: ExporterSettings<C>): Exporter;
