@@ -1,6 +1,7 @@
 // ESLint with typescript-eslint's type-aware rules; formatting is Prettier's (npm run format).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { fenceRules } from './eslint/fences.config.js';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'bench/results/', 'coverage/', 'vitest.config.ts'] },
@@ -23,6 +24,8 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
     },
   },
+  // The layers and no import cycles (eslint/layers.js has the table).
+  fenceRules,
   {
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },

@@ -22,7 +22,7 @@ import { toSpanDocument } from '../src/records/span-document.js';
 import type { Span } from '../src/records/span.js';
 import { validationConfigSchema } from '../processors/validation/config.js';
 import { EventValidationProcessor } from '../processors/validation/processor.js';
-import { SpanValidationProcessor } from '../processors/validation/span/processor.js';
+import { SpanValidationProcessor } from '../src/records/span-validation/processor.js';
 import { groupEvent } from '../processors/grouping/processor.js';
 import { errorTemplates, eventBody, RELEASES, ROUTES, BROWSERS, REGIONS, rng } from './payloads.js';
 

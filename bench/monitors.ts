@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
 import { Monitors } from '../receivers/monitors/monitors.js';
 import { probe } from '../receivers/monitors/probe.js';
-import { MonitorStore } from '../receivers/monitors/store.js';
+import { MonitorStore } from '../src/storage/monitors.js';
 import { createMonitorSchema } from '../receivers/monitors/input.js';
 import { DestinationGuard } from '../src/net/destinations.js';
 import { Database } from '../extensions/duckdb/database.js';

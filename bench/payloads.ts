@@ -11,7 +11,7 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/ap
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { decodeTraceRequestProtobuf } from '../receivers/otlp/decode/index.js';
+import { decodeTraceRequestProtobuf } from '../src/otlp/decode/index.js';
 
 /** A small deterministic PRNG (mulberry32), so every run sends the same bodies. */
 export function rng(seed: number): () => number {

@@ -1,7 +1,7 @@
 // Spans: OTLP/HTTP protobuf requests of 512 spans each (what the SDK's BatchSpanProcessor sends)
 // posted to the OTLP port, and the raw decode rate of the same payloads with
 // decodeTraceRequestProtobuf in this process (what the receiver can do at best in one thread).
-import { decodeTraceRequestProtobuf } from '../receivers/otlp/decode/index.js';
+import { decodeTraceRequestProtobuf } from '../src/otlp/decode/index.js';
 import { drive, settle, type DriveResult } from './driver.js';
 import type { SpanPayloads } from './payloads.js';
 import type { ChildService } from './service.js';

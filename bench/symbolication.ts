@@ -22,7 +22,7 @@ import { build } from 'esbuild';
 import type { Item } from '../src/engine/item.js';
 import type { ArtifactScope } from '../src/records/artifact.js';
 import type { ErrorEvent, StackFrame } from '../src/records/event.js';
-import { parseStacktrace } from '../src/records/stacktrace-text.js';
+import { parseStacktrace } from '../connectors/exceptions/stacktrace-text.js';
 import { symbolicationConfigSchema } from '../processors/symbolication/config.js';
 import { originalFunctionName } from '../processors/symbolication/function-names.js';
 import { SymbolicationProcessor } from '../processors/symbolication/processor.js';

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { AdminServer } from './admin/server.js';
 import { Authenticator } from './auth/authenticator.js';
 import type { ResolvedConfig } from './config/resolve.js';
-import type { Exporter } from './engine/component.js';
+import { COMPONENT_KINDS, type Exporter } from './engine/component.js';
 import { PipelineGraph } from './engine/graph.js';
 import type { Host } from './engine/host.js';
 import { mountReadApi } from '../frontends/api/index.js';
@@ -22,7 +22,6 @@ import { PRIVATE_UMASK } from '../extensions/duckdb/private-files.js';
 import { Quarantine } from '../extensions/quarantine/quarantine.js';
 import type { ReadSource } from './engine/read-source.js';
 import { Alerts } from '../extensions/alerts/alerts.js';
-import { rulePolicyOf } from '../processors/alerting/config.js';
 import { ArtifactStore } from '../extensions/artifacts/artifacts.js';
 import { sentryIngestExtensionFactory, sentryIngestOf } from '../extensions/sentry-ingest/index.js';
 import { RetentionJob, type RetentionTarget } from './storage/retention.js';
@@ -77,7 +76,6 @@ export class Service {
     const settings = {
       ...config.settings,
       data_dir: dataDir,
-      lake: { path: resolve(dataDir, config.settings.lake.path || 'lake') },
       artifacts: { path: resolve(dataDir, config.settings.artifacts.path || 'artifacts') },
       app_url: config.settings.app_url.replace(/\/+$/, ''),
     };
@@ -91,8 +89,6 @@ export class Service {
     const artifacts = new ArtifactStore(database, settings.artifacts.path, shared);
     const alerts = new Alerts(database);
     await alerts.rules.load();
-    // The rules API checks destinations and limits on any node, also one that delivers nothing.
-    alerts.configure(rulePolicyOf([...config.components.processor.values()].find((c) => c.factory.type === 'alerting')?.config));
     const http = new HttpHost({
       host: settings.http.host,
       port: settings.http.port,
@@ -126,6 +122,7 @@ export class Service {
       await extension.start?.();
       extensions.set(factory.type, extension);
     }
+    for (const kind of COMPONENT_KINDS) for (const component of config.components[kind].values()) component.factory.configureHost?.(component.config, host);
     return new Service({ ...config, settings }, host, artifacts);
   }
 
@@ -210,6 +207,8 @@ export class Service {
     // would never be seen, and the next start would not print them again.
     const bootstrap = host.settings.auth.bootstrap ? await host.catalog.bootstrap() : undefined;
     host.http.ready = true;
+    for (const warning of this.config.warnings)
+      host.logger.warn({ path: warning.path, line: warning.line }, `configuration: ${warning.path}: ${warning.message}`);
     host.logger.info(
       { port: httpPort, listeners: Object.fromEntries(host.listeners), pipelines: this.config.pipelines.map((p) => p.id), data_dir: host.settings.data_dir },
       'faultline started',

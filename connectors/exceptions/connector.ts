@@ -6,7 +6,7 @@
 // retry stores nothing twice).
 import type { Connector, ConnectorSettings } from '../../src/engine/component.js';
 import { recordItems, type Item, type Signal } from '../../src/engine/item.js';
-import { EXCEPTION_EVENT_NAME, exceptionEventsFromSpan } from '../../src/records/span-exceptions.js';
+import { EXCEPTION_EVENT_NAME, exceptionEventsFromSpan } from './span-exceptions.js';
 import type { ExceptionsConfig } from './config.js';
 
 /** What one event made from a span is charged against the events pipelines' budgets. */

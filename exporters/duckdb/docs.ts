@@ -32,8 +32,8 @@ const SPAN_BUCKET_MS = 60_000;
  * the random trace id, every insert touched a random page of the memory map, and the process's
  * resident memory grew with the whole store. Within the minute the trace id comes first, so a
  * trace's spans share a leaf page: led by the start in ms, the spans of the traces of one request
- * interleaved with every other request's and each put dirtied a page of its own (16.8 against
- * 9.0 µs of CPU per span in a synced transaction of 512; bench/README.md). The start in ms last
+ * interleaved with every other request's and each put dirtied a page of its own (far more
+ * CPU per span in a synced transaction; bench/README.md has the numbers). The start in ms last
  * is what the first layout had (legacySpanKey), for stores written with it.
  */
 export function spanKey(dataset: string, projectId: string, startNs: bigint, traceId: string, spanId: string): DocKey {

@@ -11,6 +11,7 @@ export const duckdbFactory: ExporterFactory<DuckdbConfig> = {
   // It owns the tables of the one database file (and the DocStore next to it).
   singleton: true,
   reads: ['events', 'traces', 'replays'],
+  inBothAlias: true,
   persists: true,
   metrics: ['faultline_exporter_sent_items_total', 'faultline_exporter_failed_items_total'],
   description:

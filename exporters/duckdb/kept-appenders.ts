@@ -18,8 +18,8 @@ export async function appenderFor(connection: DuckDBConnection, table: string): 
  * the appender is discarded. The loop is here and `appendRow` is a module-level function, not a
  * closure made per batch: V8 holds a function's optimized code only weakly from its feedback
  * vector, so a closure's code dies with the closure at the next major GC, and under load the
- * batch loops were recompiled by TurboFan after every mark-compact (every ~3 s), and ran
- * unoptimized in between.
+ * batch loops were recompiled by TurboFan after every mark-compact, and ran unoptimized in
+ * between.
  */
 export async function appendRows<T>(
   connection: DuckDBConnection,

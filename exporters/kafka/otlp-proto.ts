@@ -8,11 +8,8 @@
 // delimited fields and fixed64 times are all OTLP spans need.
 import type { Message } from 'kafkajs';
 import type { Item } from '../../src/engine/item.js';
+import { HEADER_DATASET, HEADER_ORG, HEADER_PROJECT } from '../../src/kafka/tenant-headers.js';
 import { SPAN_KINDS, SPAN_STATUSES, type AttributeValue, type Attributes, type Span } from '../../src/records/span.js';
-
-export const HEADER_ORG = 'faultline-org';
-export const HEADER_PROJECT = 'faultline-project';
-export const HEADER_DATASET = 'faultline-dataset';
 
 class Writer {
   private chunks: Buffer[] = [];

@@ -33,7 +33,7 @@ export const parquetConfigSchema = z
       .min(1)
       .optional()
       .describe(
-        'The lake directory (relative: to data_dir); default service.lake.path (<data_dir>/lake). Two instances (parquet, parquet/archive) need two directories',
+        'The lake directory (relative: to data_dir); default <data_dir>/lake (FAULTLINE_LAKE_DIR when not set here). Two instances (parquet, parquet/archive) need two directories',
       ),
     writer_id: z
       .string()

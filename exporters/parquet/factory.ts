@@ -10,6 +10,7 @@ export const parquetFactory: ExporterFactory<ParquetConfig> = {
   stability: { events: 'alpha', traces: 'alpha', replays: 'alpha' },
   requires: { events: ['validated', 'issue_id'], traces: ['validated'], replays: ['validated'] },
   reads: ['events', 'traces', 'replays'],
+  inBothAlias: true,
   persists: true,
   metrics: ['faultline_exporter_sent_items_total', 'faultline_exporter_failed_items_total'],
   description:
@@ -17,5 +18,6 @@ export const parquetFactory: ExporterFactory<ParquetConfig> = {
   configSchema: parquetConfigSchema,
   // Two instances flushing and compacting one lake would clear each other's temporary files.
   owns: (config, settings) => `the lake ${lakePath(config, settings)}`,
+  defaults: { path: { env: 'FAULTLINE_LAKE_DIR', deprecatedServiceKey: 'lake.path' } },
   create: (settings) => new ParquetExporter(settings),
 };

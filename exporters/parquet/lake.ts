@@ -130,9 +130,9 @@ export function fileListSql(files: string[]): string {
   return `[${files.map((f) => `'${f.replace(/'/g, "''")}'`).join(', ')}]`;
 }
 
-/** An instance's lake directory: its `path`, else service.lake.path, else <data_dir>/lake; relative to data_dir. */
-export function lakePath(config: { path?: string }, settings: Pick<ServiceSettings, 'data_dir' | 'lake'>): string {
-  return resolve(settings.data_dir, config.path ?? (settings.lake.path || 'lake'));
+/** An instance's lake directory: its `path`, else <data_dir>/lake; relative to data_dir. */
+export function lakePath(config: { path?: string }, settings: Pick<ServiceSettings, 'data_dir'>): string {
+  return resolve(settings.data_dir, config.path ?? 'lake');
 }
 
 /** One lake as the exporter's modules work on it: its directory and its tables in the DuckDB file. */

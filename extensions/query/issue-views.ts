@@ -205,7 +205,7 @@ export class IssueViews {
     const at = '(timestamp = make_timestamp($ts::BIGINT) AND id';
     // The neighbours are looked for within ~`window` events' worth of the issue's history around
     // the shown event first: without a lower bound, "just older" than the latest event read every
-    // older event of the issue (100-300 ms for the busiest issue at 10M events, bench/README.md).
+    // older event of the issue, which is slow on the busiest issues (measured in bench/README.md).
     // A side the window holds nothing for is looked for again without it, unless the window
     // already reaches the issue's first (last) event.
     const ts = BigInt(cur.micros);

@@ -3,7 +3,7 @@
 // the error events that carry the trace id.
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../../src/engine/item.js';
-import { spanScope } from '../../src/records/span-exceptions.js';
+import { spanScope } from '../../src/records/span-scope.js';
 import type { Span } from '../../src/records/span.js';
 import { decodeCursor, encodeCursor } from '../../src/http/cursor.js';
 import type { Database } from '../duckdb/database.js';

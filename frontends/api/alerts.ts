@@ -14,7 +14,7 @@ import { DestinationsRefusedError } from '../../extensions/alerts/alerts.js';
 import type { FiringRecord } from '../../extensions/alerts/alert-outbox.js';
 import { InvalidCursorError } from '../../src/http/cursor.js';
 import type { ApiContext } from './context.js';
-import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, parseLimit } from './params.js';
+import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, parseLimit } from '../../src/http/params.js';
 
 const BODY_LIMIT = 64 * 1024;
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

@@ -7,7 +7,7 @@ import { json, principalOf, type RequestContext, type RouteDefinition } from '..
 import { LEVELS } from '../../src/records/event.js';
 import { InvalidCursorError } from '../../src/http/cursor.js';
 import type { ApiContext } from './context.js';
-import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, parseLimit, parseTime } from './params.js';
+import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, parseLimit, parseTime } from '../../src/http/params.js';
 import { searchConditions, parseQuery } from '../../extensions/query/index.js';
 
 export function eventRoutes({ catalog, storage, attachments }: ApiContext): RouteDefinition[] {

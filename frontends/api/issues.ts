@@ -7,7 +7,7 @@ import { json, principalOf, type RequestContext, type RouteDefinition } from '..
 import { InvalidCursorError } from '../../src/http/cursor.js';
 import { SETTABLE_STATUSES, type Issue, type IssueStatus } from '../../extensions/query/index.js';
 import type { ApiContext } from './context.js';
-import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, parseLimit } from './params.js';
+import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, parseLimit } from '../../src/http/params.js';
 
 const ALL_STATUSES: readonly IssueStatus[] = ['unresolved', 'resolved', 'ignored', 'regressed'];
 

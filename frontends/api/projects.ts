@@ -1,7 +1,7 @@
 // GET /v1/projects: the projects a key reaches, with DSN, keys and telemetry status; PATCH
 // /v1/projects/{id}: a project's settings (data scrubbing).
 import { z } from 'zod';
-import { apiErrorMap, toFieldErrors } from '../../processors/validation/issues.js';
+import { apiErrorMap, toFieldErrors } from '../../src/records/zod-issues.js';
 import { reachableProjects } from '../../src/auth/scope.js';
 import { readJson } from '../../src/http/body.js';
 import { errors } from '../../src/http/errors.js';
@@ -10,7 +10,7 @@ import { json, principalOf, type RouteDefinition } from '../../src/http/host.js'
 import type { ApiKey, Project } from '../../extensions/catalog/catalog.js';
 import { decodeCursor, encodeCursor, InvalidCursorError } from '../../src/http/cursor.js';
 import type { ApiContext } from './context.js';
-import { LIST_QUERY_DOCS, optional, parseLimit } from './params.js';
+import { LIST_QUERY_DOCS, optional, parseLimit } from '../../src/http/params.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 

@@ -3,7 +3,7 @@
 import { errors } from '../../src/http/errors.js';
 import { json, principalOf, type RouteDefinition } from '../../src/http/host.js';
 import type { ApiContext } from './context.js';
-import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listBody, listProject, optional, parseLimit, withCursor } from './params.js';
+import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listBody, listProject, optional, parseLimit, withCursor } from '../../src/http/params.js';
 
 export function releaseRoutes({ catalog, storage }: ApiContext): RouteDefinition[] {
   return [

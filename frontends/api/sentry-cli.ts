@@ -29,7 +29,7 @@ import { ApiError, errors } from '../../src/http/errors.js';
 import { json, principalOf, type RequestContext, type RouteDefinition } from '../../src/http/host.js';
 import type { Project } from '../../extensions/catalog/catalog.js';
 import type { ApiContext } from './context.js';
-import { namedProject } from './params.js';
+import { namedProject } from '../../src/http/params.js';
 import { CHUNK_SIZE, CHUNKS_PER_REQUEST, ChunkStore, MAX_CHUNKS, readArtifactBundle, SHA1, type ReadBundle } from './sentry-bundles.js';
 import { bodyChunks, MAX_DIST_LENGTH, MAX_RELEASE_LENGTH, removeStaged } from './sourcemap-upload.js';
 import { checkUpload } from './sourcemaps.js';

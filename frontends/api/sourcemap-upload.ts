@@ -15,7 +15,7 @@ import { createGunzip, createInflate, createInflateRaw, type Gunzip, type Inflat
 import busboy from 'busboy';
 import type { H3Event } from 'h3';
 import { z } from 'zod';
-import { apiErrorMap, toFieldErrors } from '../../processors/validation/issues.js';
+import { apiErrorMap, toFieldErrors } from '../../src/records/zod-issues.js';
 import type { FieldError } from '../../src/engine/item.js';
 import { ClientAbortError, declaredLength, isClientAbort, parseJsonBody, requireJsonContentType } from '../../src/http/body.js';
 import { ApiError, errors } from '../../src/http/errors.js';

@@ -13,7 +13,7 @@ import { checkArtifact, checkName } from '../../src/records/artifact-content.js'
 import type { Bundle, StagedArtifact } from '../../extensions/artifacts/artifacts.js';
 import { InvalidCursorError } from '../../src/http/cursor.js';
 import type { ApiContext } from './context.js';
-import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, namedProject, optional, parseLimit } from './params.js';
+import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, namedProject, optional, parseLimit } from '../../src/http/params.js';
 import { readUpload, removeStaged, sourcemapUploadSchema, type Upload } from './sourcemap-upload.js';
 
 const uploadJsonSchema = (() => {

@@ -17,7 +17,7 @@ import {
   parseTime,
   withCursor,
   listBody,
-} from './params.js';
+} from '../../src/http/params.js';
 
 const HEX = /^[0-9a-fA-F]+$/;
 

@@ -1,5 +1,5 @@
 import type { ProcessorFactory } from '../../src/engine/component.js';
-import { alertingConfigSchema, type AlertingConfig } from './config.js';
+import { alertingConfigSchema, rulePolicyOf, type AlertingConfig } from './config.js';
 import { ALERTING_METRICS } from './metrics.js';
 import { AlertingProcessor } from './processor.js';
 import { runtimeFor } from './runtime.js';
@@ -18,6 +18,8 @@ export const alertingFactory: ProcessorFactory<AlertingConfig> = {
   description:
     'Evaluates alert rules (new_issue, regression, error_spike on events; latency on spans) and delivers their notifications (webhook, Slack, log) at least once through an outbox',
   configSchema: alertingConfigSchema,
+  // The rules API checks destinations and limits on any node, also one that delivers nothing.
+  configureHost: (config, host) => host.alerts.configure(rulePolicyOf(config)),
   create(settings) {
     return new AlertingProcessor(runtimeFor(settings.host, settings.id.text, settings.config), settings.signal);
   },

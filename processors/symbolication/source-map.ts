@@ -3,9 +3,9 @@
 //
 // The worker decodes with @jridgewell/trace-mapping (TraceMap, or AnyMap for index maps) and
 // flattens `decodedMappings` into one Int32Array. The main thread does not rebuild a TraceMap
-// from it: that means one small array per segment (~400k for a 5 MB map), which measured
-// 50–190 ms of main-thread work and, worse, 20–80 ms garbage-collector pauses (the scavenger
-// promoting them), at ~91 heap bytes per segment. Looked up in place, a segment costs 20 bytes
+// from it: that means one small array per segment (~400k for a 5 MB map): main-thread work and,
+// worse, garbage-collector pauses (the scavenger promoting them) that grow with the map, at ~91
+// heap bytes per segment. Looked up in place, a segment costs 20 bytes
 // and nothing is allocated. `originalPosition` answers exactly what trace-mapping's
 // `originalPositionFor` answers with its default bias (GREATEST_LOWER_BOUND): the tests check
 // that on every segment of a real map.

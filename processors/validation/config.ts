@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SPAN_LIMIT_DEFAULTS } from '../../src/records/span-validation/validate-span.js';
 
 const limit = (fallback: number) => z.int().min(1).default(fallback);
 
@@ -21,12 +22,12 @@ export const validationConfigSchema = z
     max_fingerprint_parts: limit(50).describe('Keeps the first parts of a longer `fingerprint`'),
     max_depth: limit(64).describe('Deepest nesting of objects and arrays accepted: deeper bodies are rejected, not truncated'),
     max_future_skew_seconds: limit(300).describe('A timestamp further than this in the future is set to the time of receipt (clock skew)'),
-    max_span_attributes: limit(128).describe(
+    max_span_attributes: limit(SPAN_LIMIT_DEFAULTS.max_span_attributes).describe(
       'Spans: attributes past this many are dropped, per map (span, resource, event, link), as the OpenTelemetry SDKs do',
     ),
-    max_span_events: limit(128).describe('Spans: events past this many are dropped'),
-    max_span_links: limit(128).describe('Spans: links past this many are dropped'),
-    max_attribute_value_length: limit(4096).describe('Spans: longer attribute strings (and names) are truncated'),
+    max_span_events: limit(SPAN_LIMIT_DEFAULTS.max_span_events).describe('Spans: events past this many are dropped'),
+    max_span_links: limit(SPAN_LIMIT_DEFAULTS.max_span_links).describe('Spans: links past this many are dropped'),
+    max_attribute_value_length: limit(SPAN_LIMIT_DEFAULTS.max_attribute_value_length).describe('Spans: longer attribute strings (and names) are truncated'),
   })
   .strict();
 

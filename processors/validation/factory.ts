@@ -2,7 +2,7 @@ import type { ProcessorFactory } from '../../src/engine/component.js';
 import { validationConfigSchema, type ValidationConfig } from './config.js';
 import { EventValidationProcessor } from './processor.js';
 import { ReplayValidationProcessor } from './replay/processor.js';
-import { SpanValidationProcessor } from './span/processor.js';
+import { SpanValidationProcessor } from '../../src/records/span-validation/processor.js';
 
 export const validationFactory: ProcessorFactory<ValidationConfig> = {
   kind: 'processor',

@@ -4,7 +4,7 @@
 import { normalizeUuid, uuidv7 } from '../../src/records/uuid.js';
 import type { Breadcrumb, DebugImage, DebugMeta, ErrorEventInput, ExceptionInfo, ProcessingError, StackFrame } from '../../src/records/event.js';
 import type { ValidationConfig } from './config.js';
-import { joinPath } from './issues.js';
+import { joinPath } from '../../src/records/zod-issues.js';
 import {
   breadcrumbSchema,
   debugImageSchema,

@@ -3,7 +3,7 @@ import type { Processor } from '../../src/engine/component.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import type { ValidationConfig } from './config.js';
 import { parseRelease } from './release.js';
-import { RetentionWindow } from './retention.js';
+import { RetentionWindow } from '../../src/records/retention-window.js';
 import { validateEvent } from './validate.js';
 
 /** Turns raw ingest bodies into ErrorEvent records, or rejects them with field-level details. */

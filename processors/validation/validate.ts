@@ -2,7 +2,7 @@ import type { FieldError } from '../../src/engine/item.js';
 import type { ErrorEventInput, ProcessingError } from '../../src/records/event.js';
 import type { ValidationConfig } from './config.js';
 import { describeType } from '../../src/records/json-type.js';
-import { apiErrorMap, toFieldErrors } from './issues.js';
+import { apiErrorMap, toFieldErrors } from '../../src/records/zod-issues.js';
 import { tooDeep } from './depth.js';
 import { normalizeEvent } from './normalize.js';
 import { errorEventInputSchema, type ParsedEvent } from '../../src/records/event-schema.js';

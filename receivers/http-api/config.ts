@@ -6,8 +6,8 @@ export const httpApiConfigSchema = z
       .number()
       .int()
       .positive()
-      .optional()
-      .describe('Largest event body, on the wire and after gzip/deflate inflation (413 past it); default: service.limits.event_body_bytes (1 MiB)'),
+      .default(1024 * 1024)
+      .describe('Largest event body, on the wire and after gzip/deflate inflation (413 past it)'),
     max_replay_chunk_bytes: z
       .number()
       .int()

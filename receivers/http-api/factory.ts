@@ -11,6 +11,8 @@ export const httpApiFactory: ReceiverFactory<HttpApiConfig> = {
   singleton: true,
   metrics: ['faultline_receiver_accepted_items_total', 'faultline_receiver_refused_items_total', 'faultline_http_request_duration_seconds'],
   description: 'The /v1 ingest API: POST /v1/events, POST /v1/traces and POST /v1/replays on the service HTTP port',
+  // service.limits.event_body_bytes was this receiver's key until it moved here.
+  defaults: { max_event_bytes: { deprecatedServiceKey: 'limits.event_body_bytes' } },
   configSchema: httpApiConfigSchema,
   create: (settings) => new HttpApiReceiver(settings),
 };

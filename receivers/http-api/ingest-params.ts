@@ -1,6 +1,6 @@
 // The project an ingest request names (organization keys may name one; project keys need not).
 import type { RequestContext } from '../../src/http/host.js';
-import { optional } from '../../frontends/api/params.js';
+import { optional } from '../../src/http/params.js';
 import { errors } from '../../src/http/errors.js';
 
 /** The project an ingest request names: `?project_id=`, else the x-faultline-project header. */

@@ -18,7 +18,7 @@ export class HttpApiReceiver implements Receiver {
           host,
           receiverId: id.text,
           consumer: consumers.events,
-          maxBodyBytes: config.max_event_bytes ?? host.settings.limits.event_body_bytes,
+          maxBodyBytes: config.max_event_bytes,
         }),
       );
     if (consumers.traces) host.http.route(traceIngestRoute({ host, receiverId: id.text, consumer: consumers.traces }));
@@ -37,7 +37,7 @@ export class HttpApiReceiver implements Receiver {
         receiverId: id.text,
         consumers,
         maxEnvelopeBytes: config.sentry.max_envelope_bytes,
-        maxEventBytes: config.max_event_bytes ?? host.settings.limits.event_body_bytes,
+        maxEventBytes: config.max_event_bytes,
         maxAttachmentBytes: config.sentry.max_attachment_bytes,
       });
       for (const route of routes) host.http.route(route);

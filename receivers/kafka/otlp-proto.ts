@@ -8,11 +8,11 @@ import type { Host } from '../../src/engine/host.js';
 import { reject, type Item, type Tenant } from '../../src/engine/item.js';
 import { resolveProject, tenantOf } from '../../src/auth/scope.js';
 import { RecordDecodeError } from '../../src/kafka/record.js';
-import { validationConfigSchema } from '../../processors/validation/config.js';
-import { SpanValidationProcessor } from '../../processors/validation/span/processor.js';
-import { decodeTraceRequestProtobuf } from '../otlp/decode/protobuf.js';
-import { otlpIdErrors } from '../otlp/decode/to-span-inputs.js';
-import { HEADER_DATASET, HEADER_ORG, HEADER_PROJECT } from '../../exporters/kafka/otlp-proto.js';
+import { SpanValidationProcessor } from '../../src/records/span-validation/processor.js';
+import { SPAN_LIMIT_DEFAULTS } from '../../src/records/span-validation/validate-span.js';
+import { decodeTraceRequestProtobuf } from '../../src/otlp/decode/protobuf.js';
+import { otlpIdErrors } from '../../src/otlp/decode/to-span-inputs.js';
+import { HEADER_DATASET, HEADER_ORG, HEADER_PROJECT } from '../../src/kafka/tenant-headers.js';
 
 const SPAN_SIZE = 512;
 
@@ -23,7 +23,7 @@ export class OtlpProtoDecoder {
     private readonly host: Host,
     private readonly key: string | undefined,
   ) {
-    this.validation = new SpanValidationProcessor(validationConfigSchema.parse({}), host.settings.retention.traces_days);
+    this.validation = new SpanValidationProcessor(SPAN_LIMIT_DEFAULTS, host.settings.retention.traces_days);
   }
 
   /** The message's spans as validated items; invalid spans come back rejected (the pipeline skips them). */

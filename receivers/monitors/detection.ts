@@ -1,7 +1,7 @@
 // What a cron monitor's clock says, as pure functions of the monitor, its open check-ins and now:
 // which runs were missed or ran too long, and when the next run is due after a check-in.
 import { nextExpected } from './schedule.js';
-import type { Checkin, CronSettings, Monitor } from './store.js';
+import type { Checkin, CronSettings, Monitor } from '../../src/storage/monitors.js';
 
 export type CronFailure = { kind: 'missed'; expectedAt: number } | { kind: 'timeout'; checkin: Checkin };
 

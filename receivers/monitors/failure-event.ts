@@ -2,7 +2,7 @@
 // fingerprint), titled `Monitor failure: <slug>`, so alert rules and notifications treat it as
 // any other issue.
 import { randomUUID } from 'node:crypto';
-import type { Monitor } from './store.js';
+import type { Monitor } from '../../src/storage/monitors.js';
 
 export type FailureKind = 'missed' | 'timeout' | 'error' | 'down';
 

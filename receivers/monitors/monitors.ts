@@ -7,7 +7,7 @@ import { cronFailures, nextAfterCheckin, nextAfterMissed } from './detection.js'
 import { failureEvent, type FailureDetails } from './failure-event.js';
 import type { CheckinInput, CreateMonitorInput, PatchMonitorInput } from './input.js';
 import type { MonitorMetrics } from './metrics.js';
-import type { Checkin, CronSettings, Monitor, MonitorStore, UptimeCheck, UptimeSettings } from './store.js';
+import type { Checkin, CronSettings, Monitor, MonitorStore, UptimeCheck, UptimeSettings } from '../../src/storage/monitors.js';
 
 export interface MonitorTenant {
   dataset: Dataset;

@@ -4,7 +4,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { DestinationRefusedError, type DestinationGuard } from '../../src/net/destinations.js';
-import type { UptimeCheck, UptimeSettings } from './store.js';
+import type { UptimeCheck, UptimeSettings } from '../../src/storage/monitors.js';
 
 export interface ProbeOptions {
   guard: DestinationGuard;

@@ -13,7 +13,7 @@ import { Monitors } from './monitors.js';
 import { probe } from './probe.js';
 import { monitorRoutes } from './routes.js';
 import { scheduleProblem, type Schedule } from './schedule.js';
-import { MonitorStore, type Monitor } from './store.js';
+import { MonitorStore, type Monitor } from '../../src/storage/monitors.js';
 
 const DAY = 86_400_000;
 /** Tries to hand a failure event in before it is given up (and logged). */

@@ -5,15 +5,15 @@ import { readJson } from '../../src/http/body.js';
 import { ApiError, errors } from '../../src/http/errors.js';
 import { json, principalOf, type RequestContext, type RouteDefinition } from '../../src/http/host.js';
 import type { DestinationGuard } from '../../src/net/destinations.js';
-import { listBody, listProject, namedProject, parseEnum, parseLimit, withCursor } from '../../frontends/api/params.js';
+import { listBody, listProject, namedProject, parseEnum, parseLimit, withCursor } from '../../src/http/params.js';
 import type { Catalog } from '../../extensions/catalog/catalog.js';
-import { authenticateDsn, sentryKeyFromHeader } from '../http-api/sentry/auth.js';
+import { authenticateDsn, sentryKeyFromHeader } from '../../src/auth/sentry-dsn.js';
 import type { MonitorsConfig } from './config.js';
 import { destinationProblem } from './destination.js';
 import { checkinSchema, createMonitorSchema, patchMonitorSchema, type CheckinInput } from './input.js';
 import type { Monitors } from './monitors.js';
 import { scheduleProblem } from './schedule.js';
-import type { Checkin, Monitor, UptimeCheck } from './store.js';
+import type { Checkin, Monitor, UptimeCheck } from '../../src/storage/monitors.js';
 import type { z } from 'zod';
 
 const BODY_LIMIT = 128 * 1024;

@@ -1,9 +1,9 @@
 // When a cron monitor expects its next run: a crontab expression in the monitor's time zone
 // (croner), or a fixed interval after the last run.
 import { Cron } from 'croner';
+import type { IntervalUnit, Schedule } from '../../src/records/schedule.js';
 
-export type Schedule = { type: 'crontab'; value: string } | { type: 'interval'; value: number; unit: IntervalUnit };
-export type IntervalUnit = 'minute' | 'hour' | 'day';
+export type { IntervalUnit, Schedule };
 
 const UNIT_MS: Record<IntervalUnit, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
 /** Five fields (minute to weekday) of digits and `* , - /`, or a name like `@hourly`: nothing croner would read as seconds or years. */

@@ -11,6 +11,10 @@ export const otlpFactory: ReceiverFactory<OtlpConfig> = {
   metrics: ['faultline_receiver_accepted_items_total', 'faultline_receiver_refused_items_total', 'faultline_http_request_duration_seconds'],
   description: 'OTLP/HTTP (protobuf and JSON) on its own port: spans',
   configSchema: otlpConfigSchema,
-  listensOn: (config, service) => ({ host: config.host ?? service.otlp.host, port: config.port ?? service.otlp.port }),
+  defaults: {
+    host: { env: 'FAULTLINE_OTLP_HOST', deprecatedServiceKey: 'otlp.host' },
+    port: { env: 'FAULTLINE_OTLP_PORT', deprecatedServiceKey: 'otlp.port' },
+  },
+  listensOn: (config) => ({ host: config.host, port: config.port }),
   create: (settings) => new OtlpReceiver(settings),
 };

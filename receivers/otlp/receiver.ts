@@ -16,10 +16,10 @@ import { VERSION } from '../../src/version.js';
 import type { SpanInput } from '../../src/records/span.js';
 import { resolveProject, tenantOf } from '../../src/auth/scope.js';
 import type { OtlpConfig } from './config.js';
-import { decodeTraceRequestJson, encodeStatusJson, encodeTraceResponseJson } from './decode/json.js';
-import { decodeTraceRequestProtobuf, encodeStatusProtobuf, encodeTraceResponseProtobuf } from './decode/protobuf.js';
-import { OtlpDecodeError } from './decode/errors.js';
-import { countSpans, otlpIdErrors, type DecodedTraceRequest } from './decode/to-span-inputs.js';
+import { decodeTraceRequestJson, encodeStatusJson, encodeTraceResponseJson } from '../../src/otlp/decode/json.js';
+import { decodeTraceRequestProtobuf, encodeStatusProtobuf, encodeTraceResponseProtobuf } from '../../src/otlp/decode/protobuf.js';
+import { OtlpDecodeError } from '../../src/otlp/decode/errors.js';
+import { countSpans, otlpIdErrors, type DecodedTraceRequest } from '../../src/otlp/decode/to-span-inputs.js';
 
 type Encoding = 'protobuf' | 'json';
 
@@ -59,8 +59,8 @@ export class OtlpReceiver implements Receiver {
   async start(): Promise<void> {
     const { host, config, id } = this.settings;
     const server = new HttpHost({
-      host: config.host ?? host.settings.otlp.host,
-      port: config.port ?? host.settings.otlp.port,
+      host: config.host,
+      port: config.port,
       auth: host.auth,
       metrics: host.metrics,
       logger: host.logger,

@@ -2,8 +2,8 @@
 // dataset. Results (including misses) are cached and dropped whenever keys change. A lookup that
 // was under way while keys changed answers its caller but is not cached: it may have read the
 // catalog before a revocation, and caching it would bring the revoked key back.
-import type { ApiKey, Catalog } from '../../extensions/catalog/catalog.js';
 import type { Dataset } from '../engine/item.js';
+import type { KeyDirectory, KeyGrant } from './directory.js';
 
 export interface Principal {
   keyId: string;
@@ -22,7 +22,7 @@ export class Authenticator {
   /** Counts key changes: a lookup caches its result only if none happened while it ran. */
   private generation = 0;
 
-  constructor(private readonly catalog: Catalog) {
+  constructor(private readonly catalog: KeyDirectory) {
     catalog.onKeysChanged(() => {
       this.generation++;
       this.cache.clear();
@@ -56,6 +56,6 @@ export function parseBearer(header: string | null | undefined): string | undefin
   return match?.[1];
 }
 
-function toPrincipal(key: ApiKey): Principal {
+function toPrincipal(key: KeyGrant): Principal {
   return { keyId: key.id, orgId: key.org_id, projectId: key.project_id, dataset: key.dataset };
 }

@@ -5,9 +5,9 @@
 import type { Principal } from './authenticator.js';
 import type { Tenant } from '../engine/item.js';
 import { errors } from '../http/errors.js';
-import type { Catalog, Project } from '../../extensions/catalog/catalog.js';
+import type { ProjectDirectory, ProjectRef } from './directory.js';
 
-export async function resolveProject(catalog: Catalog, principal: Principal, requested: string | undefined): Promise<Project> {
+export async function resolveProject<P extends ProjectRef>(catalog: ProjectDirectory<P>, principal: Principal, requested: string | undefined): Promise<P> {
   if (principal.projectId) {
     if (requested !== undefined && requested !== principal.projectId)
       throw errors.forbidden(`this key is for project ${principal.projectId} and cannot reach project ${requested}`);
@@ -23,7 +23,7 @@ export async function resolveProject(catalog: Catalog, principal: Principal, req
 }
 
 /** Every project the key reaches. */
-export async function reachableProjects(catalog: Catalog, principal: Principal): Promise<Project[]> {
+export async function reachableProjects<P extends ProjectRef>(catalog: ProjectDirectory<P>, principal: Principal): Promise<P[]> {
   if (principal.projectId) {
     const project = await catalog.project(principal.projectId);
     return project ? [project] : [];
@@ -32,10 +32,10 @@ export async function reachableProjects(catalog: Catalog, principal: Principal):
 }
 
 /** The projects a read looks in: the one it names, else every project the key reaches. */
-export async function readProjects(catalog: Catalog, principal: Principal, requested: string | undefined): Promise<Project[]> {
+export async function readProjects<P extends ProjectRef>(catalog: ProjectDirectory<P>, principal: Principal, requested: string | undefined): Promise<P[]> {
   return requested ? [await resolveProject(catalog, principal, requested)] : reachableProjects(catalog, principal);
 }
 
-export function tenantOf(principal: Principal, project: Project): Tenant {
+export function tenantOf(principal: Principal, project: ProjectRef): Tenant {
   return { orgId: project.org_id, projectId: project.id, dataset: principal.dataset };
 }

@@ -18,4 +18,5 @@ export function validateCommand(options: { config?: string }): void {
   const reads = Object.entries(config.readSources).map(([signal, ids]) => `${signal} from ${ids.join(', ')}`);
   if (reads.length) lines.push(`  reads: ${reads.join('; ')}`);
   process.stdout.write(`${source.name}: valid, ${config.pipelines.length} pipeline(s)\n${lines.join('\n')}\n`);
+  if (config.warnings.length) process.stdout.write(`${config.warnings.length} warning(s)\n${config.warnings.map(formatConfigError).join('\n')}\n`);
 }

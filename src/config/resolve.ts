@@ -6,7 +6,15 @@
 // All problems are collected, each with its YAML path.
 import { z } from 'zod';
 import type { BudgetLimits } from '../engine/budget.js';
-import { COMPONENT_KINDS, factorySignals, parseComponentId, type ComponentFactory, type ComponentId, type ComponentKind } from '../engine/component.js';
+import {
+  COMPONENT_KINDS,
+  factorySignals,
+  parseComponentId,
+  type ComponentFactory,
+  type ComponentId,
+  type ComponentKind,
+  type ConfigDefault,
+} from '../engine/component.js';
 import { SIGNALS, type Signal } from '../engine/item.js';
 import type { Registry } from '../engine/registry.js';
 import { expandEnv } from './env.js';
@@ -45,15 +53,14 @@ export interface ResolvedConfig {
    * pipelines whose factory `reads` it. A signal nothing can serve reads of is absent.
    */
   readSources: Partial<Record<Signal, string[]>>;
+  /** What is accepted but should change (a deprecated key), each with its YAML path: the service logs them at start, `validate` prints them. */
+  warnings: ConfigError[];
 }
 
 type Components = Record<ComponentKind, Map<string, ResolvedComponent>>;
 
 const SECTIONS: Record<ComponentKind, string> = { receiver: 'receivers', processor: 'processors', exporter: 'exporters', connector: 'connectors' };
 const TOP_LEVEL = [...COMPONENT_KINDS.map((kind) => SECTIONS[kind]), 'service'];
-
-/** `service.storage.<signal>: both`, from before storage named exporter ids. */
-const BOTH_ALIAS = ['duckdb', 'parquet'];
 
 /**
  * About two seconds of what one instance commits per signal (see bench/README.md for the rates):
@@ -96,15 +103,18 @@ export function resolveConfig(source: ConfigSource, registry: Registry, env: Nod
     if (!TOP_LEVEL.includes(key)) errors.push({ path: key, message: unknownKeyMessage(key, TOP_LEVEL) });
   }
 
+  const serviceSection = root.service ?? {};
+  if (!isRecord(serviceSection)) errors.push({ path: 'service', message: 'must be a mapping' });
+
   // Components configured with errors (already reported) are not reported again as missing where they are used.
   const invalid = new Set<string>();
+  const warnings: ConfigError[] = [];
+  const origins = { env, service: isRecord(serviceSection) ? serviceSection : {}, warnings };
   const components = Object.fromEntries(
-    COMPONENT_KINDS.map((kind) => [kind, resolveComponents(kind, root[SECTIONS[kind]], registry, errors, invalid)]),
+    COMPONENT_KINDS.map((kind) => [kind, resolveComponents(kind, root[SECTIONS[kind]], registry, errors, invalid, origins)]),
   ) as Components;
   checkConnectorIds(components, errors);
 
-  const serviceSection = root.service ?? {};
-  if (!isRecord(serviceSection)) errors.push({ path: 'service', message: 'must be a mapping' });
   const service = loadServiceSection(isRecord(serviceSection) ? serviceSection : {}, env);
   errors.push(...service.errors);
 
@@ -112,7 +122,7 @@ export function resolveConfig(source: ConfigSource, registry: Registry, env: Nod
   const pipelines = resolvePipelines(pipelinesSection, components, registry, errors, invalid);
   checkConnectorsUsed(components, pipelines, errors);
   checkCycles(components, pipelines, errors);
-  const readSources = service.storage ? resolveReadSources(service.storage, components, pipelines, env, errors, invalid) : {};
+  const readSources = service.storage ? resolveReadSources(service.storage, components, pipelines, env, errors, invalid, bothAlias(registry)) : {};
 
   const hasPipelines = isRecord(pipelinesSection) && Object.keys(pipelinesSection).length > 0;
   const explicitReads = service.storage && SIGNALS.some((signal) => present(service.storage?.[signal]));
@@ -126,7 +136,7 @@ export function resolveConfig(source: ConfigSource, registry: Registry, env: Nod
   if (service.settings) checkOwnership(components, service.settings, errors);
 
   if (errors.length || !service.settings) return { errors: withLines(errors, source) };
-  return { config: { source: source.name, settings: service.settings, components, pipelines, readSources }, errors: [] };
+  return { config: { source: source.name, settings: service.settings, components, pipelines, readSources, warnings: withLines(warnings, source) }, errors: [] };
 }
 
 function resolveComponents(
@@ -135,6 +145,7 @@ function resolveComponents(
   registry: Registry,
   errors: ConfigError[],
   invalid: Set<string>,
+  origins: DefaultOrigins,
 ): Map<string, ResolvedComponent> {
   const out = new Map<string, ResolvedComponent>();
   const sectionName = SECTIONS[kind];
@@ -165,7 +176,7 @@ function resolveComponents(
       if (first !== undefined) errors.push({ path, message: `only one ${kind} of type "${id.type}" may be configured, and "${first}" already is` });
       else singletons.set(id.type, text);
     }
-    const parsed = factory.configSchema.safeParse(value ?? {});
+    const parsed = factory.configSchema.safeParse(withDefaults(value ?? {}, factory.defaults, path, origins));
     if (!parsed.success) {
       errors.push(...schemaErrors(factory.configSchema, path, parsed.error.issues));
       invalid.add(text);
@@ -174,6 +185,42 @@ function resolveComponents(
     out.set(text, { id, kind, factory, config: parsed.data });
   }
   return out;
+}
+
+interface DefaultOrigins {
+  env: NodeJS.ProcessEnv;
+  /** The `service` section as written (after `${env:…}` expansion). */
+  service: Record<string, unknown>;
+  warnings: ConfigError[];
+}
+
+/** A component's section with the keys it leaves out taken from its factory's `defaults`: an environment variable, else a deprecated service key. */
+function withDefaults(section: unknown, defaults: Readonly<Record<string, ConfigDefault>> | undefined, path: string, origins: DefaultOrigins): unknown {
+  if (!defaults || !isRecord(section)) return section;
+  const out = { ...section };
+  for (const [key, origin] of Object.entries(defaults)) {
+    if (out[key] !== undefined) continue;
+    const fromEnv = origin.env === undefined ? undefined : origins.env[origin.env];
+    if (fromEnv !== undefined && fromEnv !== '') {
+      out[key] = /^\d{1,15}$/.test(fromEnv) ? Number(fromEnv) : fromEnv;
+      continue;
+    }
+    if (origin.deprecatedServiceKey === undefined) continue;
+    const old = dotted(origins.service, origin.deprecatedServiceKey);
+    if (old === undefined || old === null) continue;
+    out[key] = old;
+    origins.warnings.push({
+      path: `service.${origin.deprecatedServiceKey}`,
+      message: `is deprecated and will be removed in the next release: set ${path}.${key} instead`,
+    });
+  }
+  return out;
+}
+
+function dotted(root: Record<string, unknown>, keys: string): unknown {
+  let node: unknown = root;
+  for (const key of keys.split('.')) node = isRecord(node) ? node[key] : undefined;
+  return node;
 }
 
 /** A pipeline names receivers and connectors in one list, and exporters and connectors in another. */
@@ -452,13 +499,13 @@ function checkOwnership(components: Components, settings: ServiceSettings, error
   }
 }
 
-function checkListeners(components: Components, pipelines: ResolvedPipeline[], settings: Pick<ServiceSettings, 'http' | 'otlp'>, errors: ConfigError[]): void {
+function checkListeners(components: Components, pipelines: ResolvedPipeline[], settings: Pick<ServiceSettings, 'http'>, errors: ConfigError[]): void {
   const taken: Array<{ host: string; port: number; who: string }> = [{ ...settings.http, who: 'the HTTP API (service.http)' }];
   const anyAddress = (host: string) => host === '0.0.0.0' || host === '::' || host === '';
   for (const [text, component] of components.receiver) {
     const factory = component.factory;
     if (factory.kind !== 'receiver' || !factory.listensOn || !pipelines.some((p) => p.receivers.includes(text))) continue;
-    const { host, port } = factory.listensOn(component.config, settings);
+    const { host, port } = factory.listensOn(component.config);
     if (port === 0) continue;
     const clash = taken.find((t) => t.port === port && (t.host === host || anyAddress(t.host) || anyAddress(host)));
     if (clash) errors.push({ path: `receivers.${text}`, message: `listens on ${host}:${port}, as ${clash.who} does: give it a port of its own` });
@@ -467,6 +514,14 @@ function checkListeners(components: Components, pipelines: ResolvedPipeline[], s
 }
 
 /** `service.storage.<signal>`: exporter ids that serve reads of the signal, or the default. */
+/** `service.storage.<signal>: both`, from before storage named exporter ids: the exporter types whose factory says it is in it, in registry order. */
+function bothAlias(registry: Registry): string[] {
+  return registry
+    .list('exporter')
+    .filter((factory) => factory.kind === 'exporter' && factory.inBothAlias === true)
+    .map((factory) => factory.type);
+}
+
 function resolveReadSources(
   storage: Record<Signal, StorageSetting>,
   components: Components,
@@ -474,6 +529,7 @@ function resolveReadSources(
   env: NodeJS.ProcessEnv,
   errors: ConfigError[],
   invalid: ReadonlySet<string>,
+  both: readonly string[],
 ): Partial<Record<Signal, string[]>> {
   const out: Partial<Record<Signal, string[]>> = {};
   const reads = (ref: string, signal: Signal) => {
@@ -492,11 +548,11 @@ function resolveReadSources(
     }
     const fromEnv = env[storageEnv(signal)] ? ` (set by ${storageEnv(signal)})` : '';
     const alias = value === 'both';
-    const ids = alias ? BOTH_ALIAS : typeof value === 'string' ? value.split(',').map((id) => id.trim()) : value.map((id) => id.trim());
+    const ids = alias ? both : typeof value === 'string' ? value.split(',').map((id) => id.trim()) : value.map((id) => id.trim());
     const ok: string[] = [];
     ids.forEach((ref, index) => {
       const path = `service.storage.${signal}${alias ? '' : `[${index}]`}`;
-      const said = alias ? `"both" means ${BOTH_ALIAS.join(', ')}, and ` : '';
+      const said = alias ? `"both" means ${both.join(', ')}, and ` : '';
       if (ref === '') errors.push({ path, message: `an exporter id is empty${fromEnv}` });
       else if (ids.indexOf(ref) !== index) errors.push({ path, message: `"${ref}" is listed twice${fromEnv}` });
       else if (invalid.has(ref)) return;

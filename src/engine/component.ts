@@ -140,6 +140,19 @@ interface FactoryBase<C> {
    */
   owns?(config: C, settings: ServiceSettings): string | undefined;
   /**
+   * Where keys of its config come from when its own section leaves them out, by key: an
+   * environment variable (`env`; a number when it is all digits), else a key of the `service`
+   * section that held it before (`deprecatedServiceKey`, dotted; accepted for one release, with a
+   * warning naming the component's key). The schema's default applies after both.
+   */
+  defaults?: Readonly<Record<string, ConfigDefault>>;
+  /**
+   * Called for every configured instance, in a pipeline or not, once the host is built and
+   * before anything starts: what its section sets in the service's shared state (the alerting
+   * section sets the alert rules API's limits, which a node that runs no pipeline serves too).
+   */
+  configureHost?(config: C, host: Host): void;
+  /**
    * The Prometheus metrics in which this component appears (by its id as a label), whether it
    * counts them itself or the engine counts them for it (exporter sent/failed, processor
    * dropped/rejected).
@@ -150,6 +163,11 @@ interface FactoryBase<C> {
    * `validate` refuses a config whose `service.extensions` lacks one.
    */
   extensions?: readonly string[];
+}
+
+export interface ConfigDefault {
+  env?: string;
+  deprecatedServiceKey?: string;
 }
 
 /** Receivers, processors and exporters: in pipelines of the signals they handle. */
@@ -168,10 +186,10 @@ export interface Endpoint {
 export interface ReceiverFactory<C = unknown> extends SignalFactoryBase<C> {
   kind: 'receiver';
   /**
-   * For a receiver that opens a listener of its own: where, given its config and the service
-   * section. resolve.ts rejects two listeners (or one and the service's HTTP port) on one port.
+   * For a receiver that opens a listener of its own: where, given its config. resolve.ts rejects
+   * two listeners (or one and the service's HTTP port) on one port.
    */
-  listensOn?(config: C, service: Pick<ServiceSettings, 'http' | 'otlp'>): Endpoint;
+  listensOn?(config: C): Endpoint;
   /** The signals whose items went through another Faultline pipeline before (a Kafka topic only an ingest node writes). */
   relays?: readonly Signal[];
   create(settings: ReceiverSettings<C>): Receiver;
@@ -198,6 +216,8 @@ export interface ExporterFactory<C = unknown> extends SignalFactoryBase<C> {
   kind: 'exporter';
   /** Signals for which it can serve reads, i.e. what `service.storage.<signal>` may name it for. */
   reads?: readonly Signal[];
+  /** `service.storage.<signal>: both` (deprecated, from before storage named exporter ids) includes an instance of this type. */
+  inBothAlias?: boolean;
   /** It writes items where they outlive the process (a file, a table, a topic): see ProcessorFactory.guardsStorage. */
   persists?: boolean;
   create(settings: ExporterSettings<C>): Exporter;

@@ -22,9 +22,12 @@ export class UnavailableError extends Error {
   }
 }
 
+/** What a sender is told to wait after a failed export whose exporter gave no advice. */
+const DEFAULT_RETRY_AFTER_SECONDS = 5;
+
 /** An exporter could not make the items durable; nothing was acknowledged. */
 export class ExportError extends Error {
-  /** The Retry-After senders get: the exporter's advice (UnavailableError), else 5 s. */
+  /** The Retry-After senders get: the exporter's advice (UnavailableError), else DEFAULT_RETRY_AFTER_SECONDS. */
   readonly retryAfterSeconds: number;
 
   constructor(
@@ -33,7 +36,7 @@ export class ExportError extends Error {
   ) {
     super(`exporter ${exporter} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.name = 'ExportError';
-    this.retryAfterSeconds = cause instanceof UnavailableError ? cause.retryAfterSeconds : 5;
+    this.retryAfterSeconds = cause instanceof UnavailableError ? cause.retryAfterSeconds : DEFAULT_RETRY_AFTER_SECONDS;
   }
 }
 

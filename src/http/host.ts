@@ -186,8 +186,8 @@ export class HttpHost {
   /**
    * Puts the lean routes in front of srvx's request listener: a request whose method and exact
    * path (before any `?`) name one is served here, every other goes on to srvx and h3 as before.
-   * Why: h3 on srvx costs ~30 µs of CPU per request more than node:http alone (bench/README.md,
-   * "Performance history"), a tenth of an event's cost end to end.
+   * Why: h3 on srvx costs a measurable share of an event's CPU on top of node:http alone
+   * (bench/README.md, "Performance history", has the numbers).
    */
   private routeLeanFirst(): void {
     const node = this.server?.node?.server;

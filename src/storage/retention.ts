@@ -6,8 +6,7 @@
 import type { Logger } from 'pino';
 import type { ExpiryResult } from '../engine/component.js';
 import { SIGNALS, type Signal } from '../engine/item.js';
-
-const DAY_MS = 24 * 3600 * 1000;
+import { firstKeptDay } from '../records/retention-window.js';
 
 /** What has a retention: each signal, uploaded artifacts (source maps and symbol files), and the alerts' history. */
 export type Retained = Signal | 'artifacts' | 'alerts';
@@ -30,12 +29,6 @@ export interface RetentionResult {
   cutoff: Partial<Record<Retained, string>>;
   deletedRows: Record<string, number>;
   deletedPartitions: string[];
-}
-
-/** The first day that is kept: today (UTC) minus `days` - 1. */
-export function firstKeptDay(days: number, now = Date.now()): string {
-  const today = Math.floor(now / DAY_MS) * DAY_MS;
-  return new Date(today - (days - 1) * DAY_MS).toISOString().slice(0, 10);
 }
 
 /** The first kept day of each kind that has a retention setting (0: kept forever). */

@@ -5,7 +5,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/paths.js';
-import { listFiles, listDates } from '../../exporters/parquet/lake.js';
+import { lakePath, listFiles, listDates } from '../../exporters/parquet/lake.js';
 import { fullEvent, startService, tempDir } from '../support/service.js';
 import { childEnv, startProcess } from '../support/process.js';
 
@@ -64,7 +64,7 @@ describe('the API reads the same from DuckDB, the lake and both', () => {
       expect((await writer.api('/v1/traces', { method: 'POST', body: JSON.stringify({ spans }) })).status).toBe(202);
     }
     await (writer.service.exporter('parquet') as unknown as Flushable).flushNow();
-    const lake = writer.service.host.settings.lake.path;
+    const lake = lakePath({}, writer.service.host.settings);
     expect(listDates(lake, 'events', 'default').length).toBe(4);
     expect(listFiles(lake, 'events', 'default', listDates(lake, 'events', 'default')[0]).length).toBeGreaterThan(0);
     issueIds = ((await (await writer.api('/v1/issues?project_id=default&limit=1000')).json()) as { data: Array<{ id: string }> }).data.map((i) => i.id);

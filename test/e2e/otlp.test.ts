@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
-import { ExportTraceServiceRequest, ExportTraceServiceResponse } from '../../receivers/otlp/decode/schema.js';
+import { ExportTraceServiceRequest, ExportTraceServiceResponse } from '../../src/otlp/decode/schema.js';
 import { startService, type TestService } from '../support/service.js';
 
 let svc: TestService;

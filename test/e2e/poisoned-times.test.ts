@@ -4,7 +4,7 @@
 // after them reads back.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExportTraceServiceRequest, ExportTraceServiceResponse } from '../../receivers/otlp/decode/schema.js';
+import { ExportTraceServiceRequest, ExportTraceServiceResponse } from '../../src/otlp/decode/schema.js';
 import { expectError } from '../support/http.js';
 import { fullEvent, startService, type TestService } from '../support/service.js';
 

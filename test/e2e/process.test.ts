@@ -40,6 +40,29 @@ describe('faultline start', () => {
     expect(await second.exited).toBe(0);
   });
 
+  it('logs a deprecated service key at start, and still applies it', async () => {
+    const dir = freshDir();
+    const file = join(dir, 'deprecated.yaml');
+    writeFileSync(
+      file,
+      readFileSync(join(packageRoot, 'config/default.yaml'), 'utf8').replace(/^service:\n/m, 'service:\n  limits: { event_body_bytes: 4096 }\n'),
+    );
+    const proc = await startProcess(dir, ['--config', file]);
+    try {
+      // The log line may arrive just after the line that says the service is up.
+      for (let i = 0; i < 50 && !proc.output().includes('is deprecated'); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(proc.output()).toMatch(
+        /service\.limits\.event_body_bytes: is deprecated and will be removed in the next release: set receivers\.http_api\.max_event_bytes instead/,
+      );
+      const key = proc.liveKey as string;
+      expect((await post(proc, key, { ...fullEvent(), message: 'x'.repeat(8192) })).status).toBe(413);
+      expect((await post(proc, key, fullEvent())).status).toBe(202);
+    } finally {
+      proc.child.kill('SIGTERM');
+      await proc.exited;
+    }
+  });
+
   it('keeps every acknowledged event through kill -9 and a restart', async () => {
     const dir = freshDir();
     const proc = await startProcess(dir);
@@ -194,6 +217,26 @@ service:
     );
     // No "no processor alerting is configured" for the pipelines that list the misconfigured component.
     expect(result.stdout).not.toMatch(/is configured under/);
+  });
+
+  it('prints a deprecated service key as a warning naming the component key that replaced it, and exits 0', async () => {
+    const file = join(freshDir(), 'deprecated.yaml');
+    writeFileSync(file, readFileSync(join(packageRoot, 'config/default.yaml'), 'utf8').replace(/^service:\n/m, 'service:\n  lake: { path: /srv/lake }\n'));
+    const result = await runCli(['validate', '--config', file], process.env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/valid, 3 pipeline/);
+    // Only the parquet exporter reads service.lake, and the default config has none: nothing took it over.
+    expect(result.stdout).not.toMatch(/warning/);
+
+    writeFileSync(
+      file,
+      readFileSync(join(packageRoot, 'config/default.yaml'), 'utf8').replace(/^service:\n/m, 'service:\n  limits: { event_body_bytes: 4096 }\n'),
+    );
+    const warned = await runCli(['validate', '--config', file], process.env);
+    expect(warned.code).toBe(0);
+    expect(warned.stdout).toMatch(
+      /1 warning\(s\)\n {2}line \d+: service\.limits\.event_body_bytes: is deprecated and will be removed in the next release: set receivers\.http_api\.max_event_bytes instead/,
+    );
   });
 
   it('a missing file reports only that', async () => {

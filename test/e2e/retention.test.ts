@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/paths.js';
 import type { DuckdbExporter } from '../../exporters/duckdb/exporter.js';
-import { firstKeptDay } from '../../src/storage/retention.js';
+import { firstKeptDay } from '../../src/records/retention-window.js';
 import { expectError } from '../support/http.js';
 import { fullEvent, startService, type TestService } from '../support/service.js';
 

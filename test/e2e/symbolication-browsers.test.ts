@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StackFrame } from '../../src/records/event.js';
-import { parseStacktrace } from '../../src/records/stacktrace-text.js';
+import { parseStacktrace } from '../../connectors/exceptions/stacktrace-text.js';
 import { runPages, type BrowserRun } from '../support/browsers.js';
 import { childEnv, runCli, startProcess, type RunningProcess } from '../support/process.js';
 import { tempDir } from '../support/service.js';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/paths.js';
-import { parseStacktrace } from '../../src/records/stacktrace-text.js';
+import { parseStacktrace } from '../../connectors/exceptions/stacktrace-text.js';
 import { startService, type TestService } from '../support/service.js';
 import { markedSites, sitesOf } from '../support/app-source.js';
 import { expectUploaded, roundTrip, uploadJson } from '../support/symbolication.js';

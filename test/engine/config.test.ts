@@ -109,9 +109,83 @@ service:
     expect(config?.settings).toMatchObject({
       data_dir: '/var/lib/faultline',
       http: { port: 9090 },
-      otlp: { port: 14318 },
       app_url: 'https://errors.example.com',
     });
+    // FAULTLINE_OTLP_PORT is the otlp receiver's port now, not a key of the service section.
+    expect(config?.components.receiver.get('otlp')?.config).toEqual({ host: '127.0.0.1', port: 14318 });
+    expect(config?.settings).not.toHaveProperty('otlp.port', 14318);
+    expect(config?.warnings).toEqual([]);
+  });
+
+  it("an environment variable does not beat a component's own key", () => {
+    const { config } = resolve(
+      `receivers: { otlp: { port: 4999 } }
+exporters: { parquet: { path: /srv/lake } }
+service:
+  pipelines: { traces: { receivers: [otlp], processors: [validation, scrubbing], exporters: [parquet] } }
+processors: { validation: {}, scrubbing: {} }
+`,
+      { FAULTLINE_OTLP_PORT: '14318', FAULTLINE_LAKE_DIR: '/elsewhere' },
+    );
+    expect(config?.components.receiver.get('otlp')?.config).toEqual({ host: '127.0.0.1', port: 4999 });
+    expect(config?.components.exporter.get('parquet')?.config).toMatchObject({ path: '/srv/lake' });
+  });
+});
+
+describe('component keys that left the service section', () => {
+  const PIPELINES = `receivers: { http_api: { max_event_bytes: 2048 }, otlp: {} }
+processors: { validation: {}, scrubbing: {}, grouping: {}, issues: {} }
+exporters: { parquet: {} }
+`;
+  const pipelines = `  pipelines:
+    events: { receivers: [http_api], processors: [validation, scrubbing, grouping, issues], exporters: [parquet] }
+    traces: { receivers: [otlp], processors: [validation, scrubbing], exporters: [parquet] }
+`;
+
+  it('service.otlp, service.lake and service.limits.event_body_bytes are still read, with a warning naming the new key', () => {
+    const { config, errors } = resolve(
+      PIPELINES.replace('http_api: { max_event_bytes: 2048 }', 'http_api: {}') +
+        `service:
+  otlp: { host: 0.0.0.0, port: 4999 }
+  lake: { path: /srv/old-lake }
+  limits: { event_body_bytes: 4096 }
+${pipelines}`,
+    );
+    expect(errors).toEqual([]);
+    expect(config?.components.receiver.get('otlp')?.config).toEqual({ host: '0.0.0.0', port: 4999 });
+    expect(config?.components.exporter.get('parquet')?.config).toMatchObject({ path: '/srv/old-lake' });
+    expect(config?.components.receiver.get('http_api')?.config).toMatchObject({ max_event_bytes: 4096 });
+    expect(config?.warnings.map((w) => `${w.path}: ${w.message}`)).toEqual([
+      'service.limits.event_body_bytes: is deprecated and will be removed in the next release: set receivers.http_api.max_event_bytes instead',
+      'service.otlp.host: is deprecated and will be removed in the next release: set receivers.otlp.host instead',
+      'service.otlp.port: is deprecated and will be removed in the next release: set receivers.otlp.port instead',
+      'service.lake.path: is deprecated and will be removed in the next release: set exporters.parquet.path instead',
+    ]);
+    expect(config?.warnings.every((w) => typeof w.line === 'number')).toBe(true);
+  });
+
+  it("the component's own key wins over the deprecated one, which then only warns if it is used", () => {
+    const { config } = resolve(`${PIPELINES}service:
+  limits: { event_body_bytes: 4096 }
+${pipelines}`);
+    expect(config?.components.receiver.get('http_api')?.config).toMatchObject({ max_event_bytes: 2048 });
+    expect(config?.warnings).toEqual([]);
+  });
+
+  it('without them, the components use their own defaults', () => {
+    const { config } = resolve(`${PIPELINES.replace('http_api: { max_event_bytes: 2048 }', 'http_api: {}')}service:
+${pipelines}`);
+    expect(config?.components.receiver.get('otlp')?.config).toEqual({ host: '127.0.0.1', port: 4318 });
+    expect(config?.components.receiver.get('http_api')?.config).toMatchObject({ max_event_bytes: 1024 * 1024 });
+    expect(config?.components.exporter.get('parquet')?.config).not.toHaveProperty('path');
+    expect(config?.warnings).toEqual([]);
+  });
+
+  it('a deprecated key of the wrong type is still an error', () => {
+    const { errors } = resolve(`${PIPELINES}service:
+  otlp: { port: seventy }
+${pipelines}`);
+    expect(errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'service.otlp.port' })]));
   });
 
   it('a YAML syntax error is reported with its line', () => {

@@ -50,7 +50,7 @@ interface Opened {
 async function open(dir: string, config: Record<string, unknown> = QUIET, start = true): Promise<Opened> {
   const db = await Database.open(dir);
   const lake = join(dir, 'lake');
-  const host = { database: db, settings: { lake: { path: lake } }, logger: pino({ level: 'silent' }) } as unknown as Host;
+  const host = { database: db, settings: { data_dir: dir }, logger: pino({ level: 'silent' }) } as unknown as Host;
   const exporter = parquetFactory.create({
     id: { type: 'parquet', text: 'parquet' },
     config: parquetConfigSchema.parse(config),

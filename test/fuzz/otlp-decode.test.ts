@@ -1,18 +1,12 @@
-// Fuzz: the OTLP decoders (receivers/otlp/decode) take any body and either decode it or throw
+// Fuzz: the OTLP decoders (src/otlp/decode) take any body and either decode it or throw
 // OtlpDecodeError (a 400); what they decode goes through the id check and the span validation
 // without an unexpected throw.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  OtlpDecodeError,
-  decodeTraceRequestJson,
-  decodeTraceRequestProtobuf,
-  otlpIdErrors,
-  type DecodedTraceRequest,
-} from '../../receivers/otlp/decode/index.js';
-import { ExportTraceServiceRequest } from '../../receivers/otlp/decode/schema.js';
+import { OtlpDecodeError, decodeTraceRequestJson, decodeTraceRequestProtobuf, otlpIdErrors, type DecodedTraceRequest } from '../../src/otlp/decode/index.js';
+import { ExportTraceServiceRequest } from '../../src/otlp/decode/schema.js';
 import { validationConfigSchema } from '../../processors/validation/config.js';
-import { validateSpan } from '../../processors/validation/span/validate-span.js';
+import { validateSpan } from '../../src/records/span-validation/validate-span.js';
 import { FUZZ_TIMEOUT_MS, oddValue } from './fuzz-config.js';
 
 const limits = validationConfigSchema.parse({});

@@ -1,10 +1,10 @@
-// Fuzz: the span validation (processors/validation/span) takes any span input and either rejects
+// Fuzz: the span validation (src/records/span-validation) takes any span input and either rejects
 // it with field-level errors or makes a Span whose times fit the int64 nanoseconds they are stored as.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validationConfigSchema } from '../../processors/validation/config.js';
-import { toNanos } from '../../processors/validation/span/times.js';
-import { validateSpan } from '../../processors/validation/span/validate-span.js';
+import { toNanos } from '../../src/records/span-validation/times.js';
+import { validateSpan } from '../../src/records/span-validation/validate-span.js';
 import { MAX_STORABLE_NANOS } from '../../src/records/nanos.js';
 import { spanDocumentJson } from '../../src/records/span-document.js';
 import { FUZZ_TIMEOUT_MS, mostlyValid, oddValue } from './fuzz-config.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validationConfigSchema } from '../../processors/validation/config.js';
-import { toNanos } from '../../processors/validation/span/times.js';
-import { validateSpan } from '../../processors/validation/span/validate-span.js';
+import { toNanos } from '../../src/records/span-validation/times.js';
+import { validateSpan } from '../../src/records/span-validation/validate-span.js';
 
 const limits = validationConfigSchema.parse({});
 const base = { trace_id: 'AB'.repeat(16), span_id: 'cd'.repeat(8), name: 'GET /', start_time: 1_700_000_000_000, end_time: 1_700_000_000_250 };

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeTracesData } from '../../exporters/kafka/otlp-proto.js';
 import { KafkaReceiver } from '../../receivers/kafka/receiver.js';
 import { kafkaReceiverConfigSchema } from '../../receivers/kafka/config.js';
-import { decodeTraceRequestProtobuf } from '../../receivers/otlp/decode/protobuf.js';
+import { decodeTraceRequestProtobuf } from '../../src/otlp/decode/protobuf.js';
 import type { Consumer } from '../../src/engine/component.js';
 import { OverloadedError } from '../../src/engine/errors.js';
 import type { Host } from '../../src/engine/host.js';

@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Monitors, type MonitorTenant } from '../../receivers/monitors/monitors.js';
 import { nextExpected, scheduleProblem } from '../../receivers/monitors/schedule.js';
-import { MonitorStore, type Monitor, type UptimeCheck, type UptimeSettings } from '../../receivers/monitors/store.js';
+import { MonitorStore, type Monitor, type UptimeCheck, type UptimeSettings } from '../../src/storage/monitors.js';
 import { createMonitorSchema } from '../../receivers/monitors/input.js';
 import { Database } from '../../extensions/duckdb/database.js';
 import { tempDir } from '../support/service.js';

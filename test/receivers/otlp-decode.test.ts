@@ -22,7 +22,7 @@ import {
   encodeTraceResponseJson,
   encodeTraceResponseProtobuf,
   type DecodedTraceRequest,
-} from '../../receivers/otlp/decode/index.js';
+} from '../../src/otlp/decode/index.js';
 import {
   ExportTraceServiceRequest,
   ExportTraceServiceResponse,
@@ -33,7 +33,7 @@ import {
   RpcStatus,
   ScopeSpans,
   otlpRoot,
-} from '../../receivers/otlp/decode/schema.js';
+} from '../../src/otlp/decode/schema.js';
 
 const nanos = (time: HrTime): bigint => BigInt(time[0]) * 1_000_000_000n + BigInt(time[1]);
 
@@ -208,8 +208,8 @@ function expectDecodeError(run: () => unknown, encoding: 'protobuf' | 'json', me
 }
 
 describe('the OTLP schema', () => {
-  it('is every .proto of receivers/otlp/proto, resolved', () => {
-    const dir = join(packageRoot, 'receivers/otlp/proto');
+  it('is every .proto of src/otlp/proto, resolved', () => {
+    const dir = join(packageRoot, 'src/otlp/proto');
     expect(PROTO_DIR).toBe(dir);
     expect([...PROTO_FILE_NAMES].sort()).toEqual(
       readdirSync(dir)

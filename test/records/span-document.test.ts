@@ -3,7 +3,7 @@
 // for spans whose resource attributes object is shared (its JSON is remembered between spans).
 import { describe, expect, it } from 'vitest';
 import { validationConfigSchema } from '../../processors/validation/config.js';
-import { validateSpan } from '../../processors/validation/span/validate-span.js';
+import { validateSpan } from '../../src/records/span-validation/validate-span.js';
 import { spanDocumentJson, toSpanDocument } from '../../src/records/span-document.js';
 import type { Span } from '../../src/records/span.js';
 

@@ -8,10 +8,10 @@ import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { parseQuery } from '../../extensions/query/index.js';
 import type { ErrorEvent, StackFrame } from '../../src/records/event.js';
-import { exceptionEventsFromSpan } from '../../src/records/span-exceptions.js';
+import { exceptionEventsFromSpan } from '../../connectors/exceptions/span-exceptions.js';
 import type { Span } from '../../src/records/span.js';
-import { MAX_TEXT_LENGTH, parseJavaCauses, parseStacktrace } from '../../src/records/stacktrace-text.js';
-import { sentryKeyFromDsn, sentryKeyFromHeader } from '../../receivers/http-api/sentry/auth.js';
+import { MAX_TEXT_LENGTH, parseJavaCauses, parseStacktrace } from '../../connectors/exceptions/stacktrace-text.js';
+import { sentryKeyFromDsn, sentryKeyFromHeader } from '../../src/auth/sentry-dsn.js';
 import { compileRules } from '../../processors/grouping/compile-rules.js';
 import { computeGrouping } from '../../processors/grouping/fingerprint.js';
 import {

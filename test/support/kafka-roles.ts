@@ -7,7 +7,8 @@ import { parse, stringify } from 'yaml';
 import { randomBytes } from 'node:crypto';
 import { packageRoot } from '../../src/paths.js';
 import type { Span } from '../../src/records/span.js';
-import { seededDataDirs, type MockBroker } from './kafka.js';
+import type { MockBroker } from './mock-broker.js';
+import { seededDataDirs } from './seeded-dirs.js';
 import { startService, tempDir, type TestService } from './service.js';
 
 export type Role = 'ingest' | 'worker' | 'query' | 'single';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, inject } from 'vitest';
 import type { StackFrame } from '../../src/records/event.js';
-import { parseStacktrace } from '../../src/records/stacktrace-text.js';
+import { parseStacktrace } from '../../connectors/exceptions/stacktrace-text.js';
 import { APP_DIR, type AppBuild, type AppBuilds } from './app-builds.js';
 import { markedSites, sitesOf, type SourceSite } from './app-source.js';
 

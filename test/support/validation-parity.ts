@@ -4,7 +4,7 @@
 // that zod words the rejection. The validation tests call it on every body they validate.
 import { expect } from 'vitest';
 import { compileAccept, UNSURE } from '../../processors/validation/compiled.js';
-import { apiErrorMap } from '../../processors/validation/issues.js';
+import { apiErrorMap } from '../../src/records/zod-issues.js';
 import { tooDeep } from '../../processors/validation/depth.js';
 import { validationConfigSchema } from '../../processors/validation/config.js';
 import { errorEventInputSchema } from '../../src/records/event-schema.js';

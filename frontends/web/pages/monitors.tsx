@@ -1,7 +1,7 @@
 // Monitors: the list (status, last check-in or check, next expected run, uptime) and a page per
 // monitor with its recent check-ins (cron) or checks and their latency (uptime), and its issue.
 import { Fragment, h } from '../jsx.js';
-import type { Checkin, Monitor, UptimeCheck } from '../../../receivers/monitors/store.js';
+import type { Checkin, Monitor, UptimeCheck } from '../../../src/storage/monitors.js';
 import { BarChart } from './charts.js';
 import { Page, TableHead, type Viewer } from './layout.js';
 import { ProjectPicker, When } from './parts.js';

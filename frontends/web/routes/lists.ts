@@ -2,7 +2,7 @@
 // parsers and cursors as GET /v1/traces and GET /v1/replays.
 import type { HttpHost } from '../../../src/http/host.js';
 import { ApiError } from '../../../src/http/errors.js';
-import { parseDurations } from '../../api/params.js';
+import { parseDurations } from '../../../src/http/params.js';
 import { InvalidCursorError } from '../../../src/http/cursor.js';
 import type { PageKit } from '../kit.js';
 import type { FilterField } from '../pages/parts.js';

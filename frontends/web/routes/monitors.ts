@@ -1,6 +1,6 @@
 // GET /monitors and GET /monitors/{slug}: the monitors receiver's monitors, read from its tables.
 import type { HttpHost } from '../../../src/http/host.js';
-import { MonitorStore } from '../../../receivers/monitors/store.js';
+import { MonitorStore } from '../../../src/storage/monitors.js';
 import type { PageKit } from '../kit.js';
 import { MonitorPage, MonitorsPage } from '../pages/monitors.js';
 

@@ -1,7 +1,7 @@
 import type { Processor } from '../../../src/engine/component.js';
 import { reject, type Item } from '../../../src/engine/item.js';
 import type { ReplayChunkInput, ReplaySegment } from '../../../src/records/replay.js';
-import { RetentionWindow } from '../retention.js';
+import { RetentionWindow } from '../../../src/records/retention-window.js';
 import { validateReplayChunk } from './validate-replay.js';
 
 /** Turns decoded POST /v1/replays chunks into ReplaySegment records, or rejects them with field-level details. */

@@ -13,7 +13,7 @@ import { ApiError, errors } from '../../../src/http/errors.js';
 import { json, type RequestContext, type RouteDefinition } from '../../../src/http/host.js';
 import type { ApiKey, Project } from '../../../extensions/catalog/catalog.js';
 import { sentryIngestOf, type DiscardedEvents, type SessionCounts } from '../../../extensions/sentry-ingest/index.js';
-import { authenticateDsn, sentryKeyFromDsn, sentryKeyFromHeader } from './auth.js';
+import { authenticateDsn, sentryKeyFromDsn, sentryKeyFromHeader } from '../../../src/auth/sentry-dsn.js';
 import { isJsonObject, parseEnvelope, parseJsonPayload, type EnvelopeItem, type JsonObject, type SkippedItem } from './envelope.js';
 import { mapSentryEvent, sentryEventId } from './event.js';
 import { inflateCapped, parseEvents } from '../routes/replays.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { build } from 'esbuild';
-import { parseStacktrace } from '../../../src/records/stacktrace-text.js';
+import { parseStacktrace } from '../../../connectors/exceptions/stacktrace-text.js';
 import type { StackFrame } from '../../../src/records/event.js';
 
 export const APP_SOURCES: Record<string, string> = {

@@ -2,7 +2,7 @@
 // ExportTraceServiceRequest body into span inputs, and the response and error bodies.
 //
 // The request is read straight off the wire into span inputs, by a decoder written for the
-// messages of receivers/otlp/proto/ (field numbers as there), rather than through protobufjs'
+// messages of src/otlp/proto/ (field numbers as there), rather than through protobufjs'
 // message objects: that is markedly faster on the hot path (protobufjs allocates a message and a
 // Long per value, and `delete`s on every oneof member and zero-valued field). protobufjs
 // still encodes the responses, and the tests check this decoder against its decoding.
@@ -11,7 +11,7 @@
 // type is skipped as unknown, a message field given twice is merged, a scalar given twice keeps
 // the last value. Unlike protobufjs (and like the Go collector) strings are not checked for valid
 // UTF-8: bad bytes read as U+FFFD instead of failing the whole request.
-import type { AttributeValue, Attributes, InstrumentationScope, SpanInput } from '../../../src/records/span.js';
+import type { AttributeValue, Attributes, InstrumentationScope, SpanInput } from '../../records/span.js';
 import { OtlpDecodeError } from './errors.js';
 import { ExportTraceServiceResponse, RpcStatus } from './schema.js';
 import {

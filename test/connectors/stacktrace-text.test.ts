@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, it, expect } from 'vitest';
 import type { StackFrame } from '../../src/records/event.js';
-import { MAX_FRAMES, parseStacktrace } from '../../src/records/stacktrace-text.js';
+import { MAX_FRAMES, parseStacktrace } from '../../connectors/exceptions/stacktrace-text.js';
 import { stackFrameSchema } from '../../src/records/event-schema.js';
 
 // ---------------------------------------------------------------------------------------------

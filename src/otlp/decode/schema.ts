@@ -1,13 +1,13 @@
-// The OTLP trace protobuf schema, resolved once at module load from receivers/otlp/proto/*.proto
+// The OTLP trace protobuf schema, resolved once at module load from src/otlp/proto/*.proto
 // (found from the package root, so it works from src/ and dist/; package.json ships the folder).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import protobuf from 'protobufjs';
-import { packageRoot } from '../../../src/paths.js';
+import { packageRoot } from '../../paths.js';
 
 /** Imports before importers. */
 export const PROTO_FILE_NAMES = ['common.proto', 'resource.proto', 'trace.proto', 'trace_service.proto', 'status.proto'] as const;
-export const PROTO_DIR = join(packageRoot, 'receivers/otlp/proto');
+export const PROTO_DIR = join(packageRoot, 'src/otlp/proto');
 
 function buildRoot(): protobuf.Root {
   const root = new protobuf.Root();
@@ -17,7 +17,7 @@ function buildRoot(): protobuf.Root {
   return root;
 }
 
-/** Every type of receivers/otlp/proto/, by fully qualified name. */
+/** Every type of src/otlp/proto/, by fully qualified name. */
 export const otlpRoot: protobuf.Root = buildRoot();
 
 const type = (name: string): protobuf.Type => otlpRoot.lookupType(name);

@@ -2,8 +2,8 @@
 // apiErrorMap words type errors the API's way ("expected a string, got number"); messages set on
 // a schema or check win over it, as zod gives them precedence over a per-parse error map.
 import type { z } from 'zod';
-import type { FieldError } from '../../src/engine/item.js';
-import { describeType } from '../../src/records/json-type.js';
+import type { FieldError } from '../engine/item.js';
+import { describeType } from './json-type.js';
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 

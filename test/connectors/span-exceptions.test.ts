@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { errorEventInputSchema } from '../../src/records/event-schema.js';
 import type { Span, SpanEvent } from '../../src/records/span.js';
-import { deterministicUuid, exceptionEventsFromSpan, isoFromNanos } from '../../src/records/span-exceptions.js';
+import { deterministicUuid, exceptionEventsFromSpan, isoFromNanos } from '../../connectors/exceptions/span-exceptions.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

@@ -5,7 +5,7 @@
 // enums as integers (their names are accepted too), bytes values as base64. Unknown fields are
 // ignored, as the spec requires; null reads as the field's default.
 import { parse as parseLossless } from 'lossless-json';
-import type { AttributeValue, Attributes, InstrumentationScope, SpanInput } from '../../../src/records/span.js';
+import type { AttributeValue, Attributes, InstrumentationScope, SpanInput } from '../../records/span.js';
 import { OtlpDecodeError } from './errors.js';
 import type { PartialSuccess } from './protobuf.js';
 import {

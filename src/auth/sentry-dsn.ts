@@ -1,8 +1,8 @@
 // Which DSN key a Sentry SDK request carries: `X-Sentry-Auth: Sentry sentry_key=…, sentry_version=7, …`
 // (also sent as `Authorization` by some SDKs), the `sentry_key` query parameter (browser SDKs,
 // which avoid preflights), or the `dsn` of the envelope header.
-import { ApiError, errors } from '../../../src/http/errors.js';
-import type { ApiKey, Catalog, Project } from '../../../extensions/catalog/catalog.js';
+import { ApiError, errors } from '../http/errors.js';
+import type { DsnDirectory, KeyGrant, ProjectRef } from './directory.js';
 
 /** The `sentry_key` of a `Sentry k=v, …` header value, if any. */
 export function sentryKeyFromHeader(value: string | null): string | undefined {
@@ -31,7 +31,11 @@ export function sentryKeyFromDsn(dsn: unknown): string | undefined {
  * (with a `WWW-Authenticate` naming Sentry's scheme), 403 for a key of another project (also when
  * the ingest id names no project: a valid key learns nothing about other tenants).
  */
-export async function authenticateDsn(catalog: Catalog, ingestId: string, publicKey: string | undefined): Promise<{ key: ApiKey; project: Project }> {
+export async function authenticateDsn<K extends KeyGrant, P extends ProjectRef>(
+  catalog: DsnDirectory<K, P>,
+  ingestId: string,
+  publicKey: string | undefined,
+): Promise<{ key: K; project: P }> {
   if (!publicKey)
     throw unauthorized('no DSN key: send X-Sentry-Auth: Sentry sentry_key=<public key>, the sentry_key parameter, or the dsn in the envelope header');
   const key = await catalog.dsnKey(publicKey);

@@ -3,7 +3,7 @@
 // come out oldest call first, the crashing frame last (Sentry's order), whatever order the
 // runtime printed them in. Parsing is line by line with string scans and a few anchored,
 // linear regexes: no pattern can backtrack catastrophically on a long line.
-import type { StackFrame } from './event.js';
+import type { StackFrame } from '../../src/records/event.js';
 
 /** At most this many frames are returned: the ones nearest the crash. */
 export const MAX_FRAMES = 250;

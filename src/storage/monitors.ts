@@ -1,13 +1,13 @@
-// Monitors, their check-ins and uptime checks, in tables of the service's DuckDB file that this
-// receiver owns (migrations under the owner `monitors`). Monitors are few and read on every
+// Monitors, their check-ins and uptime checks, in tables of the service's DuckDB file that the
+// monitors receiver owns (migrations under the owner `monitors`). Monitors are few and read on every
 // scheduler tick, so they are also held in memory; check-ins and checks are read with SQL.
 import { randomUUID } from 'node:crypto';
-import type { Dataset } from '../../src/engine/item.js';
+import type { Dataset } from '../engine/item.js';
 import type { Database } from '../../extensions/duckdb/database.js';
-import { decodeCursor, encodeCursor } from '../../src/http/cursor.js';
+import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { migrate, type Migration } from '../../extensions/duckdb/migrate.js';
 import { rows } from '../../extensions/duckdb/rows.js';
-import type { Schedule } from './schedule.js';
+import type { Schedule } from '../records/schedule.js';
 
 export type MonitorType = 'cron' | 'uptime';
 export type CronStatus = 'new' | 'ok' | 'error' | 'missed' | 'timeout';

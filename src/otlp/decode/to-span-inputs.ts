@@ -1,8 +1,8 @@
 // What both OTLP decoders (protobuf.ts, json.ts) produce, and the pieces they share to build it:
 // one SpanInput (src/records/span.ts) per OTLP span, grouped by the resource it came with.
 // The traces validation then checks each SpanInput like a span of POST /v1/traces.
-import type { FieldError } from '../../../src/engine/item.js';
-import type { AttributeValue, Attributes, InstrumentationScope, SpanInput, SpanKind, SpanStatus } from '../../../src/records/span.js';
+import type { FieldError } from '../../engine/item.js';
+import type { AttributeValue, Attributes, InstrumentationScope, SpanInput, SpanKind, SpanStatus } from '../../records/span.js';
 
 export interface DecodedResourceSpans {
   /** The resource's attributes; the same object is each of its spans' resource_attributes. */

@@ -1,10 +1,15 @@
 // Items dated before the first day their signal's retention keeps would be acknowledged and then
 // never seen: the retention job deletes them at its next run, and reads skip them until then.
 // The validation rejects them instead, with the reason. The cut is the retention job's own
-// (src/storage/retention.ts firstKeptDay: whole UTC days, today counting as one).
-import { firstKeptDay } from '../../src/storage/retention.js';
+// (firstKeptDay: whole UTC days, today counting as one).
 
 const DAY_MS = 24 * 3600 * 1000;
+
+/** The first day that is kept: today (UTC) minus `days` - 1. */
+export function firstKeptDay(days: number, now = Date.now()): string {
+  const today = Math.floor(now / DAY_MS) * DAY_MS;
+  return new Date(today - (days - 1) * DAY_MS).toISOString().slice(0, 10);
+}
 
 export class RetentionWindow {
   private today = Number.NaN;

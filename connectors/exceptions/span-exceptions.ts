@@ -20,13 +20,11 @@
 //   http.route, http.request.method and http.response.status_code (falling back to the older
 //   http.method / http.status_code attributes).
 import { createHash } from 'node:crypto';
+import type { Span, SpanEvent } from '../../src/records/span.js';
+import { attributeText, firstText, serviceOf, spanScope } from '../../src/records/span-scope.js';
 import { parseJavaCauses, parseStacktrace } from './stacktrace-text.js';
-import type { AttributeValue, Attributes, Span, SpanEvent } from './span.js';
 
 export const EXCEPTION_EVENT_NAME = 'exception';
-
-/** What the span validator puts in service_name when the sender gave none. */
-const UNKNOWN_SERVICE = 'unknown_service';
 
 const PLATFORMS: Record<string, string> = { nodejs: 'node', webjs: 'javascript' };
 
@@ -36,22 +34,6 @@ const TAG_ATTRIBUTES: [string, ...string[]][] = [['http.route'], ['http.request.
 /** Years 0000-9999: what an ISO 8601 timestamp with a 4-digit year can say. */
 const MAX_ISO_MS = 253_402_300_799_999;
 const NS_PER_MS = 1_000_000n;
-
-/** A scalar attribute as a non-empty string (numbers and booleans stringified), else undefined. */
-function attributeText(value: AttributeValue | undefined): string | undefined {
-  if (typeof value === 'string') return value.trim() === '' ? undefined : value;
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined;
-  if (typeof value === 'boolean') return String(value);
-  return undefined;
-}
-
-function firstText(attributes: Attributes, keys: readonly string[]): string | undefined {
-  for (const key of keys) {
-    const text = attributeText(attributes[key]);
-    if (text !== undefined) return text;
-  }
-  return undefined;
-}
 
 /** A deterministic UUIDv8 (lower case, dashed) from the SHA-256 of the parts. */
 export function deterministicUuid(...parts: string[]): string {
@@ -73,27 +55,6 @@ export function isoFromNanos(nanos: bigint): string | undefined {
   const ms = nanos / NS_PER_MS;
   if (ms > BigInt(MAX_ISO_MS)) return undefined;
   return new Date(Number(ms)).toISOString();
-}
-
-/** The span's service_name unless it is the validator's placeholder, else the resource's. */
-function serviceOf(span: Pick<Span, 'service_name'>, resource: Attributes): string | undefined {
-  if (span.service_name && span.service_name.trim() !== '' && span.service_name !== UNKNOWN_SERVICE) return span.service_name;
-  return attributeText(resource['service.name']);
-}
-
-/** The environment and release a span's events get (and a trace list filters by): from its resource. */
-export function spanScope(span: Pick<Span, 'service_name' | 'resource_attributes'>): { environment: string; release: string } {
-  const resource = span.resource_attributes ?? {};
-  return {
-    environment: firstText(resource, ['deployment.environment.name', 'deployment.environment']) ?? 'production',
-    release: releaseOf(serviceOf(span, resource), resource),
-  };
-}
-
-function releaseOf(service: string | undefined, resource: Attributes): string {
-  const version = attributeText(resource['service.version']);
-  if (version !== undefined) return `${service ?? 'unknown'}@${version}`;
-  return service ?? 'unknown';
 }
 
 /**

@@ -1,9 +1,9 @@
 // Query-parameter parsing shared by the list endpoints: every bad value is a 400 invalid_parameter.
-import type { Principal } from '../../src/auth/authenticator.js';
-import { resolveProject } from '../../src/auth/scope.js';
-import { errors } from '../../src/http/errors.js';
-import { InvalidCursorError } from '../../src/http/cursor.js';
-import type { Catalog, Project } from '../../extensions/catalog/catalog.js';
+import type { Principal } from '../auth/authenticator.js';
+import type { ProjectDirectory, ProjectRef } from '../auth/directory.js';
+import { resolveProject } from '../auth/scope.js';
+import { InvalidCursorError } from './cursor.js';
+import { errors } from './errors.js';
 
 export function parseLimit(query: URLSearchParams, fallback = 50, max = 1000): number {
   return parseInteger(query, 'limit', fallback, 1, max);
@@ -45,12 +45,12 @@ export const LIST_QUERY_DOCS = [
  * The project a list route reads (the spec makes `project_id` required): a project key may omit
  * it (its own project); an organization key must name one.
  */
-export async function listProject(catalog: Catalog, principal: Principal, query: URLSearchParams): Promise<Project> {
+export async function listProject<P extends ProjectRef>(catalog: ProjectDirectory<P>, principal: Principal, query: URLSearchParams): Promise<P> {
   return namedProject(catalog, principal, optional(query, 'project_id'));
 }
 
 /** The project `requested` names, which an organization key must do (a project key may omit it). */
-export async function namedProject(catalog: Catalog, principal: Principal, requested: string | undefined): Promise<Project> {
+export async function namedProject<P extends ProjectRef>(catalog: ProjectDirectory<P>, principal: Principal, requested: string | undefined): Promise<P> {
   if (requested === undefined && !principal.projectId) throw errors.invalidParameter('project_id', 'is required with an organization key');
   return resolveProject(catalog, principal, requested);
 }

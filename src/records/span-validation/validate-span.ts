@@ -1,8 +1,8 @@
 // Checks one span of /v1/traces or OTLP and turns it into the Span record. Hand-written rather
 // than a schema library: it runs once per span on the ingest hot path, where a schema library
 // would be the top cost, and it needs bigint times.
-import type { FieldError } from '../../../src/engine/item.js';
-import { describeType } from '../../../src/records/json-type.js';
+import type { FieldError } from '../../engine/item.js';
+import { describeType } from '../json-type.js';
 import {
   SPAN_KINDS,
   SPAN_STATUSES,
@@ -14,7 +14,7 @@ import {
   type SpanKind,
   type SpanLink,
   type SpanStatus,
-} from '../../../src/records/span.js';
+} from '../span.js';
 import { toNanos } from './times.js';
 
 export interface SpanLimits {
@@ -23,6 +23,9 @@ export interface SpanLimits {
   max_span_links: number;
   max_attribute_value_length: number;
 }
+
+/** The limits when none are configured (the validation processor's defaults). */
+export const SPAN_LIMIT_DEFAULTS: SpanLimits = { max_span_attributes: 128, max_span_events: 128, max_span_links: 128, max_attribute_value_length: 4096 };
 
 export type SpanValidation = { ok: true; span: Omit<Span, 'project_id' | 'received_at'> } | { ok: false; errors: FieldError[] };
 

@@ -1,10 +1,9 @@
-import type { Processor } from '../../../src/engine/component.js';
-import { reject, type Item } from '../../../src/engine/item.js';
-import { nanosToMillis } from '../../../src/records/nanos.js';
-import type { Span } from '../../../src/records/span.js';
-import type { ValidationConfig } from '../config.js';
-import { RetentionWindow } from '../retention.js';
-import { validateSpan } from './validate-span.js';
+import type { Processor } from '../../engine/component.js';
+import { reject, type Item } from '../../engine/item.js';
+import { nanosToMillis } from '../nanos.js';
+import type { Span } from '../span.js';
+import { RetentionWindow } from '../retention-window.js';
+import { validateSpan, type SpanLimits } from './validate-span.js';
 
 /** Turns span inputs (/v1/traces JSON or decoded OTLP) into Span records, or rejects them per span. */
 export class SpanValidationProcessor implements Processor {
@@ -12,7 +11,7 @@ export class SpanValidationProcessor implements Processor {
 
   /** `retentionDays`: service.retention.traces_days; spans that start earlier are rejected (none when undefined). */
   constructor(
-    private readonly config: ValidationConfig,
+    private readonly config: SpanLimits,
     retentionDays?: number,
   ) {
     if (retentionDays !== undefined) this.retention = new RetentionWindow('traces', retentionDays);

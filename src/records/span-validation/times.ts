@@ -3,7 +3,7 @@
 // (~1.7e18). The boundaries sit at factors of 1000 between the units' values for today, so any
 // date between 1973 and 5138 reads unambiguously. Times are integers (DESIGN.md), and must fall
 // between 1970 and 2262, where their nanoseconds fit the signed 64-bit integers they are stored as.
-import { MAX_STORABLE_NANOS, STORABLE_RANGE } from '../../../src/records/nanos.js';
+import { MAX_STORABLE_NANOS, STORABLE_RANGE } from '../nanos.js';
 
 const SECONDS_BELOW = 100_000_000_000n; // 1e11
 const MILLIS_BELOW = 100_000_000_000_000n; // 1e14
