@@ -142,6 +142,7 @@ export class Service {
     const swept = await this.artifacts.start();
     if (swept > 0) host.logger.info({ files: swept, path: this.artifacts.dir }, 'removed artifact files no bundle refers to (left by a crash)');
     const graph = (this.graph = PipelineGraph.build(this.config, host));
+    await host.issueStates.ignores.load();
     await graph.start();
     this.storage = host.storage = new Storage(host.database, host.issueStates, this.readSources(graph), host.settings.app_url);
     this.users = new Users(host.database);

@@ -12,6 +12,7 @@ import { parseDuration } from '../../src/records/alert-rule.js';
 import type { IssueTransition } from '../../src/records/event.js';
 import { firingKey, type NewFiring } from '../../src/storage/alert-outbox.js';
 import type { AlertRule, StateChange } from '../../src/storage/alert-rules.js';
+import type { Alerts } from '../../src/storage/alerts.js';
 import { buildPayload } from './payload.js';
 import type { AlertingRuntime } from './runtime.js';
 import { eventMatches, spanMatches, spanMicros } from './windows.js';
@@ -20,6 +21,14 @@ interface IssueHit {
   item: RecordItem<'events'>;
   rule: AlertRule;
   transition: IssueTransition;
+}
+
+/** `frequency` for issue rules counts per issue: a regression this soon after the last one notified is not notified. */
+export async function quietEnough(alerts: Alerts, rule: AlertRule, issueId: string, now: number): Promise<boolean> {
+  const frequency = parseDuration(rule.frequency) ?? 0;
+  if (frequency === 0) return true;
+  const last = await alerts.outbox.lastFiring(rule.id, issueId);
+  return last === null || now - last >= frequency;
 }
 
 export class AlertingProcessor implements Processor {
@@ -88,7 +97,7 @@ export class AlertingProcessor implements Processor {
               // IssueStates): the same key in every process, and a new one for the next regression.
               firingKey(rule.id, issueId, 'regressed', event.id);
         if (firings.has(key)) continue;
-        if (transition === 'regressed' && !(await this.quietEnough(rule, issueId, item.receivedAt))) continue;
+        if (transition !== 'new' && !(await quietEnough(host.alerts, rule, issueId, item.receivedAt))) continue;
         const now = Date.now();
         const project = await host.catalog.project(rule.project_id);
         const payload: AlertPayload = buildPayload({
@@ -103,7 +112,7 @@ export class AlertingProcessor implements Processor {
             title: event.title ?? `${event.exception.type}: ${event.exception.value}`,
             culprit: event.culprit ?? null,
             count: await this.issueCount(item, issueId, transition),
-            status: transition === 'new' ? 'unresolved' : 'regressed',
+            status: transition === 'regressed' ? 'regressed' : 'unresolved',
           },
           event,
           transition,
@@ -130,14 +139,6 @@ export class AlertingProcessor implements Processor {
       // Not recorded: nothing is acknowledged and the sender retries, so the alert is not lost.
       throw new ExportError(this.runtime.id, error);
     }
-  }
-
-  /** `frequency` for issue rules counts per issue: a regression this soon after the last one notified is not notified. */
-  private async quietEnough(rule: AlertRule, issueId: string, now: number): Promise<boolean> {
-    const frequency = parseDuration(rule.frequency) ?? 0;
-    if (frequency === 0) return true;
-    const last = await this.runtime.host.alerts.outbox.lastFiring(rule.id, issueId);
-    return last === null || now - last >= frequency;
   }
 
   private async issueCount(item: RecordItem<'events'>, issueId: string, transition: IssueTransition): Promise<number> {

@@ -7,12 +7,13 @@ import { json, principalOf, type RequestContext, type RouteDefinition } from '..
 import { InvalidCursorError } from '../storage/cursor.js';
 import { SETTABLE_STATUSES, type Issue, type IssueStatus } from '../storage/issues.js';
 import type { ApiContext } from './context.js';
+import { IGNORE_UNTIL_SCHEMA, ignoreConditionOf, ignoreField } from './issue-ignore.js';
 import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, parseLimit } from './params.js';
 
 const ALL_STATUSES: readonly IssueStatus[] = ['unresolved', 'resolved', 'ignored', 'regressed'];
 
 export function issueRoutes({ catalog, storage, appUrl, issuePage }: ApiContext): RouteDefinition[] {
-  const present = (issue: Issue) => ({ ...issue, permalink: `${appUrl}/issues/${issue.id}` });
+  const present = (issue: Issue) => ({ ...issue, permalink: `${appUrl}/issues/${issue.id}`, ...ignoreField(storage, issue) });
 
   /** The issue, if it exists in the key's dataset and a project the key reaches; else 404. */
   const findIssue = async (principal: Principal, id: string): Promise<{ issue: Issue; projectIds: string[] }> => {
@@ -70,7 +71,11 @@ export function issueRoutes({ catalog, storage, appUrl, issuePage }: ApiContext)
       auth: true,
       requestBody: {
         contentType: 'application/json',
-        schema: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: [...SETTABLE_STATUSES] } } },
+        schema: {
+          type: 'object',
+          required: ['status'],
+          properties: { status: { type: 'string', enum: [...SETTABLE_STATUSES] }, ignore_until: IGNORE_UNTIL_SCHEMA },
+        },
       },
       responses: {
         200: 'The updated issue',
@@ -86,8 +91,9 @@ export function issueRoutes({ catalog, storage, appUrl, issuePage }: ApiContext)
         const status = typeof body === 'object' && body !== null && 'status' in body ? body.status : undefined;
         if (typeof status !== 'string' || !(SETTABLE_STATUSES as readonly string[]).includes(status))
           throw errors.validation('the status is invalid', [{ path: 'status', message: `must be one of ${SETTABLE_STATUSES.join(', ')}` }]);
+        const ignore = ignoreConditionOf(body as object, status);
         const { issue, projectIds } = await findIssue(principal, ctx.params.id);
-        const updated = await storage.issues.setStatus(principal.dataset, projectIds, issue.id, status as (typeof SETTABLE_STATUSES)[number]);
+        const updated = await storage.issues.setStatus(principal.dataset, projectIds, issue.id, status as (typeof SETTABLE_STATUSES)[number], ignore);
         if (!updated) throw errors.notFound(`no issue ${ctx.params.id}`);
         return json(ctx, 200, present(updated));
       },

@@ -248,6 +248,19 @@ export const CATALOG_MIGRATIONS: readonly Migration[] = [
     sql: `ALTER TABLE projects ADD COLUMN data_scrubbing VARCHAR;`,
   },
   {
+    version: 17,
+    name: 'ignore until: the condition under which an ignored issue returns',
+    // One row per ignored issue that returns by itself: the condition as JSON, when it was set
+    // (counts and minutes run from there), when it ends for time conditions (epoch ms), and the
+    // progress of count and users conditions (events seen since, hashes of the distinct users).
+    sql: `
+      CREATE TABLE issue_ignores (
+        id VARCHAR PRIMARY KEY, dataset VARCHAR NOT NULL, project_id VARCHAR NOT NULL, condition VARCHAR NOT NULL,
+        ignored_at BIGINT NOT NULL, deadline BIGINT, events BIGINT NOT NULL DEFAULT 0, users VARCHAR NOT NULL DEFAULT '[]'
+      );
+    `,
+  },
+  {
     version: 18,
     name: 'release health per user',
     // Crash-free users: each distinct id (the session's `did` from the SDK, stored as its SHA-256) once per

@@ -5,6 +5,7 @@
 // whose events were received after its resolution reads as regressed, whatever recorded it).
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
+import type { IgnoreCondition, IgnoreUntil } from '../records/ignore-until.js';
 import type { Database } from './database.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { IssueStates, IssueStatus, SettableStatus } from './issue-states.js';
@@ -112,10 +113,15 @@ export class IssueStore {
   }
 
   /** Sets the status of an issue of one of `projectIds`; undefined when there is none. */
-  async setStatus(dataset: Dataset, projectIds: string[], id: string, status: SettableStatus): Promise<Issue | undefined> {
+  async setStatus(dataset: Dataset, projectIds: string[], id: string, status: SettableStatus, ignore?: IgnoreCondition): Promise<Issue | undefined> {
     const issue = await this.get(dataset, projectIds, id);
     if (!issue) return undefined;
-    await this.states.setStatus(dataset, issue.project_id, id, status);
+    await this.states.setStatus(dataset, issue.project_id, id, status, undefined, ignore);
     return this.get(dataset, projectIds, id);
+  }
+
+  /** The condition an ignored issue returns under (ignore until), if it has one. */
+  ignoreUntil(id: string): IgnoreUntil | undefined {
+    return this.states.ignores.peek(id);
   }
 }
