@@ -2,7 +2,7 @@
 // decide whether an event opens its issue or reopens a resolved one, and what PATCH /v1/issues
 // changes. Statuses are read on every event, so they are cached in memory; the cache is this
 // process's view, kept right by the writes that go through it.
-import type { DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
 import type { IssueTransition } from '../records/event.js';
 import type { Database } from './database.js';
@@ -172,15 +172,23 @@ export class IssueStates {
 
   /** The status of an issue as a person sets it. */
   async setStatus(dataset: Dataset, projectId: string, id: string, status: SettableStatus, now = Date.now()): Promise<void> {
-    await this.db.write(async (c) => {
-      await c.run(
-        `INSERT INTO issue_states (id, dataset, status, status_changed_at, project_id, opened_by, created_at)
-         VALUES ($id, $dataset, $status, make_timestamp($now::BIGINT), $project, NULL, make_timestamp($now::BIGINT))
-         ON CONFLICT (id) DO UPDATE SET status = excluded.status, status_changed_at = excluded.status_changed_at`,
-        { id, dataset, status, now: BigInt(now) * 1000n, project: projectId },
-      );
-      await this.db.recordChange(c, { kind: 'issue_status', id, dataset, project_id: projectId, status, at: now });
-    });
+    await this.db.write((c) => this.recordStatus(c, dataset, projectId, id, status, now));
+    this.statusCommitted(id, status);
+  }
+
+  /** Writes a status a person set inside the caller's transaction; call statusCommitted once it commits. */
+  async recordStatus(c: DuckDBConnection, dataset: Dataset, projectId: string, id: string, status: SettableStatus, now: number): Promise<void> {
+    await c.run(
+      `INSERT INTO issue_states (id, dataset, status, status_changed_at, project_id, opened_by, created_at)
+       VALUES ($id, $dataset, $status, make_timestamp($now::BIGINT), $project, NULL, make_timestamp($now::BIGINT))
+       ON CONFLICT (id) DO UPDATE SET status = excluded.status, status_changed_at = excluded.status_changed_at`,
+      { id, dataset, status, now: BigInt(now) * 1000n, project: projectId },
+    );
+    await this.db.recordChange(c, { kind: 'issue_status', id, dataset, project_id: projectId, status, at: now });
+  }
+
+  /** The cache learns a status recordStatus wrote, once its transaction committed. */
+  statusCommitted(id: string, status: SettableStatus): void {
     const known = this.cache.get(id);
     this.remember(id, { status, openedBy: known?.openedBy ?? null });
   }
