@@ -21,6 +21,7 @@ import type { Catalog } from '../storage/catalog.js';
 import { changeKey, type ControlChange, type Journal } from '../storage/control-journal.js';
 import type { Database } from '../storage/database.js';
 import type { IssueStates } from '../storage/issue-states.js';
+import { applyAssigneeChange } from '../storage/issue-triage.js';
 import { rows } from '../storage/rows.js';
 import { createKafka } from './connection.js';
 
@@ -140,6 +141,7 @@ export class ControlPlane implements Journal {
     const { catalog, issueStates, alertRules, artifacts, database } = this.stores;
     try {
       if (record.kind === 'issue_status') await issueStates.applyStatus(record);
+      else if (record.kind === 'issue_assignee') await applyAssigneeChange(database, record);
       else if (record.kind === 'project' || record.kind === 'key') await catalog.apply(record);
       else if (record.kind === 'artifact_bundle') await artifacts.apply(record);
       else if (record.kind === 'alert_rule') {

@@ -241,6 +241,20 @@ export const CATALOG_MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 14,
+    name: 'issue assignees',
+    // Who an issue is assigned to (src/storage/issue-triage.ts): a web user, with their email kept
+    // beside the id so a node whose catalog lacks that user (the Kafka roles replicate assignments,
+    // not users) still shows it. A row with a NULL user is an unassignment: its time still orders
+    // replicated changes (last writer wins, like issue statuses).
+    sql: `
+      CREATE TABLE issue_assignees (
+        id VARCHAR PRIMARY KEY, dataset VARCHAR NOT NULL, project_id VARCHAR NOT NULL,
+        user_id VARCHAR, email VARCHAR, changed_at TIMESTAMP NOT NULL
+      );
+    `,
+  },
+  {
     version: 16,
     name: "projects' data-scrubbing settings",
     // A project's `data_scrubbing` (PATCH /v1/projects/{id}) as JSON text: the options the

@@ -2,10 +2,10 @@
 // decide whether an event opens its issue or reopens a resolved one, and what PATCH /v1/issues
 // changes. Statuses are read on every event, so they are cached in memory; the cache is this
 // process's view, kept right by the writes that go through it.
-import type { DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
 import type { IssueTransition } from '../records/event.js';
-import { ignoreUntil, type IgnoreCondition } from '../records/ignore-until.js';
+import { ignoreUntil, type IgnoreCondition, type IgnoreUntil } from '../records/ignore-until.js';
 import type { Database } from './database.js';
 import { IssueIgnores } from './issue-ignores.js';
 
@@ -75,6 +75,8 @@ export class IssueStates {
 
   /** Ignored issues that return by themselves (ignore until). */
   readonly ignores: IssueIgnores;
+  /** What recordStatus wrote to the ignores, for statusCommitted to remember once it commits. */
+  private readonly ignoresWritten = new Map<string, { issue: { dataset: Dataset; projectId: string; id: string }; value: IgnoreUntil | null }>();
 
   constructor(private readonly db: Database) {
     this.ignores = new IssueIgnores(db, (dataset, projectId, id, now) => this.setStatus(dataset, projectId, id, 'unresolved', now));
@@ -192,27 +194,46 @@ export class IssueStates {
 
   /** The status of an issue as a person sets it; `ignored` with a condition returns by itself (IssueIgnores). */
   async setStatus(dataset: Dataset, projectId: string, id: string, status: SettableStatus, now = Date.now(), ignore?: IgnoreCondition): Promise<void> {
+    await this.db.write((c) => this.recordStatus(c, dataset, projectId, id, status, now, ignore));
+    this.statusCommitted(id, status);
+  }
+
+  /** Writes a status a person set inside the caller's transaction; call statusCommitted once it commits. */
+  async recordStatus(
+    c: DuckDBConnection,
+    dataset: Dataset,
+    projectId: string,
+    id: string,
+    status: SettableStatus,
+    now: number,
+    ignore?: IgnoreCondition,
+  ): Promise<void> {
     const issue = { dataset, projectId, id };
     const ignoring = status === 'ignored' && ignore ? ignoreUntil(ignore, now) : null;
-    await this.db.write(async (c) => {
-      await this.ignores.write(c, issue, ignoring);
-      await c.run(
-        `INSERT INTO issue_states (id, dataset, status, status_changed_at, project_id, opened_by, created_at)
-         VALUES ($id, $dataset, $status, make_timestamp($now::BIGINT), $project, NULL, make_timestamp($now::BIGINT))
-         ON CONFLICT (id) DO UPDATE SET status = excluded.status, status_changed_at = excluded.status_changed_at`,
-        { id, dataset, status, now: BigInt(now) * 1000n, project: projectId },
-      );
-      await this.db.recordChange(c, {
-        kind: 'issue_status',
-        id,
-        dataset,
-        project_id: projectId,
-        status,
-        at: now,
-        ...(ignoring ? { ignore_until: { condition: ignoring.condition, ignored_at: now } } : {}),
-      });
+    await this.ignores.write(c, issue, ignoring);
+    this.ignoresWritten.set(id, { issue, value: ignoring });
+    await c.run(
+      `INSERT INTO issue_states (id, dataset, status, status_changed_at, project_id, opened_by, created_at)
+       VALUES ($id, $dataset, $status, make_timestamp($now::BIGINT), $project, NULL, make_timestamp($now::BIGINT))
+       ON CONFLICT (id) DO UPDATE SET status = excluded.status, status_changed_at = excluded.status_changed_at`,
+      { id, dataset, status, now: BigInt(now) * 1000n, project: projectId },
+    );
+    await this.db.recordChange(c, {
+      kind: 'issue_status',
+      id,
+      dataset,
+      project_id: projectId,
+      status,
+      at: now,
+      ...(ignoring ? { ignore_until: { condition: ignoring.condition, ignored_at: now } } : {}),
     });
-    this.ignores.remember(issue, ignoring);
+  }
+
+  /** The cache learns a status recordStatus wrote, once its transaction committed. */
+  statusCommitted(id: string, status: SettableStatus): void {
+    const written = this.ignoresWritten.get(id);
+    this.ignoresWritten.delete(id);
+    if (written) this.ignores.remember(written.issue, written.value);
     const known = this.cache.get(id);
     this.remember(id, { status, openedBy: known?.openedBy ?? null });
   }

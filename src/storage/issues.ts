@@ -29,6 +29,8 @@ export interface Issue {
   first_release: string;
   last_release: string;
   status_changed_at: string | null;
+  /** The web user the issue is assigned to (issue-triage.ts), else null. */
+  assignee: { id: string; email: string } | null;
 }
 
 export interface IssueFilter {
@@ -37,7 +39,8 @@ export interface IssueFilter {
   status?: IssueStatus;
 }
 
-const COLUMNS = 'id, project_id, title, culprit, type, value, level, status, first_seen, last_seen, count, first_release, last_release, status_changed_at';
+const COLUMNS =
+  'id, project_id, title, culprit, type, value, level, status, first_seen, last_seen, count, first_release, last_release, status_changed_at, assignee';
 
 export class IssueStore {
   constructor(
@@ -62,8 +65,10 @@ export class IssueStore {
         CASE WHEN s.status IS NULL THEN 'unresolved'
              WHEN s.status = 'resolved' AND a.last_received > s.status_changed_at THEN 'regressed'
              ELSE s.status END AS status,
-        a.first_seen, a.last_seen, a.count, a.first_release, a.last_release, s.status_changed_at
-      FROM ${aggregates} a LEFT JOIN issue_states s ON s.id = a.id AND s.dataset = a.dataset)`;
+        a.first_seen, a.last_seen, a.count, a.first_release, a.last_release, s.status_changed_at,
+        CASE WHEN t.user_id IS NULL THEN NULL ELSE {'id': t.user_id, 'email': t.email} END AS assignee
+      FROM ${aggregates} a LEFT JOIN issue_states s ON s.id = a.id AND s.dataset = a.dataset
+        LEFT JOIN issue_assignees t ON t.id = a.id AND t.dataset = a.dataset)`;
   }
 
   /** Most recently seen first, keyset-paginated on (last_seen, id). */

@@ -7,6 +7,8 @@ import { SPAN_ROW_KEY } from '../records/span-row.js';
 import type { Database } from './database.js';
 import { EventStore } from './events.js';
 import type { IssueStates } from './issue-states.js';
+import { IssueFinder } from './issue-finder.js';
+import { IssueTriage } from './issue-triage.js';
 import { IssueStore } from './issues.js';
 import type { ReadSource } from './read-source.js';
 import { MergedSource } from './read-sources.js';
@@ -17,6 +19,10 @@ import { TraceStore } from './traces.js';
 export class Storage {
   readonly events: EventStore;
   readonly issues: IssueStore;
+  /** Issue lists with the search language, and bulk selections. */
+  readonly issueFinder: IssueFinder;
+  /** Assignments and bulk changes (and the onAssigned hook). */
+  readonly triage: IssueTriage;
   readonly traces: TraceStore;
   readonly replays: ReplayStore;
   readonly releases: ReleaseStore;
@@ -37,6 +43,8 @@ export class Storage {
     this.spanRows = spans;
     this.events = new EventStore(db, events);
     this.issues = new IssueStore(db, events, states);
+    this.issueFinder = new IssueFinder(db, events, this.issues);
+    this.triage = new IssueTriage(db, states);
     this.traces = new TraceStore(db, spans, events);
     this.releases = new ReleaseStore(db, events, this.issues);
     this.replays = new ReplayStore(db, new MergedSource('replays', sources.replays ?? [], REPLAY_ROW_KEY), events, appUrl);
