@@ -22,6 +22,8 @@ import { PRIVATE_UMASK } from './storage/private-files.js';
 import { Quarantine } from './storage/quarantine.js';
 import type { ReadSource } from './storage/read-source.js';
 import { Alerts } from './storage/alerts.js';
+import { assignmentNotices } from './storage/assignment-notices.js';
+import { mailerOf } from './net/mailer.js';
 import { rulePolicyOf } from '../processors/alerting/config.js';
 import { ArtifactStore } from './storage/artifacts.js';
 import { ClientReports, EventAttachments, ReleaseHealth } from './storage/sentry-ingest.js';
@@ -89,6 +91,7 @@ export class Service {
     // With a shared control plane, other nodes share the artifacts path (see src/storage/artifacts.ts).
     const artifacts = new ArtifactStore(database, settings.artifacts.path, shared);
     const alerts = new Alerts(database);
+    alerts.mailer = mailerOf(settings.smtp, settings.app_url);
     await alerts.rules.load();
     // The rules API checks destinations and limits on any node, also one that delivers nothing.
     alerts.configure(rulePolicyOf([...config.components.processor.values()].find((c) => c.factory.type === 'alerting')?.config));
@@ -146,6 +149,7 @@ export class Service {
     await graph.start();
     this.storage = host.storage = new Storage(host.database, host.issueStates, this.readSources(graph), host.settings.app_url);
     this.users = new Users(host.database);
+    this.storage.triage.onAssigned(assignmentNotices(host.alerts, host.catalog, host.settings.app_url));
     const web = createWebApp({
       replays: replaySourceOf(this.storage.replays),
       catalog: host.catalog,

@@ -32,6 +32,7 @@ export type Actor = { kind: 'user'; id: string; email: string } | { kind: 'key';
 
 /** What onAssigned listeners are told, after the change committed: the issue as it now reads. */
 export interface AssignmentNotice {
+  dataset: Dataset;
   issue: Issue;
   assignee: Assignee;
   /** Who had it before (null: nobody). */
@@ -111,16 +112,17 @@ export class IssueTriage {
     if (status !== undefined) for (const issue of issues) this.states.statusCommitted(issue.id, status);
     if (assignee && this.listeners.size > 0) {
       const changed = issues.filter((issue) => issue.assignee?.id !== assignee.id);
-      if (changed.length > 0) await this.notify(await reread(changed.map((i) => i.id)), new Map(changed.map((i) => [i.id, i.assignee])), assignee, actor);
+      if (changed.length > 0)
+        await this.notify(dataset, await reread(changed.map((i) => i.id)), new Map(changed.map((i) => [i.id, i.assignee])), assignee, actor);
     }
     return issues.length;
   }
 
-  private async notify(issues: Issue[], previous: Map<string, Issue['assignee']>, assignee: Assignee, actor: Actor): Promise<void> {
+  private async notify(dataset: Dataset, issues: Issue[], previous: Map<string, Issue['assignee']>, assignee: Assignee, actor: Actor): Promise<void> {
     for (const issue of issues)
       for (const listener of this.listeners) {
         try {
-          await listener({ issue, assignee, previous: previous.get(issue.id) ?? null, actor });
+          await listener({ dataset, issue, assignee, previous: previous.get(issue.id) ?? null, actor });
         } catch {
           // The listener's own failure: the assignment stands (it keeps its own retries).
         }
