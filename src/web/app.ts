@@ -238,6 +238,7 @@ export function createWebApp(options: WebAppOptions): WebApp {
         tags,
         raw: q.get('view') === 'raw',
         notice,
+        ignoreUntil: storage?.issues.ignoreUntil(issue.id),
       }),
     );
   });

@@ -10,6 +10,8 @@ import { Csrf, Page, type Viewer, TableHead } from './layout.js';
 import { TAG_SAMPLE } from '../data.js';
 import { ContextTables } from './contexts.js';
 import { formatDuration, When } from './parts.js';
+import { IgnoredUntil, IgnoreUntilForm } from './issue-ignore.js';
+import type { IgnoreUntil } from '../../records/ignore-until.js';
 
 export interface IssueView {
   viewer: Viewer;
@@ -22,6 +24,8 @@ export interface IssueView {
   tags: Array<{ key: string; total: number; values: Array<{ value: string; count: number }> }>;
   raw: boolean;
   notice?: string;
+  /** While the issue is ignored with a condition: what it waits for. */
+  ignoreUntil?: IgnoreUntil;
 }
 
 const href = (issueId: string, params: Record<string, string | undefined>) => {
@@ -355,6 +359,7 @@ export function IssuePage(v: IssueView) {
           <strong class={`status status-${issue.status}`} id="issue-status">
             {issue.status}
           </strong>
+          {issue.status === 'ignored' && v.ignoreUntil && <IgnoredUntil value={v.ignoreUntil} />}
         </span>
         {actions.map(([status, label]) => (
           <form method="post" action={`/issues/${encodeURIComponent(issue.id)}/status`}>
@@ -363,6 +368,7 @@ export function IssuePage(v: IssueView) {
             <button type="submit">{label}</button>
           </form>
         ))}
+        {issue.status !== 'ignored' && <IgnoreUntilForm issueId={issue.id} csrf={v.viewer.csrf} />}
       </div>
       <Pairs
         entries={[

@@ -2,6 +2,7 @@
 import type { HttpHost } from '../../http/host.js';
 import type { PageKit } from '../kit.js';
 import { registerAlertPages } from './alerts.js';
+import { registerIssueIgnorePages } from './issue-ignore.js';
 import { registerKeyPages } from './keys.js';
 import { registerListPages } from './lists.js';
 import { registerMonitorPages } from './monitors.js';
@@ -15,4 +16,5 @@ export function registerPageGroups(http: HttpHost, kit: PageKit): void {
   registerSourcemapPages(http, kit);
   registerKeyPages(http, kit);
   registerMonitorPages(http, kit);
+  registerIssueIgnorePages(http, kit);
 }
