@@ -29,12 +29,14 @@ export class IssuesProcessor implements Processor {
   async shutdown(): Promise<void> {
     clearInterval(this.timer);
     await this.sweeping;
+    await this.states.ignores.flush().catch((error: unknown) => this.logger.error({ err: error, processor: this.id }, 'storing ignore-until progress failed'));
   }
 
   /** Issues ignored for some minutes or until a time whose time has come are unresolved again. */
   private async sweep(): Promise<void> {
     try {
       await this.states.ignores.escalateDue();
+      await this.states.ignores.flush();
     } catch (error) {
       this.logger.error({ err: error, processor: this.id }, 'returning ignored issues failed; trying again at the next interval');
     }
@@ -57,8 +59,10 @@ export class IssuesProcessor implements Processor {
       events.forEach((item, i) => (item.data.issue_id = observations[i].issueId));
       transitions = await this.states.observe(observations);
       // Ignored issues that return by themselves: the event that meets the condition escalates its issue.
-      const escalated = await this.states.ignores.observe(events.map(({ data }, i) => ({ ...observations[i], user: data.user })));
-      for (const i of escalated) transitions[i] = 'escalated';
+      if (this.states.ignores.watching) {
+        const escalated = await this.states.ignores.observe(events.map(({ data }, i) => ({ ...observations[i], user: data.user })));
+        for (const i of escalated) transitions[i] = 'escalated';
+      }
     } catch (error) {
       // The catalog could not record it: nothing is acknowledged, the sender retries (503).
       throw new ExportError(this.id, error);

@@ -61,10 +61,16 @@ export function userKey(user: EventUser | undefined): string | undefined {
   return identity && createHash('sha256').update(identity).digest('hex').slice(0, 16);
 }
 
+/** How often counted progress is stored while events of ignored issues arrive. */
+const SAVE_INTERVAL_MS = 1_000;
+
 export class IssueIgnores {
   private readonly active = new Map<string, Active>();
   private loaded?: Promise<void>;
   private readonly listeners = new Set<EscalationListener>();
+  /** Progress not stored yet (issue -> whether its users changed), stored at most every SAVE_INTERVAL_MS and by flush(). */
+  private readonly unsaved = new Map<string, boolean>();
+  private lastSaved = 0;
 
   constructor(
     private readonly db: Database,
@@ -96,6 +102,11 @@ export class IssueIgnores {
         });
     })();
     return this.loaded;
+  }
+
+  /** Whether any issue is ignored with a condition (or the conditions are not read yet): else events need no counting. */
+  get watching(): boolean {
+    return this.loaded === undefined || this.active.size > 0;
   }
 
   /** Hears every escalation (e.g. to record the activity `escalated`); returns the unsubscribe. */
@@ -138,7 +149,9 @@ export class IssueIgnores {
   /**
    * Counts events of ignored issues and returns the indexes of those that met their issue's
    * condition (one per issue), whose issues are unresolved again once it resolves. Progress is
-   * stored before it resolves, so a restart goes on counting from there.
+   * stored at most every SAVE_INTERVAL_MS (not a catalog write per batch of a noisy ignored issue)
+   * and on flush(), which the issues processor calls when it stops: a restart goes on counting
+   * from there, a crash forgets at most the last interval's events.
    */
   async observe(events: IgnoredEvent[], now = Date.now()): Promise<Set<number>> {
     const met = new Set<number>();
@@ -166,7 +179,8 @@ export class IssueIgnores {
         met.add(index);
       } else progressed.set(event.issueId, { active, usersChanged });
     });
-    if (progressed.size > 0) await this.saveProgress(progressed);
+    for (const [id, { usersChanged }] of progressed) this.unsaved.set(id, (this.unsaved.get(id) ?? false) || usersChanged);
+    if (this.unsaved.size > 0 && now - this.lastSaved >= SAVE_INTERVAL_MS) await this.flush(now);
     await Promise.all(
       escalating.map(({ active, event }) =>
         this.escalate(event.issueId, active, now, 'event', event.eventId).catch((error: unknown) => {
@@ -213,9 +227,27 @@ export class IssueIgnores {
     return escalation;
   }
 
-  private async saveProgress(progressed: Map<string, { active: Active; usersChanged: boolean }>): Promise<void> {
+  /** Stores the progress counted since the last save. */
+  async flush(now = Date.now()): Promise<void> {
+    if (this.unsaved.size === 0) return;
+    this.lastSaved = now;
+    const saving = [...this.unsaved].flatMap(([id, usersChanged]) => {
+      const active = this.active.get(id);
+      return active ? [{ id, active, usersChanged }] : [];
+    });
+    this.unsaved.clear();
+    try {
+      await this.saveProgress(saving);
+    } catch (error) {
+      for (const { id, usersChanged } of saving) this.unsaved.set(id, (this.unsaved.get(id) ?? false) || usersChanged);
+      throw error;
+    }
+  }
+
+  private async saveProgress(progressed: Array<{ id: string; active: Active; usersChanged: boolean }>): Promise<void> {
+    if (progressed.length === 0) return;
     await this.db.write(async (c) => {
-      for (const [id, { active, usersChanged }] of progressed)
+      for (const { id, active, usersChanged } of progressed)
         await c.run(
           usersChanged
             ? 'UPDATE issue_ignores SET events = $events, users = $users WHERE id = $id AND ignored_at = $at'
