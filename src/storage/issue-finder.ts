@@ -89,6 +89,7 @@ export class IssueFinder {
   /** The issues of the project among `ids` (those not found are missing from the answer). */
   async byIds(dataset: Dataset, projectId: string, ids: string[]): Promise<Issue[]> {
     if (ids.length === 0) return [];
+    await this.events.settled(); // acknowledged events are readable
     const result = await this.read(
       `SELECT ${COLUMNS} FROM ${this.issues.relation([projectId])} WHERE dataset = $dataset AND project_id = $project AND list_contains($ids, id)`,
       { dataset, project: projectId, ids: listValue(ids) },
