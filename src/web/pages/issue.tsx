@@ -6,6 +6,8 @@ import { Fragment, h, type JsxNode } from '../jsx.js';
 import type { ErrorEvent, ExceptionInfo, ProcessingError, StackFrame } from '../../records/event.js';
 import type { Issue } from '../../storage/issues.js';
 import { BarChart } from './charts.js';
+import type { Assignee } from '../../storage/issue-triage.js';
+import { AssigneePicker } from './issue-assignee.js';
 import { Csrf, Page, type Viewer, TableHead } from './layout.js';
 import { TAG_SAMPLE } from '../data.js';
 import { ContextTables } from './contexts.js';
@@ -22,6 +24,8 @@ export interface IssueView {
   tags: Array<{ key: string; total: number; values: Array<{ value: string; count: number }> }>;
   raw: boolean;
   notice?: string;
+  /** Whom the issue can be assigned to (the picker). */
+  users: Assignee[];
 }
 
 const href = (issueId: string, params: Record<string, string | undefined>) => {
@@ -363,6 +367,7 @@ export function IssuePage(v: IssueView) {
             <button type="submit">{label}</button>
           </form>
         ))}
+        <AssigneePicker issue={issue} users={v.users} csrf={v.viewer.csrf} />
       </div>
       <Pairs
         entries={[
