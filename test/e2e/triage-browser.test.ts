@@ -136,6 +136,15 @@ describe('triage in Chromium', () => {
     await page.getByRole('button', { name: 'Assign' }).click();
     await expect.poll(() => page.locator('p.notice').textContent()).toBe('Assigned to nobody.');
     expect((await apiIssue(issues.Search)).assignee).toBeNull();
+
+    // Nobody, in bulk from the list.
+    await page.goto(`${svc.baseUrl}/issues`);
+    await page.getByRole('checkbox', { name: 'Select LoginError: Login broke' }).check();
+    await page.getByLabel('Assign to').selectOption('');
+    await page.getByRole('button', { name: 'Assign', exact: true }).click();
+    await expect.poll(() => page.locator('p.notice').textContent()).toBe('1 issue unassigned.');
+    expect((await apiIssue(issues.Login)).assignee).toBeNull();
+    expect((await apiIssue(issues.Cart)).assignee?.email).toBe('dev@example.com');
     await page.close();
   });
 });

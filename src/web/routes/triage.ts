@@ -18,6 +18,9 @@ const LIST_STATUSES = ['', 'unresolved', 'resolved', 'ignored', 'regressed'];
 /** What the bulk form's buttons do. */
 const BULK_OPS: Record<string, TriageChange['status'] | 'assign'> = { resolve: 'resolved', ignore: 'ignored', unresolve: 'unresolved', assign: 'assign' };
 
+/** The query parameter a bulk change comes back with, holding how many issues it changed. */
+const OUTCOMES = ['changed', 'assigned', 'unassigned'] as const;
+
 const actorOf = (s: Signed): Actor => ({ kind: 'user', id: s.session.user.id, email: s.session.user.email });
 
 export function registerTriagePages(http: HttpHost, kit: PageKit): void {
@@ -106,7 +109,8 @@ export function registerTriagePages(http: HttpHost, kit: PageKit): void {
       const updated = await storage.triage.apply(s.session.dataset, issues, change, actorOf(s), (changed) =>
         storage.issueFinder.byIds(s.session.dataset, project.id, changed),
       );
-      return kit.redirect(`${safeBack(String(form.get('back') ?? ''))}${op === 'assign' ? 'assigned' : 'changed'}=${updated}`);
+      const outcome = op !== 'assign' ? 'changed' : change.assignee ? 'assigned' : 'unassigned';
+      return kit.redirect(`${safeBack(String(form.get('back') ?? ''))}${outcome}=${updated}`);
     }),
   );
 
@@ -141,16 +145,16 @@ async function assigneeOf(kit: PageKit, s: Signed, value: string): Promise<Assig
 function safeBack(back: string): string {
   const base = back.startsWith('/issues?') || back === '/issues' ? back : '/issues';
   const url = new URL(base, 'http://local');
-  url.searchParams.delete('changed');
-  url.searchParams.delete('assigned');
+  for (const outcome of OUTCOMES) url.searchParams.delete(outcome);
   const rest = url.searchParams.toString();
   return `/issues?${rest}${rest ? '&' : ''}`;
 }
 
+/** The notice after a bulk change: `changed=2` → "2 issues changed." */
 function noticeOf(q: URLSearchParams): string | undefined {
-  const changed = q.get('changed');
-  const assigned = q.get('assigned');
-  if (changed !== null && /^\d{1,4}$/.test(changed)) return `${changed} ${changed === '1' ? 'issue' : 'issues'} changed.`;
-  if (assigned !== null && /^\d{1,4}$/.test(assigned)) return `${assigned} ${assigned === '1' ? 'issue' : 'issues'} assigned.`;
+  for (const outcome of OUTCOMES) {
+    const n = q.get(outcome);
+    if (n !== null && /^\d{1,4}$/.test(n)) return `${n} ${n === '1' ? 'issue' : 'issues'} ${outcome}.`;
+  }
   return undefined;
 }
