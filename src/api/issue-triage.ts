@@ -25,6 +25,7 @@ export const TRIAGE_BODY_SCHEMA = {
   type: 'object',
   properties: {
     status: { type: 'string', enum: [...SETTABLE_STATUSES] },
+    ids: { type: 'array', items: { type: 'string' }, maxItems: MAX_BULK, description: 'Bulk only: issue ids, with or instead of the id parameters' },
     assignee: { type: ['string', 'null'], description: "A web user's email, or null to unassign" },
     ignore_until: IGNORE_UNTIL_SCHEMA,
   },
@@ -78,12 +79,16 @@ export async function listSearch(
   return { search, sort };
 }
 
-/** The change a PATCH body asks for: `status` and/or `assignee` (an email of the organization, or null). */
-export async function readTriageChange(ctx: RequestContext, storage: Storage, principal: Principal): Promise<TriageChange> {
+/** A PATCH body: a JSON object (at most 64 KiB). */
+export async function readTriageBody(ctx: RequestContext): Promise<Record<string, unknown>> {
   const body = await readJson(ctx.event, BODY_LIMIT);
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw errors.validation('the body is not an object', [{ path: '', message: 'must be an object' }]);
-  const fields = body as Record<string, unknown>;
+  return body as Record<string, unknown>;
+}
+
+/** The change a PATCH body asks for: `status` and/or `assignee` (an email of the organization, or null). */
+export async function triageChangeOf(fields: Record<string, unknown>, storage: Storage, principal: Principal): Promise<TriageChange> {
   const change: TriageChange = {};
   if ('status' in fields) {
     const status = fields.status;
@@ -107,6 +112,20 @@ export async function readTriageChange(ctx: RequestContext, storage: Storage, pr
   if (change.status === undefined && change.assignee === undefined)
     throw errors.validation('nothing to change', [{ path: 'status', message: 'give status, assignee or both' }]);
   return change;
+}
+
+export async function readTriageChange(ctx: RequestContext, storage: Storage, principal: Principal): Promise<TriageChange> {
+  return triageChangeOf(await readTriageBody(ctx), storage, principal);
+}
+
+/** The ids a bulk change names: `id` query parameters and the body's `ids` (a URL holds only so many). */
+function bulkIds(query: URLSearchParams, fields: Record<string, unknown>): string[] {
+  const fromBody = fields.ids ?? [];
+  if (!Array.isArray(fromBody) || fromBody.length > MAX_BULK || !fromBody.every((id) => typeof id === 'string' && id.length <= 64))
+    throw errors.validation('the ids are invalid', [{ path: 'ids', message: `must be a list of at most ${MAX_BULK} issue ids` }]);
+  const ids = [...new Set([...query.getAll('id'), ...(fromBody as string[])].filter((id) => id !== ''))];
+  if (ids.length > MAX_BULK) throw errors.invalidParameter('id', `at most ${MAX_BULK} ids`);
+  return ids;
 }
 
 /** PATCH /v1/issues: the bulk change. */
@@ -135,12 +154,12 @@ export function bulkTriageRoutes({ catalog, storage }: ApiContext): RouteDefinit
       handler: async (ctx) => {
         const principal = principalOf(ctx);
         const project = await listProject(catalog, principal, ctx.query);
-        const ids = [...new Set(ctx.query.getAll('id').filter((id) => id !== ''))];
+        const fields = await readTriageBody(ctx);
+        const ids = bulkIds(ctx.query, fields);
         const query = optional(ctx.query, 'query');
         if (ids.length > 0 && query !== undefined) throw errors.invalidParameter('query', 'give ids or a query, not both');
         if (ids.length === 0 && query === undefined) throw errors.invalidParameter('id', 'give at least one id, or a query');
-        if (ids.length > MAX_BULK) throw errors.invalidParameter('id', `at most ${MAX_BULK} ids`);
-        const change = await readTriageChange(ctx, storage, principal);
+        const change = await triageChangeOf(fields, storage, principal);
         let issues: Issue[];
         if (query !== undefined) {
           issues = await withSearch(() => storage.issueFinder.matching({ dataset: principal.dataset, projectId: project.id, query }, MAX_BULK));

@@ -31,6 +31,8 @@ export interface IssueSearch {
   assigneeId?: string | null;
   /** The search language's text. */
   query?: string;
+  /** More `key:value` terms, as if written after the query (the web app's filter menus). */
+  terms?: Array<{ key: string; value: string }>;
   /** The web user `assigned:me` means (undefined with an API key). */
   me?: string;
   now?: number;
@@ -45,7 +47,8 @@ export class IssueFinder {
 
   /** Parses and compiles a query (throws SearchSyntaxError): the tag keys it names bare are looked up first. */
   async compile(search: IssueSearch): Promise<CompiledSearch> {
-    const terms = parseSearch(search.query ?? '');
+    const extra = (search.terms ?? []).map(({ key, value }) => ({ key, value, negated: false, position: 0, valuePosition: 0 }));
+    const terms = [...parseSearch(search.query ?? ''), ...extra];
     const keys = bareKeys(terms);
     const seen = keys.length > 0 ? await this.seenTagKeys(search.dataset, search.projectId, keys) : new Set<string>();
     return compileSearch(terms, { now: search.now ?? Date.now(), me: search.me, seenTagKeys: seen, events: this.events.relation([search.projectId]) });
@@ -89,6 +92,7 @@ export class IssueFinder {
   /** The issues of the project among `ids` (those not found are missing from the answer). */
   async byIds(dataset: Dataset, projectId: string, ids: string[]): Promise<Issue[]> {
     if (ids.length === 0) return [];
+    await this.events.settled(); // acknowledged events are readable
     const result = await this.read(
       `SELECT ${COLUMNS} FROM ${this.issues.relation([projectId])} WHERE dataset = $dataset AND project_id = $project AND list_contains($ids, id)`,
       { dataset, project: projectId, ids: listValue(ids) },

@@ -147,6 +147,8 @@ const HAS_FIELDS: Record<string, string> = {
 };
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 const COMPARISONS = ['>=', '<=', '>', '<', '='];
+/** How far back a relative time may reach (a century), so every time is one the database can hold. */
+const MAX_RELATIVE_MS = 100 * 366 * 86_400_000;
 
 /** Keys of `<key>:` terms that are no known field: the caller checks which are tag keys the project has seen. */
 export function bareKeys(terms: SearchTerm[]): string[] {
@@ -246,8 +248,8 @@ function timeOf(text: string, now: number): number | undefined {
   if (text.length >= 3 && text.length <= 12 && text[0] === '-') {
     const amount = text.slice(1, -1);
     const unit = UNIT_MS[text[text.length - 1]];
-    if (unit !== undefined && /^\d{1,9}$/.test(amount)) return now - Number(amount) * unit;
-    return undefined;
+    const span = unit !== undefined && /^\d{1,9}$/.test(amount) ? Number(amount) * unit : Infinity;
+    return span <= MAX_RELATIVE_MS ? now - span : undefined;
   }
   if (text.length > 35 || !/^\d{4}-\d{2}-\d{2}/.test(text)) return undefined;
   const ms = Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text);

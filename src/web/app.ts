@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import type { H3Event } from 'h3';
 import type { Logger } from 'pino';
 import { dsnOf, primaryDsn } from '../api/projects.js';
-import { parseQuery } from '../api/query-syntax.js';
 import { packageRoot } from '../paths.js';
 import { reachableProjects } from '../auth/scope.js';
 import type { Dataset } from '../engine/item.js';
@@ -20,14 +19,13 @@ import type { Alerts } from '../storage/alerts.js';
 import type { ArtifactStore } from '../storage/artifacts.js';
 import { CatalogError, type Catalog, type Project } from '../storage/catalog.js';
 import type { Database } from '../storage/database.js';
-import { SETTABLE_STATUSES, type IssueStatus } from '../storage/issues.js';
+import { SETTABLE_STATUSES } from '../storage/issues.js';
 import type { Storage } from '../storage/storage.js';
 import { hashPassword, needsRehash, verifyPassword, type Users } from '../storage/users.js';
 import { faviconIco } from './favicon.js';
-import { chartWindow, ISSUE_SORTS, InvalidWebCursorError, WebData, type IssueSort } from './data.js';
+import { chartWindow, WebData } from './data.js';
 import { ProjectsPage } from './pages/admin.js';
 import { IssuePage } from './pages/issue.js';
-import { IssuesPage } from './pages/issues.js';
 import { ErrorPage, SignInPage, type Viewer } from './pages/layout.js';
 import { ReplayPage } from './pages/replay.js';
 import { TracePage, type TraceEventLink, type TraceRecord } from './pages/trace.js';
@@ -214,9 +212,10 @@ export function createWebApp(options: WebAppOptions): WebApp {
     const unit = range === '24h' ? 'hour' : 'day';
     const buckets = range === '24h' ? 24 : 30;
     const { size, start, end } = chartWindow(unit, buckets, now);
-    const [timeline, tags] = await Promise.all([
+    const [timeline, tags, users] = await Promise.all([
       data.issueTimeline(s.session.dataset, issue, { unit, buckets, now }, wanted),
       data.tagDistribution(s.session.dataset, issue.project_id, issue.id, start),
+      storage.triage.assignableUsers(s.principal.orgId),
     ]);
     if (wanted && !timeline.event) throw new PageError(404, `Event ${wanted} is not an event of this issue.`);
     const doc = timeline.event ? await storage.events.get(s.session.dataset, [issue.project_id], timeline.event) : undefined;
@@ -225,7 +224,8 @@ export function createWebApp(options: WebAppOptions): WebApp {
       const t = new Date(end - (buckets - i) * size).toISOString();
       return unit === 'hour' ? `${t.slice(11, 16)} UTC` : t.slice(0, 10);
     });
-    const notice = q.get('changed') ? `Status set to ${issue.status}.` : undefined;
+    const assigned = q.get('assigned') ? `Assigned to ${issue.assignee?.email ?? 'nobody'}.` : undefined;
+    const notice = q.get('changed') ? `Status set to ${issue.status}.` : assigned;
     return html(
       IssuePage({
         viewer: s.viewer,
@@ -239,6 +239,7 @@ export function createWebApp(options: WebAppOptions): WebApp {
         raw: q.get('view') === 'raw',
         notice,
         ignoreUntil: storage?.issues.ignoreUntil(issue.id),
+        users,
       }),
     );
   });
@@ -348,75 +349,7 @@ export function createWebApp(options: WebAppOptions): WebApp {
       ownOrigins,
     });
 
-    http.page(
-      'GET',
-      '/issues',
-      view(async (event, s) => {
-        const { data } = need();
-        const q = event.url.searchParams;
-        const { project, projects } = await pickProject(s, q.get('project'));
-        const statusParam = q.get('status');
-        const status = statusParam === null ? 'unresolved' : statusParam;
-        const validStatus = ['', 'unresolved', 'resolved', 'ignored', 'regressed'].includes(status) ? status : 'unresolved';
-        const sortParam = q.get('sort') ?? 'last_seen';
-        const sort: IssueSort = (ISSUE_SORTS as readonly string[]).includes(sortParam) ? (sortParam as IssueSort) : 'last_seen';
-        const filters = {
-          status: validStatus,
-          environment: q.get('environment') ?? '',
-          release: q.get('release') ?? '',
-          level: q.get('level') ?? '',
-          query: q.get('query') ?? '',
-          sort,
-        };
-        let error: string | undefined;
-        let page: { issues: Awaited<ReturnType<WebData['listIssues']>>['issues']; nextCursor: string | null } = { issues: [], nextCursor: null };
-        try {
-          page = await data.listIssues({
-            dataset: s.session.dataset,
-            projectId: project.id,
-            status: (filters.status || undefined) as IssueStatus | undefined,
-            environment: filters.environment || undefined,
-            release: filters.release || undefined,
-            level: filters.level || undefined,
-            search: parseQuery(filters.query),
-            sort,
-            cursor: q.get('cursor') || undefined,
-            limit: 25,
-          });
-        } catch (e) {
-          if (!(e instanceof InvalidWebCursorError)) throw e;
-          error = e.message;
-        }
-        const now = Date.now();
-        const sparkWindow = chartWindow('hour', 24, now);
-        const [sparklines, facets] = await Promise.all([
-          data.counts(
-            s.session.dataset,
-            project.id,
-            page.issues.map((i) => i.id),
-            'hour',
-            24,
-            now,
-          ),
-          data.facets(s.session.dataset, project.id),
-        ]);
-        return html(
-          IssuesPage({
-            viewer: s.viewer,
-            projects,
-            project,
-            filters,
-            facets,
-            issues: page.issues,
-            sparklines,
-            sparkWindow,
-            nextCursor: page.nextCursor,
-            appUrl,
-            error,
-          }),
-        );
-      }),
-    );
+    // GET /issues, the issues list, is routes/triage.ts's.
 
     // The permalink's GET is the API's route (it answers JSON to a key); a browser gets issuePage.
     http.page(

@@ -1,32 +1,14 @@
-// What the pages read beyond the API's stores: issue lists with the web app's filters and sorts,
+// What the pages read beyond the API's stores (the issues list is the API's IssueFinder):
 // per-issue event counts over time, tag distributions and an event's older/newer neighbours. Every
 // query runs over the same merged read sources as the /v1 reads (storage.eventRows and the issue
 // relation), so a page and the API never disagree.
 import type { DuckDBValue } from '@duckdb/node-api';
-import type { ParsedQuery } from '../api/query-syntax.js';
 import type { Dataset } from '../engine/item.js';
 import type { Database } from '../storage/database.js';
-import type { Issue, IssueStatus } from '../storage/issues.js';
+import type { Issue } from '../storage/issues.js';
 import { rows } from '../storage/rows.js';
 import type { Storage } from '../storage/storage.js';
 
-export type IssueSort = 'last_seen' | 'first_seen' | 'count';
-export const ISSUE_SORTS: readonly IssueSort[] = ['last_seen', 'first_seen', 'count'];
-
-export interface IssueQuery {
-  dataset: Dataset;
-  projectId: string;
-  status?: IssueStatus;
-  environment?: string;
-  release?: string;
-  level?: string;
-  search: ParsedQuery;
-  sort: IssueSort;
-  cursor?: string;
-  limit: number;
-}
-
-const SORT_KEY: Record<IssueSort, string> = { last_seen: 'epoch_us(last_seen)', first_seen: 'epoch_us(first_seen)', count: 'count' };
 const HOUR_MS = 3600 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 
@@ -35,22 +17,6 @@ export function chartWindow(unit: 'hour' | 'day', buckets: number, now = Date.no
   const size = unit === 'hour' ? HOUR_MS : DAY_MS;
   const end = Math.floor(now / size) * size + size;
   return { size, start: end - buckets * size, end };
-}
-
-export class InvalidWebCursorError extends Error {}
-
-function encode(cursor: { k: string; id: string }): string {
-  return Buffer.from(JSON.stringify(cursor)).toString('base64url');
-}
-
-function decode(text: string): { k: string; id: string } {
-  try {
-    const parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as { k?: unknown; id?: unknown };
-    if (typeof parsed.k === 'string' && /^-?\d+$/.test(parsed.k) && typeof parsed.id === 'string') return { k: parsed.k, id: parsed.id };
-  } catch {
-    // fall through
-  }
-  throw new InvalidWebCursorError('the cursor is not one this page gave');
 }
 
 /** Events the issue page's tag distribution reads: the issue's latest ones. */
@@ -69,72 +35,6 @@ export class WebData {
   private async read(sql: string, params: Record<string, DuckDBValue>) {
     await this.storage.eventRows.settled();
     return this.storage.eventRows.consistent(() => this.db.reader().runAndReadAll(sql, params));
-  }
-
-  /** Conditions on events (the filters that are about events, not issues), as SQL over the events relation. */
-  private eventConditions(q: IssueQuery, params: Record<string, DuckDBValue>): string[] {
-    const where: string[] = [];
-    const eq = (column: string, values: Array<string | undefined>) =>
-      values.forEach((value) => {
-        if (value === undefined) return;
-        const name = `e${Object.keys(params).length}`;
-        params[name] = value;
-        where.push(`${column} = $${name}`);
-      });
-    const s = q.search;
-    eq('environment', [q.environment, s.environment]);
-    eq('release', [q.release, s.release]);
-    eq('level', [q.level, s.level]);
-    eq('user_id', [s.userId]);
-    eq('user_email', [s.userEmail]);
-    eq('trace_id', [s.traceId]);
-    for (const [key, value] of s.tags) {
-      const n = Object.keys(params).length;
-      params[`tp${n}`] = `$."${key.replace(/["\\]/g, (c) => `\\${c}`)}"`;
-      params[`tv${n}`] = value;
-      where.push(`json_extract_string(tags, $tp${n}) = $tv${n}`);
-    }
-    for (const term of s.text) {
-      const name = `t${Object.keys(params).length}`;
-      params[name] = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      where.push(`(exception_type ILIKE $${name} ESCAPE '\\' OR exception_value ILIKE $${name} ESCAPE '\\' OR message ILIKE $${name} ESCAPE '\\')`);
-    }
-    return where;
-  }
-
-  async listIssues(q: IssueQuery): Promise<{ issues: Issue[]; nextCursor: string | null }> {
-    const params: Record<string, DuckDBValue> = { dataset: q.dataset, project: q.projectId, limit: q.limit + 1 };
-    const where = ['dataset = $dataset', 'project_id = $project'];
-    if (q.status) {
-      where.push('status = $status');
-      params.status = q.status;
-    }
-    const events = this.eventConditions(q, params);
-    if (events.length)
-      where.push(
-        `id IN (SELECT issue_id FROM ${this.storage.eventRows.relation([q.projectId])} WHERE dataset = $dataset AND project_id = $project AND ${events.join(' AND ')})`,
-      );
-    const key = SORT_KEY[q.sort];
-    if (q.cursor) {
-      const after = decode(q.cursor);
-      where.push(`(${key} < $ck::BIGINT OR (${key} = $ck::BIGINT AND id < $cid))`);
-      params.ck = after.k;
-      params.cid = after.id;
-    }
-    const result = await this.read(
-      `SELECT id, project_id, title, culprit, type, value, level, status, first_seen, last_seen, count, first_release, last_release, status_changed_at,
-              (${key})::VARCHAR AS sort_key
-         FROM ${this.storage.issues.relation([q.projectId])} WHERE ${where.join(' AND ')}
-        ORDER BY ${key} DESC, id DESC LIMIT $limit`,
-      params,
-    );
-    const found = rows<Issue & { sort_key: string }>(result);
-    const page = found.slice(0, q.limit);
-    const last = page[page.length - 1];
-    return {
-      issues: page.map(({ sort_key: _key, ...issue }) => issue),
-      nextCursor: found.length > q.limit && last ? encode({ k: last.sort_key, id: last.id }) : null,
-    };
   }
 
   /**

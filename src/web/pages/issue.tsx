@@ -6,6 +6,8 @@ import { Fragment, h, type JsxNode } from '../jsx.js';
 import type { ErrorEvent, ExceptionInfo, ProcessingError, StackFrame } from '../../records/event.js';
 import type { Issue } from '../../storage/issues.js';
 import { BarChart } from './charts.js';
+import type { Assignee } from '../../storage/issue-triage.js';
+import { AssigneePicker } from './issue-assignee.js';
 import { Csrf, Page, type Viewer, TableHead } from './layout.js';
 import { TAG_SAMPLE } from '../data.js';
 import { ContextTables } from './contexts.js';
@@ -26,6 +28,8 @@ export interface IssueView {
   notice?: string;
   /** While the issue is ignored with a condition: what it waits for. */
   ignoreUntil?: IgnoreUntil;
+  /** Whom the issue can be assigned to (the picker). */
+  users: Assignee[];
 }
 
 const href = (issueId: string, params: Record<string, string | undefined>) => {
@@ -369,6 +373,7 @@ export function IssuePage(v: IssueView) {
           </form>
         ))}
         {issue.status !== 'ignored' && <IgnoreUntilForm issueId={issue.id} csrf={v.viewer.csrf} />}
+        <AssigneePicker issue={issue} users={v.users} csrf={v.viewer.csrf} />
       </div>
       <Pairs
         entries={[

@@ -8,6 +8,7 @@ import { registerListPages } from './lists.js';
 import { registerMonitorPages } from './monitors.js';
 import { registerReleasePages } from './releases.js';
 import { registerSourcemapPages } from './sourcemaps.js';
+import { registerTriagePages } from './triage.js';
 
 export function registerPageGroups(http: HttpHost, kit: PageKit): void {
   registerListPages(http, kit);
@@ -17,4 +18,5 @@ export function registerPageGroups(http: HttpHost, kit: PageKit): void {
   registerKeyPages(http, kit);
   registerMonitorPages(http, kit);
   registerIssueIgnorePages(http, kit);
+  registerTriagePages(http, kit);
 }
