@@ -96,6 +96,22 @@ describe('PATCH ignore_until', () => {
   });
 });
 
+describe('bulk PATCH /v1/issues', () => {
+  it('ignores every issue named until its own condition is met', async () => {
+    const a = await postEvent(svc, errorEvent({}, 'BulkIgnoreA'));
+    const b = await postEvent(svc, errorEvent({}, 'BulkIgnoreB'));
+    const res = await svc.api(`/v1/issues?project_id=default&id=${a}&id=${b}`, {
+      method: 'PATCH',
+      body: JSON.stringify({ status: 'ignored', ignore_until: { count: 1 } }),
+    });
+    expect(res.status, await res.text()).toBe(200);
+    for (const id of [a, b]) expect((await issue(svc, id)).ignore_until).toMatchObject({ count: 1 });
+    await postEvent(svc, errorEvent({}, 'BulkIgnoreA'));
+    expect((await issue(svc, a)).status).toBe('unresolved');
+    expect((await issue(svc, b)).status).toBe('ignored');
+  });
+});
+
 describe('ignore until', () => {
   it('{count: N}: the Nth event after ignoring returns the issue and fires regression rules', async () => {
     const type = 'IgnoreCountError';
