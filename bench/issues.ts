@@ -3,6 +3,7 @@
 // against the same batches through no processor at all.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { pino } from 'pino';
 import { join } from 'node:path';
 import { IssuesProcessor } from '../processors/issues/processor.js';
 import type { Item } from '../src/engine/item.js';
@@ -15,6 +16,8 @@ export interface IssuesResult {
   cached: { eventsPerSecond: number; cpuMicrosPerEvent: number };
   /** Every event opens an issue (batches of 1): the worst case, a catalog write each. */
   newIssues: { eventsPerSecond: number; cpuMicrosPerEvent: number };
+  /** 200 issues ignored with `ignore_until: {users: …}`, one event (a new user each) per call: the counting, progress stored once a second. */
+  ignoredCounting: { eventsPerSecond: number; cpuMicrosPerEvent: number };
 }
 
 function item(issue: number, id: number): Item<ErrorEvent> {
@@ -39,11 +42,18 @@ export async function measureIssues(options: { seconds: number }): Promise<Issue
   const dir = mkdtempSync(join(tmpdir(), 'faultline-bench-issues-'));
   const db = await Database.open(dir);
   try {
-    const processor = new IssuesProcessor('issues', new IssueStates(db));
+    const states = new IssueStates(db);
+    await states.ignores.load();
+    const processor = new IssuesProcessor('issues', states, pino({ level: 'silent' }), 60_000);
     for (let i = 0; i < 200; i++) await processor.process([item(i, i)]);
     const cached = await measure((n) => processor.process([item(n % 200, n)]), options.seconds);
     const newIssues = await measure((n) => processor.process([item(1_000_000 + n, n)]), Math.min(options.seconds, 2));
-    return { cached, newIssues };
+    for (let i = 0; i < 200; i++) await states.setStatus('live', 'default', `i${i}`, 'ignored', Date.now(), { users: 10_000 });
+    const ignoredCounting = await measure(
+      (n) => processor.process([{ ...item(n % 200, n), data: { id: `e${n}`, issue_id: `i${n % 200}`, user: { id: `u${n}` } } as ErrorEvent }]),
+      options.seconds,
+    );
+    return { cached, newIssues, ignoredCounting };
   } finally {
     await db.close();
     rmSync(dir, { recursive: true, force: true });

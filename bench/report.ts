@@ -366,6 +366,15 @@ export function formatReport(r: Results): string {
         [
           ['200 known issues (cached: no catalog round trip)', n0(i.cached.eventsPerSecond), n1(i.cached.cpuMicrosPerEvent)],
           ['every event opens an issue (a catalog write each)', n0(i.newIssues.eventsPerSecond), n1(i.newIssues.cpuMicrosPerEvent)],
+          ...(i.ignoredCounting
+            ? [
+                [
+                  '200 issues ignored until U more users (counted; progress stored each second)',
+                  n0(i.ignoredCounting.eventsPerSecond),
+                  n1(i.ignoredCounting.cpuMicrosPerEvent),
+                ],
+              ]
+            : []),
         ],
       ),
     );

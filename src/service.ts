@@ -33,6 +33,8 @@ import { Metrics } from './telemetry/metrics.js';
 import { Users } from '../extensions/catalog/users.js';
 import { createWebApp } from '../frontends/web/app.js';
 import { replaySourceOf } from '../frontends/web/replays.js';
+import { assignmentNotices } from '../extensions/alerts/assignment-notices.js';
+import { mailerOf } from './net/mailer.js';
 
 export interface BootstrapResult {
   organizationId: string;
@@ -88,6 +90,7 @@ export class Service {
     // With a shared control plane, other nodes share the artifacts path (see src/storage/artifacts.ts).
     const artifacts = new ArtifactStore(database, settings.artifacts.path, shared);
     const alerts = new Alerts(database);
+    alerts.mailer = mailerOf(settings.smtp, settings.app_url);
     await alerts.rules.load();
     const http = new HttpHost({
       host: settings.http.host,
@@ -149,9 +152,11 @@ export class Service {
     const swept = await this.artifacts.start();
     if (swept > 0) host.logger.info({ files: swept, path: this.artifacts.dir }, 'removed artifact files no bundle refers to (left by a crash)');
     const graph = (this.graph = PipelineGraph.build(this.config, host));
+    await host.issueStates.ignores.load();
     await graph.start();
     this.storage = queryOf(host).attach(this.readSources(graph));
     this.users = new Users(host.database);
+    this.storage.triage.onAssigned(assignmentNotices(host.alerts, host.catalog, host.settings.app_url));
     const web = createWebApp({
       replays: replaySourceOf(this.storage.replays),
       catalog: host.catalog,

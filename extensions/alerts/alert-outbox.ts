@@ -11,7 +11,7 @@ import type { AlertRules, StateChange } from './alert-rules.js';
 import type { Database } from '../duckdb/database.js';
 import { rows } from '../duckdb/rows.js';
 
-export type FiringState = 'firing' | 'resolved' | 'test';
+export type FiringState = 'firing' | 'resolved' | 'test' | 'assignment';
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 export interface NewFiring {

@@ -9,6 +9,7 @@ import type { Database } from '../duckdb/database.js';
 import { AlertLimits, type AlertLimitSettings } from './alert-limits.js';
 import { AlertOutbox, firingKey, type NewFiring } from './alert-outbox.js';
 import { AlertRules, type AlertRule } from './alert-rules.js';
+import type { Mailer } from '../../src/net/mailer.js';
 
 /** A rule's actions name destinations that are refused: one entry per action (`actions[i].url`). */
 export class DestinationsRefusedError extends Error {
@@ -24,6 +25,8 @@ export class Alerts {
   /** Where notifications may go: checked when a rule is saved, and by the delivery loop on each request. */
   readonly destinations = new DestinationGuard();
   readonly limits: AlertLimits;
+  /** The SMTP client email actions and assignment notices go through; undefined: service.smtp is not set. */
+  mailer?: Mailer;
   private deliverer?: () => void;
 
   constructor(db: Database) {
@@ -42,6 +45,8 @@ export class Alerts {
   async refusedDestinations(actions: AlertAction[]): Promise<FieldError[]> {
     const checks = actions.map(async (action, i): Promise<FieldError | undefined> => {
       if (action.type === 'log') return undefined;
+      if (action.type === 'email')
+        return this.mailer ? undefined : { path: `actions[${i}]`, message: 'cannot send email: SMTP is not configured (set service.smtp.host)' };
       const refusal = await this.destinations.refusal(new URL(action.url));
       return refusal && { path: `actions[${i}].url`, message: refusal.message };
     });

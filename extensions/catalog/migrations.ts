@@ -241,11 +241,38 @@ export const CATALOG_MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 14,
+    name: 'issue assignees',
+    // Who an issue is assigned to (src/storage/issue-triage.ts): a web user, with their email kept
+    // beside the id so a node whose catalog lacks that user (the Kafka roles replicate assignments,
+    // not users) still shows it. A row with a NULL user is an unassignment: its time still orders
+    // replicated changes (last writer wins, like issue statuses).
+    sql: `
+      CREATE TABLE issue_assignees (
+        id VARCHAR PRIMARY KEY, dataset VARCHAR NOT NULL, project_id VARCHAR NOT NULL,
+        user_id VARCHAR, email VARCHAR, changed_at TIMESTAMP NOT NULL
+      );
+    `,
+  },
+  {
     version: 16,
     name: "projects' data-scrubbing settings",
     // A project's `data_scrubbing` (PATCH /v1/projects/{id}) as JSON text: the options the
     // scrubbing processor applies over its YAML ones; NULL: the YAML's alone.
     sql: `ALTER TABLE projects ADD COLUMN data_scrubbing VARCHAR;`,
+  },
+  {
+    version: 17,
+    name: 'ignore until: the condition under which an ignored issue returns',
+    // One row per ignored issue that returns by itself: the condition as JSON, when it was set
+    // (counts and minutes run from there), when it ends for time conditions (epoch ms), and the
+    // progress of count and users conditions (events seen since, hashes of the distinct users).
+    sql: `
+      CREATE TABLE issue_ignores (
+        id VARCHAR PRIMARY KEY, dataset VARCHAR NOT NULL, project_id VARCHAR NOT NULL, condition VARCHAR NOT NULL,
+        ignored_at BIGINT NOT NULL, deadline BIGINT, events BIGINT NOT NULL DEFAULT 0, users VARCHAR NOT NULL DEFAULT '[]'
+      );
+    `,
   },
   {
     version: 18,

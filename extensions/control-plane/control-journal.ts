@@ -7,6 +7,7 @@ import type { AlertRule } from '../alerts/alert-rules.js';
 import type { Bundle } from '../artifacts/artifacts.js';
 import type { CatalogChange } from '../catalog/catalog.js';
 import type { StatusChange } from '../issues/issue-states.js';
+import type { AssigneeChange } from '../query/issue-triage.js';
 
 /** An alert rule's full definition, or its deletion (`deleted`), at `updated_at` (epoch ms). */
 export type AlertRuleChange =
@@ -15,7 +16,8 @@ export type AlertRuleChange =
 /** An artifact bundle's metadata (its bytes are on the shared artifacts path already), or its deletion. */
 export type ArtifactBundleChange = { kind: 'artifact_bundle'; bundle: Bundle; digest: string } | { kind: 'artifact_bundle'; id: string; deleted: true };
 
-export type ControlChange = CatalogChange | ({ kind: 'issue_status' } & StatusChange) | AlertRuleChange | ArtifactBundleChange;
+export type ControlChange =
+  CatalogChange | ({ kind: 'issue_status' } & StatusChange) | ({ kind: 'issue_assignee' } & AssigneeChange) | AlertRuleChange | ArtifactBundleChange;
 
 /** Where changes go: the control plane's outbox table, written in the caller's transaction. */
 export interface Journal {
@@ -33,6 +35,8 @@ export function changeKey(change: ControlChange): string {
       return `key:${change.key.id}`;
     case 'issue_status':
       return `issue:${change.id}`;
+    case 'issue_assignee':
+      return `issue_assignee:${change.id}`;
     case 'alert_rule':
       return `alert_rule:${'rule' in change ? change.rule.id : change.id}`;
     case 'artifact_bundle':

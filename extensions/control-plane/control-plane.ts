@@ -23,6 +23,7 @@ import type { Database } from '../duckdb/database.js';
 import type { IssueStates } from '../issues/issue-states.js';
 import { rows } from '../duckdb/rows.js';
 import { createKafka } from '../../src/kafka/connection.js';
+import { applyAssigneeChange } from '../query/issue-triage.js';
 
 const { CompressionTypes } = kafkajs;
 
@@ -140,6 +141,7 @@ export class ControlPlane implements Journal {
     const { catalog, issueStates, alertRules, artifacts, database } = this.stores;
     try {
       if (record.kind === 'issue_status') await issueStates.applyStatus(record);
+      else if (record.kind === 'issue_assignee') await applyAssigneeChange(database, record);
       else if (record.kind === 'project' || record.kind === 'key') await catalog.apply(record);
       else if (record.kind === 'artifact_bundle') await artifacts.apply(record);
       else if (record.kind === 'alert_rule') {

@@ -2,10 +2,12 @@
 // decide whether an event opens its issue or reopens a resolved one, and what PATCH /v1/issues
 // changes. Statuses are read on every event, so they are cached in memory; the cache is this
 // process's view, kept right by the writes that go through it.
-import type { DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../../src/engine/item.js';
 import type { IssueTransition } from '../../src/records/event.js';
 import type { Database } from '../duckdb/database.js';
+import { ignoreUntil, type IgnoreCondition, type IgnoreUntil } from '../../src/records/ignore-until.js';
+import { IssueIgnores } from './issue-ignores.js';
 
 export type IssueStatus = 'unresolved' | 'resolved' | 'ignored' | 'regressed';
 export const SETTABLE_STATUSES = ['unresolved', 'resolved', 'ignored'] as const;
@@ -18,6 +20,8 @@ export interface StatusChange {
   project_id: string;
   status: IssueStatus;
   at: number;
+  /** With `ignored`: the condition under which the issue returns by itself, and when it was set (epoch ms). */
+  ignore_until?: { condition: IgnoreCondition; ignored_at: number };
 }
 
 /** One event as the issues processor sees it. */
@@ -69,7 +73,14 @@ export class IssueStates {
   /** Whether the catalog may hold aliases this process has not read (until known, it may). */
   private aliasesStored?: Promise<boolean>;
 
-  constructor(private readonly db: Database) {}
+  /** Ignored issues that return by themselves (ignore until). */
+  readonly ignores: IssueIgnores;
+  /** What recordStatus wrote to the ignores, for statusCommitted to remember once it commits. */
+  private readonly ignoresWritten = new Map<string, { issue: { dataset: Dataset; projectId: string; id: string }; value: IgnoreUntil | null }>();
+
+  constructor(private readonly db: Database) {
+    this.ignores = new IssueIgnores(db, (dataset, projectId, id, now) => this.setStatus(dataset, projectId, id, 'unresolved', now));
+  }
 
   /**
    * A status another node set: kept unless this node's status of the issue changed later (last
@@ -86,6 +97,7 @@ export class IssueStates {
         { id: change.id, dataset: change.dataset, status: change.status, at, project: change.project_id },
       ),
     );
+    await this.applyIgnore(change);
     this.cache.delete(change.id); // read again: the row says who wins
   }
 
@@ -170,17 +182,58 @@ export class IssueStates {
     }
   }
 
-  /** The status of an issue as a person sets it. */
-  async setStatus(dataset: Dataset, projectId: string, id: string, status: SettableStatus, now = Date.now()): Promise<void> {
-    await this.db.write(async (c) => {
-      await c.run(
-        `INSERT INTO issue_states (id, dataset, status, status_changed_at, project_id, opened_by, created_at)
-         VALUES ($id, $dataset, $status, make_timestamp($now::BIGINT), $project, NULL, make_timestamp($now::BIGINT))
-         ON CONFLICT (id) DO UPDATE SET status = excluded.status, status_changed_at = excluded.status_changed_at`,
-        { id, dataset, status, now: BigInt(now) * 1000n, project: projectId },
-      );
-      await this.db.recordChange(c, { kind: 'issue_status', id, dataset, project_id: projectId, status, at: now });
+  /** The change's ignore condition, if the change is what the issue's row holds now (it won). */
+  private async applyIgnore(change: StatusChange): Promise<void> {
+    const result = await this.db.reader().runAndReadAll('SELECT epoch_ms(status_changed_at) FROM issue_states WHERE id = $id', { id: change.id });
+    if (Number(result.getRows()[0]?.[0]) !== change.at) return;
+    const issue = { dataset: change.dataset, projectId: change.project_id, id: change.id };
+    const value = change.status === 'ignored' && change.ignore_until ? ignoreUntil(change.ignore_until.condition, change.ignore_until.ignored_at) : null;
+    await this.db.write((c) => this.ignores.write(c, issue, value));
+    this.ignores.remember(issue, value);
+  }
+
+  /** The status of an issue as a person sets it; `ignored` with a condition returns by itself (IssueIgnores). */
+  async setStatus(dataset: Dataset, projectId: string, id: string, status: SettableStatus, now = Date.now(), ignore?: IgnoreCondition): Promise<void> {
+    await this.db.write((c) => this.recordStatus(c, dataset, projectId, id, status, now, ignore));
+    this.statusCommitted(id, status);
+  }
+
+  /** Writes a status a person set inside the caller's transaction; call statusCommitted once it commits. */
+  async recordStatus(
+    c: DuckDBConnection,
+    dataset: Dataset,
+    projectId: string,
+    id: string,
+    status: SettableStatus,
+    now: number,
+    ignore?: IgnoreCondition,
+  ): Promise<void> {
+    const issue = { dataset, projectId, id };
+    const ignoring = status === 'ignored' && ignore ? ignoreUntil(ignore, now) : null;
+    await this.ignores.write(c, issue, ignoring);
+    this.ignoresWritten.set(id, { issue, value: ignoring });
+    await c.run(
+      `INSERT INTO issue_states (id, dataset, status, status_changed_at, project_id, opened_by, created_at)
+       VALUES ($id, $dataset, $status, make_timestamp($now::BIGINT), $project, NULL, make_timestamp($now::BIGINT))
+       ON CONFLICT (id) DO UPDATE SET status = excluded.status, status_changed_at = excluded.status_changed_at`,
+      { id, dataset, status, now: BigInt(now) * 1000n, project: projectId },
+    );
+    await this.db.recordChange(c, {
+      kind: 'issue_status',
+      id,
+      dataset,
+      project_id: projectId,
+      status,
+      at: now,
+      ...(ignoring ? { ignore_until: { condition: ignoring.condition, ignored_at: now } } : {}),
     });
+  }
+
+  /** The cache learns a status recordStatus wrote, once its transaction committed. */
+  statusCommitted(id: string, status: SettableStatus): void {
+    const written = this.ignoresWritten.get(id);
+    this.ignoresWritten.delete(id);
+    if (written) this.ignores.remember(written.issue, written.value);
     const known = this.cache.get(id);
     this.remember(id, { status, openedBy: known?.openedBy ?? null });
   }

@@ -1,30 +1,14 @@
-// The issue reads of the web app's pages: issue lists with filters on their events and three sorts,
+// The issue reads of the web app's pages beyond the API's (the issues list is IssueFinder's):
 // per-issue event counts over time, tag distributions and an event's older/newer neighbours. Every
 // query runs over the same merged read sources as the /v1 reads (the events' MergedSource and the
 // issue relation), so a page and the API never disagree.
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../../src/engine/item.js';
 import type { Database } from '../duckdb/database.js';
-import { eventConditions, type EventConditions } from './filter.js';
-import type { Issue, IssueStatus, IssueStore } from './issues.js';
+import type { Issue } from './issues.js';
 import type { MergedSource } from './read-sources.js';
 import { rows } from '../duckdb/rows.js';
 
-export type IssueSort = 'last_seen' | 'first_seen' | 'count';
-export const ISSUE_SORTS: readonly IssueSort[] = ['last_seen', 'first_seen', 'count'];
-
-export interface IssueQuery {
-  dataset: Dataset;
-  projectId: string;
-  status?: IssueStatus;
-  /** Issues with at least one event that meets these. */
-  events: EventConditions;
-  sort: IssueSort;
-  cursor?: string;
-  limit: number;
-}
-
-const SORT_KEY: Record<IssueSort, string> = { last_seen: 'epoch_us(last_seen)', first_seen: 'epoch_us(first_seen)', count: 'count' };
 const HOUR_MS = 3600 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 
@@ -33,22 +17,6 @@ export function chartWindow(unit: 'hour' | 'day', buckets: number, now = Date.no
   const size = unit === 'hour' ? HOUR_MS : DAY_MS;
   const end = Math.floor(now / size) * size + size;
   return { size, start: end - buckets * size, end };
-}
-
-export class InvalidWebCursorError extends Error {}
-
-function encode(cursor: { k: string; id: string }): string {
-  return Buffer.from(JSON.stringify(cursor)).toString('base64url');
-}
-
-function decode(text: string): { k: string; id: string } {
-  try {
-    const parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as { k?: unknown; id?: unknown };
-    if (typeof parsed.k === 'string' && /^-?\d+$/.test(parsed.k) && typeof parsed.id === 'string') return { k: parsed.k, id: parsed.id };
-  } catch {
-    // fall through
-  }
-  throw new InvalidWebCursorError('the cursor is not one this page gave');
 }
 
 /** Events the issue page's tag distribution reads: the issue's latest ones. */
@@ -62,47 +30,11 @@ export class IssueViews {
   constructor(
     private readonly db: Database,
     private readonly events: MergedSource,
-    private readonly issues: Pick<IssueStore, 'relation'>,
   ) {}
 
   private async read(sql: string, params: Record<string, DuckDBValue>) {
     await this.events.settled();
     return this.events.consistent(() => this.db.reader().runAndReadAll(sql, params));
-  }
-
-  async listIssues(q: IssueQuery): Promise<{ issues: Issue[]; nextCursor: string | null }> {
-    const params: Record<string, DuckDBValue> = { dataset: q.dataset, project: q.projectId, limit: q.limit + 1 };
-    const where = ['dataset = $dataset', 'project_id = $project'];
-    if (q.status) {
-      where.push('status = $status');
-      params.status = q.status;
-    }
-    const events = eventConditions(q.events, params);
-    if (events.length)
-      where.push(
-        `id IN (SELECT issue_id FROM ${this.events.relation([q.projectId])} WHERE dataset = $dataset AND project_id = $project AND ${events.join(' AND ')})`,
-      );
-    const key = SORT_KEY[q.sort];
-    if (q.cursor) {
-      const after = decode(q.cursor);
-      where.push(`(${key} < $ck::BIGINT OR (${key} = $ck::BIGINT AND id < $cid))`);
-      params.ck = after.k;
-      params.cid = after.id;
-    }
-    const result = await this.read(
-      `SELECT id, project_id, title, culprit, type, value, level, status, first_seen, last_seen, count, first_release, last_release, status_changed_at,
-              (${key})::VARCHAR AS sort_key
-         FROM ${this.issues.relation([q.projectId])} WHERE ${where.join(' AND ')}
-        ORDER BY ${key} DESC, id DESC LIMIT $limit`,
-      params,
-    );
-    const found = rows<Issue & { sort_key: string }>(result);
-    const page = found.slice(0, q.limit);
-    const last = page[page.length - 1];
-    return {
-      issues: page.map(({ sort_key: _key, ...issue }) => issue),
-      nextCursor: found.length > q.limit && last ? encode({ k: last.sort_key, id: last.id }) : null,
-    };
   }
 
   /**

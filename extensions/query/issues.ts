@@ -1,15 +1,16 @@
-// Issue reads and status changes. An issue's aggregates (count, first and last seen, releases,
+// Issue reads and status changes (lists: issue-finder.ts). An issue's aggregates (count, first and last seen, releases,
 // title) come from the events' read source: the source's own table where it keeps one (the duckdb
 // exporter folds them as it stores events), else aggregated from the events. Its status comes from
 // the catalog's issue_states, which the issues processor and PATCH /v1/issues keep (a resolved issue
-// whose events were received after its resolution reads as regressed, whatever recorded it).
+// whose events were received after its resolution reads as regressed, whatever recorded it); its
+// assignee from issue_assignees (issue-triage.ts).
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../../src/engine/item.js';
 import type { Database } from '../duckdb/database.js';
-import { decodeCursor, encodeCursor } from '../../src/http/cursor.js';
 import type { IssueStates, IssueStatus, SettableStatus } from '../issues/issue-states.js';
 import type { MergedSource } from './read-sources.js';
 import { rows } from '../duckdb/rows.js';
+import type { IgnoreCondition, IgnoreUntil } from '../../src/records/ignore-until.js';
 
 export { SETTABLE_STATUSES, type IssueStatus } from '../issues/issue-states.js';
 
@@ -28,15 +29,12 @@ export interface Issue {
   first_release: string;
   last_release: string;
   status_changed_at: string | null;
+  /** The web user the issue is assigned to (issue-triage.ts), else null. */
+  assignee: { id: string; email: string } | null;
 }
 
-export interface IssueFilter {
-  dataset: Dataset;
-  projectId: string;
-  status?: IssueStatus;
-}
-
-const COLUMNS = 'id, project_id, title, culprit, type, value, level, status, first_seen, last_seen, count, first_release, last_release, status_changed_at';
+const COLUMNS =
+  'id, project_id, title, culprit, type, value, level, status, first_seen, last_seen, count, first_release, last_release, status_changed_at, assignee';
 
 export class IssueStore {
   constructor(
@@ -61,40 +59,10 @@ export class IssueStore {
         CASE WHEN s.status IS NULL THEN 'unresolved'
              WHEN s.status = 'resolved' AND a.last_received > s.status_changed_at THEN 'regressed'
              ELSE s.status END AS status,
-        a.first_seen, a.last_seen, a.count, a.first_release, a.last_release, s.status_changed_at
-      FROM ${aggregates} a LEFT JOIN issue_states s ON s.id = a.id AND s.dataset = a.dataset)`;
-  }
-
-  /** Most recently seen first, keyset-paginated on (last_seen, id). */
-  async list(filter: IssueFilter, limit: number, cursor?: string): Promise<{ issues: Issue[]; nextCursor: string | null }> {
-    await this.events.settled(); // acknowledged events are readable
-    const where = ['dataset = $dataset', 'project_id = $project'];
-    const params: Record<string, DuckDBValue> = { dataset: filter.dataset, project: filter.projectId, limit: limit + 1 };
-    if (filter.status) {
-      where.push('status = $status');
-      params.status = filter.status;
-    }
-    if (cursor !== undefined) {
-      const { micros, id } = decodeCursor(cursor);
-      where.push('(last_seen < make_timestamp($cts::BIGINT) OR (last_seen = make_timestamp($cts::BIGINT) AND id < $cid))');
-      params.cts = micros;
-      params.cid = id;
-    }
-    const result = await this.events.consistent(() =>
-      this.db.reader().runAndReadAll(
-        `SELECT ${COLUMNS}, epoch_us(last_seen)::VARCHAR AS micros FROM ${this.relation([filter.projectId])} WHERE ${where.join(' AND ')}
-         ORDER BY last_seen DESC, id DESC LIMIT $limit`,
-        params,
-      ),
-    );
-    // micros as text: a BIGINT would become a lossy number in rows().
-    const found = rows<Issue & { micros: string }>(result);
-    const page = found.slice(0, limit);
-    const next = found.length > limit ? page[limit - 1] : undefined;
-    return {
-      issues: page.map(({ micros: _micros, ...issue }) => issue),
-      nextCursor: next ? encodeCursor({ micros: BigInt(next.micros), id: next.id }) : null,
-    };
+        a.first_seen, a.last_seen, a.count, a.first_release, a.last_release, s.status_changed_at,
+        CASE WHEN t.user_id IS NULL THEN NULL ELSE {'id': t.user_id, 'email': t.email} END AS assignee
+      FROM ${aggregates} a LEFT JOIN issue_states s ON s.id = a.id AND s.dataset = a.dataset
+        LEFT JOIN issue_assignees t ON t.id = a.id AND t.dataset = a.dataset)`;
   }
 
   /** The issue, if it belongs to one of `projectIds`. */
@@ -112,10 +80,15 @@ export class IssueStore {
   }
 
   /** Sets the status of an issue of one of `projectIds`; undefined when there is none. */
-  async setStatus(dataset: Dataset, projectIds: string[], id: string, status: SettableStatus): Promise<Issue | undefined> {
+  async setStatus(dataset: Dataset, projectIds: string[], id: string, status: SettableStatus, ignore?: IgnoreCondition): Promise<Issue | undefined> {
     const issue = await this.get(dataset, projectIds, id);
     if (!issue) return undefined;
-    await this.states.setStatus(dataset, issue.project_id, id, status);
+    await this.states.setStatus(dataset, issue.project_id, id, status, undefined, ignore);
     return this.get(dataset, projectIds, id);
+  }
+
+  /** The condition an ignored issue returns under (ignore until), if it has one. */
+  ignoreUntil(id: string): IgnoreUntil | undefined {
+    return this.states.ignores.peek(id);
   }
 }

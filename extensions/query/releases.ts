@@ -142,7 +142,7 @@ export class ReleaseStore {
   private async issueList(condition: string, params: Record<string, DuckDBValue>): Promise<Issue[]> {
     if (this.events.empty) return [];
     return this.read<Issue>(
-      `SELECT id, project_id, title, culprit, type, value, level, status, first_seen, last_seen, count, first_release, last_release, status_changed_at
+      `SELECT id, project_id, title, culprit, type, value, level, status, first_seen, last_seen, count, first_release, last_release, status_changed_at, assignee
        FROM ${this.issues.relation([String(params.project)])} WHERE dataset = $dataset AND project_id = $project AND (${condition})
        ORDER BY last_seen DESC, id DESC LIMIT ${MAX_ISSUES}`,
       params,

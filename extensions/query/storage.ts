@@ -15,10 +15,16 @@ import { ReleaseStore } from './releases.js';
 import { ReplayStore } from './replays.js';
 import { TraceStore } from './traces.js';
 import { WindowCounts } from './window-counts.js';
+import { IssueFinder } from './issue-finder.js';
+import { IssueTriage } from './issue-triage.js';
 
 export class Storage {
   readonly events: EventStore;
   readonly issues: IssueStore;
+  /** Issue lists with the search language, and bulk selections. */
+  readonly issueFinder: IssueFinder;
+  /** Assignments and bulk changes (and the onAssigned hook). */
+  readonly triage: IssueTriage;
   readonly traces: TraceStore;
   readonly replays: ReplayStore;
   readonly releases: ReleaseStore;
@@ -38,9 +44,11 @@ export class Storage {
     const spans = new MergedSource('traces', sources.traces ?? [], SPAN_ROW_KEY);
     this.events = new EventStore(db, events);
     this.issues = new IssueStore(db, events, states);
+    this.issueFinder = new IssueFinder(db, events, this.issues);
+    this.triage = new IssueTriage(db, states);
     this.traces = new TraceStore(db, spans, events);
     this.releases = new ReleaseStore(db, events, this.issues);
-    this.issueViews = new IssueViews(db, events, this.issues);
+    this.issueViews = new IssueViews(db, events);
     this.windowCounts = new WindowCounts(db, events, spans);
     this.replays = new ReplayStore(db, new MergedSource('replays', sources.replays ?? [], REPLAY_ROW_KEY), events, appUrl);
   }

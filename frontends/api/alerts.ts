@@ -7,7 +7,7 @@ import { resolveProject } from '../../src/auth/scope.js';
 import { readJson } from '../../src/http/body.js';
 import { ApiError, errors } from '../../src/http/errors.js';
 import { json, principalOf, type RequestContext, type RouteDefinition } from '../../src/http/host.js';
-import { ALERT_TYPES, validateRule, type AlertAction, type AlertRuleInput } from '../../src/records/alert-rule.js';
+import { ALERT_TYPES, MAX_EMAIL_RECIPIENTS, validateRule, type AlertAction, type AlertRuleInput } from '../../src/records/alert-rule.js';
 import { RuleLimitError } from '../../extensions/alerts/alert-limits.js';
 import type { AlertRule } from '../../extensions/alerts/alert-rules.js';
 import { DestinationsRefusedError } from '../../extensions/alerts/alerts.js';
@@ -77,7 +77,12 @@ const RULE_SCHEMA = {
       type: 'array',
       items: {
         type: 'object',
-        properties: { type: { type: 'string', enum: ['webhook', 'slack', 'log'] }, url: { type: 'string' }, secret: { type: 'string' } },
+        properties: {
+          type: { type: 'string', enum: ['webhook', 'slack', 'email', 'log'] },
+          url: { type: 'string' },
+          secret: { type: 'string' },
+          to: { type: 'array', items: { type: 'string', format: 'email' }, maxItems: MAX_EMAIL_RECIPIENTS, description: 'email: the recipients' },
+        },
       },
     },
     environment: { type: 'string', nullable: true },

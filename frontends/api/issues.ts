@@ -1,18 +1,19 @@
 // GET /v1/issues, GET /v1/issues/{id}, PATCH /v1/issues/{id}, and the permalink {app_url}/issues/{id}.
 import type { Principal } from '../../src/auth/authenticator.js';
 import { reachableProjects } from '../../src/auth/scope.js';
-import { readJson } from '../../src/http/body.js';
 import { errors } from '../../src/http/errors.js';
 import { json, principalOf, type RequestContext, type RouteDefinition } from '../../src/http/host.js';
 import { InvalidCursorError } from '../../src/http/cursor.js';
-import { SETTABLE_STATUSES, type Issue, type IssueStatus } from '../../extensions/query/index.js';
+import type { Issue, IssueStatus } from '../../extensions/query/issues.js';
 import type { ApiContext } from './context.js';
-import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, parseLimit } from '../../src/http/params.js';
+import { ignoreField } from './issue-ignore.js';
+import { actorOf, ISSUE_SEARCH_DOCS, listSearch, readTriageChange, TRIAGE_BODY_SCHEMA, withSearch } from './issue-triage.js';
+import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseLimit } from '../../src/http/params.js';
 
 const ALL_STATUSES: readonly IssueStatus[] = ['unresolved', 'resolved', 'ignored', 'regressed'];
 
 export function issueRoutes({ catalog, storage, appUrl, issuePage }: ApiContext): RouteDefinition[] {
-  const present = (issue: Issue) => ({ ...issue, permalink: `${appUrl}/issues/${issue.id}` });
+  const present = (issue: Issue) => ({ ...issue, permalink: `${appUrl}/issues/${issue.id}`, ...ignoreField(storage, issue) });
 
   /** The issue, if it exists in the key's dataset and a project the key reaches; else 404. */
   const findIssue = async (principal: Principal, id: string): Promise<{ issue: Issue; projectIds: string[] }> => {
@@ -34,16 +35,17 @@ export function issueRoutes({ catalog, storage, appUrl, issuePage }: ApiContext)
       query: [
         LIST_PROJECT_DOC,
         { name: 'status', description: 'unresolved, resolved, ignored or regressed', schema: { type: 'string', enum: [...ALL_STATUSES] } },
+        ...ISSUE_SEARCH_DOCS,
         ...LIST_QUERY_DOCS,
       ],
       responses: { 200: '{data: [issue], has_more, next_cursor}', 400: 'invalid_parameter', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' },
       handler: async (ctx) => {
         const principal = principalOf(ctx);
         const limit = parseLimit(ctx.query);
-        const status = parseEnum(ctx.query, 'status', ALL_STATUSES);
         const project = await listProject(catalog, principal, ctx.query);
+        const { search, sort } = await listSearch(storage, principal, ctx.query, { dataset: principal.dataset, projectId: project.id });
         try {
-          const page = await storage.issues.list({ dataset: principal.dataset, projectId: project.id, status }, limit, optional(ctx.query, 'cursor'));
+          const page = await withSearch(() => storage.issueFinder.list(search, sort, limit, optional(ctx.query, 'cursor')));
           return json(ctx, 200, { data: page.issues.map(present), has_more: page.nextCursor !== null, next_cursor: page.nextCursor });
         } catch (error) {
           if (error instanceof InvalidCursorError) throw errors.invalidParameter('cursor', error.message);
@@ -65,13 +67,10 @@ export function issueRoutes({ catalog, storage, appUrl, issuePage }: ApiContext)
     {
       method: 'PATCH',
       path: '/v1/issues/:id',
-      summary: 'Change the status of an issue',
+      summary: 'Change the status and/or the assignee of an issue',
       tag: 'issues',
       auth: true,
-      requestBody: {
-        contentType: 'application/json',
-        schema: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: [...SETTABLE_STATUSES] } } },
-      },
+      requestBody: { contentType: 'application/json', schema: TRIAGE_BODY_SCHEMA },
       responses: {
         200: 'The updated issue',
         400: 'invalid_json or validation_failed',
@@ -82,12 +81,11 @@ export function issueRoutes({ catalog, storage, appUrl, issuePage }: ApiContext)
       },
       handler: async (ctx) => {
         const principal = principalOf(ctx);
-        const body = await readJson(ctx.event, 64 * 1024);
-        const status = typeof body === 'object' && body !== null && 'status' in body ? body.status : undefined;
-        if (typeof status !== 'string' || !(SETTABLE_STATUSES as readonly string[]).includes(status))
-          throw errors.validation('the status is invalid', [{ path: 'status', message: `must be one of ${SETTABLE_STATUSES.join(', ')}` }]);
+        const change = await readTriageChange(ctx, storage, principal);
         const { issue, projectIds } = await findIssue(principal, ctx.params.id);
-        const updated = await storage.issues.setStatus(principal.dataset, projectIds, issue.id, status as (typeof SETTABLE_STATUSES)[number]);
+        const reread = async () => [await storage.issues.get(principal.dataset, projectIds, issue.id)].filter((i): i is Issue => i !== undefined);
+        await storage.triage.apply(principal.dataset, [issue], change, actorOf(principal), reread);
+        const updated = await storage.issues.get(principal.dataset, projectIds, issue.id);
         if (!updated) throw errors.notFound(`no issue ${ctx.params.id}`);
         return json(ctx, 200, present(updated));
       },

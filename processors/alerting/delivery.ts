@@ -26,9 +26,10 @@ export function backoff(config: DeliveryConfig, attempts: number, random = Math.
   return Math.round(full / 2 + (random * full) / 2);
 }
 
-/** Where a delivery's request goes (scheme, host and port), or undefined for a log line. */
+/** Where a delivery's request goes (scheme, host and port; every email the one SMTP server), or undefined for a log line. */
 function destinationOf(delivery: DueDelivery): string | undefined {
   if (delivery.action.type === 'log') return undefined;
+  if (delivery.action.type === 'email') return 'smtp:';
   try {
     const url = new URL(delivery.action.url);
     return `${url.protocol}//${url.host}`;
@@ -153,6 +154,7 @@ export class DeliveryLoop {
       connectTimeoutMs: this.config.connect_timeout_ms,
       guard: this.options.guard,
       logger: this.options.logger,
+      mailer: this.alerts.mailer,
       signal: this.abort.signal,
     });
     if ('aborted' in result) return;

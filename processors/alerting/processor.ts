@@ -16,11 +16,20 @@ import type { AlertRule, StateChange } from '../../extensions/alerts/alert-rules
 import { buildPayload } from './payload.js';
 import type { AlertingRuntime } from './runtime.js';
 import { eventMatches, spanMatches, spanMicros } from './windows.js';
+import type { Alerts } from '../../extensions/alerts/alerts.js';
 
 interface IssueHit {
   item: RecordItem<'events'>;
   rule: AlertRule;
   transition: IssueTransition;
+}
+
+/** `frequency` for issue rules counts per issue: a regression this soon after the last one notified is not notified. */
+export async function quietEnough(alerts: Alerts, rule: AlertRule, issueId: string, now: number): Promise<boolean> {
+  const frequency = parseDuration(rule.frequency) ?? 0;
+  if (frequency === 0) return true;
+  const last = await alerts.outbox.lastFiring(rule.id, issueId);
+  return last === null || now - last >= frequency;
 }
 
 export class AlertingProcessor implements Processor {
@@ -89,7 +98,7 @@ export class AlertingProcessor implements Processor {
               // IssueStates): the same key in every process, and a new one for the next regression.
               firingKey(rule.id, issueId, 'regressed', event.id);
         if (firings.has(key)) continue;
-        if (transition === 'regressed' && !(await this.quietEnough(rule, issueId, item.receivedAt))) continue;
+        if (transition !== 'new' && !(await quietEnough(host.alerts, rule, issueId, item.receivedAt))) continue;
         const now = Date.now();
         const project = await host.catalog.project(rule.project_id);
         const payload: AlertPayload = buildPayload({
@@ -104,7 +113,7 @@ export class AlertingProcessor implements Processor {
             title: event.title ?? `${event.exception.type}: ${event.exception.value}`,
             culprit: event.culprit ?? null,
             count: await this.issueCount(item, issueId, transition),
-            status: transition === 'new' ? 'unresolved' : 'regressed',
+            status: transition === 'regressed' ? 'regressed' : 'unresolved',
           },
           event,
           transition,
@@ -131,14 +140,6 @@ export class AlertingProcessor implements Processor {
       // Not recorded: nothing is acknowledged and the sender retries, so the alert is not lost.
       throw new ExportError(this.runtime.id, error);
     }
-  }
-
-  /** `frequency` for issue rules counts per issue: a regression this soon after the last one notified is not notified. */
-  private async quietEnough(rule: AlertRule, issueId: string, now: number): Promise<boolean> {
-    const frequency = parseDuration(rule.frequency) ?? 0;
-    if (frequency === 0) return true;
-    const last = await this.runtime.host.alerts.outbox.lastFiring(rule.id, issueId);
-    return last === null || now - last >= frequency;
   }
 
   private async issueCount(item: RecordItem<'events'>, issueId: string, transition: IssueTransition): Promise<number> {

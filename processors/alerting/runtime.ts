@@ -8,6 +8,7 @@ import type { AlertRule } from '../../extensions/alerts/alert-rules.js';
 import type { AlertingConfig } from './config.js';
 import { DeliveryLoop } from './delivery.js';
 import { Evaluator } from './evaluator.js';
+import { fireEscalation } from './escalations.js';
 import { alertingMetrics, type AlertingMetrics } from './metrics.js';
 import { newWindow, rebuild, type RuleWindow } from './windows.js';
 
@@ -23,6 +24,7 @@ export class AlertingRuntime {
   private readonly evaluator: Evaluator;
   private timer?: NodeJS.Timeout;
   private evaluating?: Promise<void>;
+  private stopHearingEscalations?: () => void;
 
   constructor(
     readonly id: string,
@@ -53,6 +55,7 @@ export class AlertingRuntime {
   acquire(signal: Signal): void {
     const first = this.signals.size === 0;
     this.signals.set(signal, (this.signals.get(signal) ?? 0) + 1);
+    if (signal === 'events') this.stopHearingEscalations ??= this.host.issueStates.ignores.onEscalated((e) => fireEscalation(this, e));
     if (!first) return;
     this.startedAt = Date.now();
     this.delivery.start();
@@ -64,6 +67,10 @@ export class AlertingRuntime {
     const left = (this.signals.get(signal) ?? 1) - 1;
     if (left > 0) this.signals.set(signal, left);
     else this.signals.delete(signal);
+    if (!this.signals.has('events')) {
+      this.stopHearingEscalations?.();
+      this.stopHearingEscalations = undefined;
+    }
     if (this.signals.size > 0) return;
     clearInterval(this.timer);
     await this.evaluating;

@@ -6,14 +6,16 @@ import { Agent as HttpAgent, request as httpRequest, type ClientRequest } from '
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Logger } from 'pino';
 import { DestinationRefusedError, type DestinationGuard } from '../../src/net/destinations.js';
+import type { Mailer } from '../../src/net/mailer.js';
 import { slackMessage, type AlertPayload } from '../../src/records/alert-payload.js';
 import type { AlertAction } from '../../src/records/alert-rule.js';
 import { VERSION } from '../../src/version.js';
+import { sendEmail } from './email.js';
 import { signatureHeaders } from './signature.js';
 
 export type AttemptResult =
   | { ok: true }
-  | { ok: false; error: 'refused' | 'timeout' | 'unreachable' | `http_${number}`; retry: boolean; detail?: string }
+  | { ok: false; error: 'refused' | 'timeout' | 'unreachable' | `http_${number}` | `smtp_${number}`; retry: boolean; detail?: string }
   /** The loop stopped while the request was in flight: nothing is recorded, the delivery stays due. */
   | { ok: false; aborted: true };
 
@@ -24,6 +26,8 @@ export interface SendOptions {
   connectTimeoutMs: number;
   guard: DestinationGuard;
   logger: Logger;
+  /** The SMTP client of email actions (undefined: service.smtp is not set). */
+  mailer?: Mailer;
   signal?: AbortSignal;
 }
 
@@ -37,6 +41,7 @@ export async function attempt(action: AlertAction, payloadText: string, idempote
     options.logger.info({ alert: JSON.parse(payloadText) as AlertPayload, idempotency_key: idempotencyKey }, 'alert notification');
     return { ok: true };
   }
+  if (action.type === 'email') return sendEmail(action.to, payloadText, idempotencyKey, options.mailer);
   const body = action.type === 'slack' ? JSON.stringify(slackMessage(JSON.parse(payloadText) as AlertPayload)) : payloadText;
   const headers: Record<string, string> = {
     'content-type': 'application/json',

@@ -14,6 +14,6 @@ export const issuesFactory: ProcessorFactory<IssuesConfig> = {
   configSchema: issuesConfigSchema,
   create(settings) {
     if (settings.signal !== 'events') throw new Error(`processor "${settings.id.text}" handles only events, not ${settings.signal}`);
-    return new IssuesProcessor(settings.id.text, settings.host.issueStates);
+    return new IssuesProcessor(settings.id.text, settings.host.issueStates, settings.host.logger, settings.config.ignore_check_interval_ms);
   },
 };

@@ -131,6 +131,29 @@ const schema = {
     },
     check_interval_ms: { doc: 'How often expired data is deleted', format: 'nat', default: 3_600_000 },
   },
+  smtp: {
+    host: {
+      doc: 'The SMTP server email alert actions and assignment notices go through; empty (the default): no email, and rules with an email action are refused',
+      format: String,
+      default: '',
+      env: 'FAULTLINE_SMTP_HOST',
+    },
+    port: { doc: 'Its port (587 for starttls, 465 for tls, 25 for none, as a rule)', format: 'port', default: 587, env: 'FAULTLINE_SMTP_PORT' },
+    tls: {
+      doc: 'none: plain text (only to a relay on a trusted network); starttls: upgrade the connection, refusing a server that cannot; tls: TLS from the first byte',
+      format: ['none', 'starttls', 'tls'],
+      default: 'starttls',
+      env: 'FAULTLINE_SMTP_TLS',
+    },
+    user: { doc: 'The user to authenticate as; empty: no authentication', format: String, default: '', env: 'FAULTLINE_SMTP_USER' },
+    password: { doc: 'Its password (better from the environment than the file)', format: String, default: '', sensitive: true, env: 'FAULTLINE_SMTP_PASSWORD' },
+    from: {
+      doc: 'The From address of every message, e.g. "Faultline <faultline@example.com>"; empty: faultline@<host of app_url>',
+      format: String,
+      default: '',
+      env: 'FAULTLINE_SMTP_FROM',
+    },
+  },
   shutdown_timeout_ms: { doc: 'How long a graceful shutdown may take', format: 'nat', default: 30_000 },
   pipelines: { doc: 'The pipelines: signal[/name] -> receivers, processors, exporters', format: Object, default: {} },
 };
@@ -178,9 +201,19 @@ export type ServiceSettings = {
     rate_limit: { requests_per_second: number; burst: number };
   };
   retention: { events_days: number; traces_days: number; replays_days: number; artifacts_days: number; alerts_days: number; check_interval_ms: number };
+  smtp: SmtpSettings;
   shutdown_timeout_ms: number;
   pipelines: Record<string, unknown>;
 };
+
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  tls: 'none' | 'starttls' | 'tls';
+  user: string;
+  password: string;
+  from: string;
+}
 
 export interface ServiceSectionResult {
   /** Everything but `storage`, which resolve.ts checks against the configured exporters. */

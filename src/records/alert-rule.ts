@@ -1,6 +1,7 @@
 // An alert rule as the API takes and returns it, and its validation: every bad field is listed
 // with its path, so POST and PATCH /v1/alerts answer one 400 naming all of them.
 import type { FieldError } from '../engine/item.js';
+import { isEmailAddress } from './email-address.js';
 import { LEVELS, type Level } from './event.js';
 
 export const ALERT_TYPES = ['new_issue', 'regression', 'error_spike', 'latency'] as const;
@@ -31,7 +32,11 @@ export interface LatencyConditions {
 
 export type Conditions = Record<string, never> | SpikeConditions | LatencyConditions;
 
-export type AlertAction = { type: 'webhook'; url: string; secret?: string } | { type: 'slack'; url: string } | { type: 'log' };
+export type AlertAction =
+  { type: 'webhook'; url: string; secret?: string } | { type: 'slack'; url: string } | { type: 'email'; to: string[] } | { type: 'log' };
+
+/** Recipients of one email action, at most. */
+export const MAX_EMAIL_RECIPIENTS = 20;
 
 /** What a client sets on a rule (the body of POST, and of PATCH merged over the rule). */
 export interface AlertRuleInput {
@@ -194,9 +199,23 @@ function checkActions(check: Checker, actions: unknown): void {
       case 'log':
         check.unknownKeys(action, ['type'], path);
         return;
+      case 'email':
+        check.unknownKeys(action, ['type', 'to'], path);
+        checkRecipients(check, action.to, `${path}.to`);
+        return;
       default:
-        check.add(`${path}.type`, 'must be one of webhook, slack, log');
+        check.add(`${path}.type`, 'must be one of webhook, slack, email, log');
     }
+  });
+}
+
+function checkRecipients(check: Checker, to: unknown, path: string): void {
+  if (!Array.isArray(to) || to.length === 0 || to.length > MAX_EMAIL_RECIPIENTS) {
+    check.add(path, `must be a list of 1 to ${MAX_EMAIL_RECIPIENTS} email addresses`);
+    return;
+  }
+  to.forEach((address, i) => {
+    if (!isEmailAddress(address)) check.add(`${path}[${i}]`, 'must be an email address (name@example.com)');
   });
 }
 
@@ -224,5 +243,6 @@ function normalizeAction(action: Json): AlertAction {
   if (action.type === 'webhook')
     return { type: 'webhook', url: action.url as string, ...(action.secret === undefined ? {} : { secret: action.secret as string }) };
   if (action.type === 'slack') return { type: 'slack', url: action.url as string };
+  if (action.type === 'email') return { type: 'email', to: [...new Set((action.to as string[]).map((address) => address.toLowerCase()))] };
   return { type: 'log' };
 }

@@ -122,8 +122,8 @@ export type DebugImage =
   /** A native module: where it was loaded, and the debug id of its symbols. */
   | { type: 'elf' | 'macho' | 'pe'; debug_id: string; code_file?: string; image_addr: string; image_size?: number };
 
-/** What an event did to its issue: opened it, or reopened it after it was resolved. */
-export type IssueTransition = 'new' | 'regressed';
+/** What an event did to its issue: opened it, reopened it after it was resolved, or ended its "ignore until". */
+export type IssueTransition = 'new' | 'regressed' | 'escalated';
 
 /** The stored event: the input plus what the pipeline derived. */
 export interface ErrorEvent extends ErrorEventInput {

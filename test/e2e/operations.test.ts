@@ -116,7 +116,7 @@ describe('/v1/openapi.json', () => {
       '/v1/releases': ['get'],
       '/v1/releases/{version}': ['get'],
       '/v1/replays': ['get', 'post'],
-      '/v1/issues': ['get'],
+      '/v1/issues': ['get', 'patch'],
       '/v1/issues/{id}': ['get', 'patch'],
       '/v1/projects': ['get'],
       '/issues/{id}': ['get'],

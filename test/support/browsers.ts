@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
 import type { AppReport } from './symbolication.js';
 
 export type BrowserName = 'chromium' | 'firefox';
@@ -170,4 +171,9 @@ export async function stop(pid: number | undefined, exited: Promise<void>): Prom
   }
   // Helpers that outlived the main process.
   signal('SIGKILL');
+}
+
+/** Headless Chromium for playwright-core tests (Debian's binary, flags for containers). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: browserBinary('chromium'), args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
 }

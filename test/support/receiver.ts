@@ -50,26 +50,37 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     port: bound,
     requests,
     respond: (path, ...next) => statuses.set(path, [...(statuses.get(path) ?? []), ...next]),
-    waitFor: (count, filter = () => true, timeoutMs = 15_000) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          const matching = requests.filter(filter);
-          if (matching.length < count) return;
-          waiters.delete(check);
-          clearTimeout(timer);
-          resolve(matching);
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`expected ${count} requests, got ${requests.filter(filter).length}`));
-        }, timeoutMs);
-        waiters.add(check);
-        check();
-      }),
+    waitFor: (count, filter = () => true, timeoutMs = 15_000) => waitForRecorded(requests, waiters, count, filter, timeoutMs, 'requests'),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+/** Resolves once `count` of `recorded` match `filter`; each `waiters` entry is called when something is recorded. */
+export function waitForRecorded<T>(
+  recorded: T[],
+  waiters: Set<() => void>,
+  count: number,
+  filter: (item: T) => boolean,
+  timeoutMs: number,
+  noun: string,
+): Promise<T[]> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const matching = recorded.filter(filter);
+      if (matching.length < count) return;
+      waiters.delete(check);
+      clearTimeout(timer);
+      resolve(matching);
+    };
+    const timer = setTimeout(() => {
+      waiters.delete(check);
+      reject(new Error(`expected ${count} ${noun}, got ${recorded.filter(filter).length}`));
+    }, timeoutMs);
+    waiters.add(check);
+    check();
+  });
 }

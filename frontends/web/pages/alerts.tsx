@@ -234,7 +234,7 @@ export function AlertsPage({ viewer, rules, firings, projects, problems }: Alert
                 <When at={ms(rule.last_fired_at)} />
               </dd>
               <dt>Notifies</dt>
-              <dd>{rule.actions.map((a) => (a.type === 'log' ? 'log' : `${a.type} ${a.url}`)).join('; ')}</dd>
+              <dd>{rule.actions.map((a) => (a.type === 'log' ? 'log' : a.type === 'email' ? `email ${a.to.join(', ')}` : `${a.type} ${a.url}`)).join('; ')}</dd>
             </dl>
             {admin && (
               <div class="actions">

@@ -6,9 +6,13 @@ import { Fragment, h, type JsxNode } from '../jsx.js';
 import type { ErrorEvent, ExceptionInfo, ProcessingError, StackFrame } from '../../../src/records/event.js';
 import { type Issue, TAG_SAMPLE } from '../../../extensions/query/index.js';
 import { BarChart } from './charts.js';
+import type { Assignee } from '../../../extensions/query/issue-triage.js';
+import { AssigneePicker } from './issue-assignee.js';
 import { Csrf, Page, type Viewer, TableHead } from './layout.js';
 import { ContextTables } from './contexts.js';
 import { formatDuration, When } from './parts.js';
+import { IgnoredUntil, IgnoreUntilForm } from './issue-ignore.js';
+import type { IgnoreUntil } from '../../../src/records/ignore-until.js';
 
 export interface IssueView {
   viewer: Viewer;
@@ -21,6 +25,10 @@ export interface IssueView {
   tags: Array<{ key: string; total: number; values: Array<{ value: string; count: number }> }>;
   raw: boolean;
   notice?: string;
+  /** While the issue is ignored with a condition: what it waits for. */
+  ignoreUntil?: IgnoreUntil;
+  /** Whom the issue can be assigned to (the picker). */
+  users: Assignee[];
 }
 
 const href = (issueId: string, params: Record<string, string | undefined>) => {
@@ -354,6 +362,7 @@ export function IssuePage(v: IssueView) {
           <strong class={`status status-${issue.status}`} id="issue-status">
             {issue.status}
           </strong>
+          {issue.status === 'ignored' && v.ignoreUntil && <IgnoredUntil value={v.ignoreUntil} />}
         </span>
         {actions.map(([status, label]) => (
           <form method="post" action={`/issues/${encodeURIComponent(issue.id)}/status`}>
@@ -362,6 +371,8 @@ export function IssuePage(v: IssueView) {
             <button type="submit">{label}</button>
           </form>
         ))}
+        {issue.status !== 'ignored' && <IgnoreUntilForm issueId={issue.id} csrf={v.viewer.csrf} />}
+        <AssigneePicker issue={issue} users={v.users} csrf={v.viewer.csrf} />
       </div>
       <Pairs
         entries={[

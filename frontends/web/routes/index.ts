@@ -3,6 +3,7 @@ import type { HttpHost } from '../../../src/http/host.js';
 import type { PageKit } from '../kit.js';
 import { registerAlertPages } from './alerts.js';
 import { registerIssuePages } from './issues.js';
+import { registerIssueIgnorePages } from './issue-ignore.js';
 import { registerKeyPages } from './keys.js';
 import { registerListPages } from './lists.js';
 import { registerMonitorPages } from './monitors.js';
@@ -13,6 +14,7 @@ import { registerSignInPages } from './signin.js';
 import { registerSourcemapPages } from './sourcemaps.js';
 import { registerTracePage } from './trace.js';
 import { registerUserPages } from './users.js';
+import { registerTriagePages } from './triage.js';
 
 export function registerPageGroups(http: HttpHost, kit: PageKit): void {
   registerListPages(http, kit);
@@ -27,4 +29,6 @@ export function registerPageGroups(http: HttpHost, kit: PageKit): void {
   registerTracePage(http, kit);
   registerReplayPage(http, kit);
   registerProjectPages(http, kit);
+  registerIssueIgnorePages(http, kit);
+  registerTriagePages(http, kit);
 }

@@ -1,4 +1,4 @@
-// The issues: GET /issues (filters, sorts, sparklines), the issue page behind every permalink
+// The issues: the issue page behind every permalink
 // (GET /issues/{id} is the API's route: it answers JSON to a key and this page to a browser),
 // POST /issues/{id}/status, and GET /events/{id} (to the event on its issue's page).
 import type { Dataset } from '../../../src/engine/item.js';
@@ -6,18 +6,10 @@ import type { HttpHost, PageHandler } from '../../../src/http/host.js';
 import type { ErrorEvent } from '../../../src/records/event.js';
 import {
   SETTABLE_STATUSES,
-  type IssueStatus,
-  searchConditions,
   chartWindow,
-  ISSUE_SORTS,
-  InvalidWebCursorError,
-  type IssueSort,
-  type IssueViews,
-  parseQuery,
 } from '../../../extensions/query/index.js';
 import type { PageKit } from '../kit.js';
 import { IssuePage } from '../pages/issue.js';
-import { IssuesPage } from '../pages/issues.js';
 
 /** The issue page, built before the routes are mounted: the API's permalink route serves it to browsers. */
 export function issuePageHandler(kit: PageKit): PageHandler {
@@ -43,9 +35,10 @@ export function issuePageHandler(kit: PageKit): PageHandler {
     const unit = range === '24h' ? 'hour' : 'day';
     const buckets = range === '24h' ? 24 : 30;
     const { size, start, end } = chartWindow(unit, buckets, now);
-    const [timeline, tags] = await Promise.all([
+    const [timeline, tags, users] = await Promise.all([
       data.issueTimeline(s.session.dataset, issue, { unit, buckets, now }, wanted),
       data.tagDistribution(s.session.dataset, issue.project_id, issue.id, start),
+      storage.triage.assignableUsers(s.principal.orgId),
     ]);
     if (wanted && !timeline.event) kit.fail(404, `Event ${wanted} is not an event of this issue.`);
     const doc = timeline.event ? await storage.events.get(s.session.dataset, [issue.project_id], timeline.event) : undefined;
@@ -54,7 +47,8 @@ export function issuePageHandler(kit: PageKit): PageHandler {
       const t = new Date(end - (buckets - i) * size).toISOString();
       return unit === 'hour' ? `${t.slice(11, 16)} UTC` : t.slice(0, 10);
     });
-    const notice = q.get('changed') ? `Status set to ${issue.status}.` : undefined;
+    const assigned = q.get('assigned') ? `Assigned to ${issue.assignee?.email ?? 'nobody'}.` : undefined;
+    const notice = q.get('changed') ? `Status set to ${issue.status}.` : assigned;
     return kit.html(
       IssuePage({
         viewer: s.viewer,
@@ -67,82 +61,15 @@ export function issuePageHandler(kit: PageKit): PageHandler {
         tags,
         raw: q.get('view') === 'raw',
         notice,
+        ignoreUntil: storage.issues.ignoreUntil(issue.id),
+        users,
       }),
     );
   });
 }
 
 export function registerIssuePages(http: HttpHost, kit: PageKit): void {
-  http.page(
-    'GET',
-    '/issues',
-    kit.view(async (event, s) => {
-      const data = kit.need().storage.issueViews;
-      const q = event.url.searchParams;
-      const { project, projects } = await kit.pickProject(s, q.get('project'));
-      const statusParam = q.get('status');
-      const status = statusParam === null ? 'unresolved' : statusParam;
-      const validStatus = ['', 'unresolved', 'resolved', 'ignored', 'regressed'].includes(status) ? status : 'unresolved';
-      const sortParam = q.get('sort') ?? 'last_seen';
-      const sort: IssueSort = (ISSUE_SORTS as readonly string[]).includes(sortParam) ? (sortParam as IssueSort) : 'last_seen';
-      const filters = {
-        status: validStatus,
-        environment: q.get('environment') ?? '',
-        release: q.get('release') ?? '',
-        level: q.get('level') ?? '',
-        query: q.get('query') ?? '',
-        sort,
-      };
-      let error: string | undefined;
-      let page: { issues: Awaited<ReturnType<IssueViews['listIssues']>>['issues']; nextCursor: string | null } = { issues: [], nextCursor: null };
-      try {
-        page = await data.listIssues({
-          dataset: s.session.dataset,
-          projectId: project.id,
-          status: (filters.status || undefined) as IssueStatus | undefined,
-          events: searchConditions(parseQuery(filters.query), {
-            environment: filters.environment || undefined,
-            release: filters.release || undefined,
-            level: filters.level || undefined,
-          }),
-          sort,
-          cursor: q.get('cursor') || undefined,
-          limit: 25,
-        });
-      } catch (e) {
-        if (!(e instanceof InvalidWebCursorError)) throw e;
-        error = e.message;
-      }
-      const now = Date.now();
-      const sparkWindow = chartWindow('hour', 24, now);
-      const [sparklines, facets] = await Promise.all([
-        data.counts(
-          s.session.dataset,
-          project.id,
-          page.issues.map((i) => i.id),
-          'hour',
-          24,
-          now,
-        ),
-        data.facets(s.session.dataset, project.id),
-      ]);
-      return kit.html(
-        IssuesPage({
-          viewer: s.viewer,
-          projects,
-          project,
-          filters,
-          facets,
-          issues: page.issues,
-          sparklines,
-          sparkWindow,
-          nextCursor: page.nextCursor,
-          appUrl: kit.appUrl,
-          error,
-        }),
-      );
-    }),
-  );
+  // GET /issues, the issues list with triage, is routes/triage.ts's.
 
   http.page(
     'POST',
