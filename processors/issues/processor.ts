@@ -5,6 +5,7 @@ import type { Processor } from '../../src/engine/component.js';
 import { ExportError } from '../../src/engine/errors.js';
 import { recordItems, type Item } from '../../src/engine/item.js';
 import type { IssueStates } from '../../src/storage/issue-states.js';
+import { recordRegressions } from '../../src/storage/issue-activity.js';
 
 export class IssuesProcessor implements Processor {
   constructor(
@@ -26,8 +27,14 @@ export class IssuesProcessor implements Processor {
     try {
       // Aliases and the previous grouping version's issues first: the transition is the issue's the event lands in.
       await this.states.resolve(observations);
-      events.forEach((item, i) => (item.data.issue_id = observations[i].issueId));
+      // Merged issues: the event joins the issue its grouping id belongs to, and is stored under its grouping id.
+      const groupingIds = this.states.redirects.route(observations);
+      events.forEach((item, i) => {
+        item.data.issue_id = observations[i].issueId;
+        if (groupingIds[i] !== observations[i].issueId) item.data.grouping_id = groupingIds[i];
+      });
       transitions = await this.states.observe(observations);
+      await recordRegressions(this.states.activity, observations, transitions);
     } catch (error) {
       // The catalog could not record it: nothing is acknowledged, the sender retries (503).
       throw new ExportError(this.id, error);

@@ -7,12 +7,13 @@ import { json, principalOf, type RequestContext, type RouteDefinition } from '..
 import { InvalidCursorError } from '../storage/cursor.js';
 import { SETTABLE_STATUSES, type Issue, type IssueStatus } from '../storage/issues.js';
 import type { ApiContext } from './context.js';
+import { keyActor } from './issue-triage.js';
 import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseEnum, parseLimit } from './params.js';
 
 const ALL_STATUSES: readonly IssueStatus[] = ['unresolved', 'resolved', 'ignored', 'regressed'];
 
 export function issueRoutes({ catalog, storage, appUrl, issuePage }: ApiContext): RouteDefinition[] {
-  const present = (issue: Issue) => ({ ...issue, permalink: `${appUrl}/issues/${issue.id}` });
+  const present = (issue: Issue & { merged_into?: string }) => ({ ...issue, permalink: `${appUrl}/issues/${issue.id}` });
 
   /** The issue, if it exists in the key's dataset and a project the key reaches; else 404. */
   const findIssue = async (principal: Principal, id: string): Promise<{ issue: Issue; projectIds: string[] }> => {
@@ -21,7 +22,14 @@ export function issueRoutes({ catalog, storage, appUrl, issuePage }: ApiContext)
     if (!issue) throw errors.notFound(`no issue ${id}`);
     return { issue, projectIds };
   };
-  const getIssue = async (ctx: RequestContext) => json(ctx, 200, present((await findIssue(principalOf(ctx), ctx.params.id)).issue));
+  /** The issue, or the one it was merged into (with `merged_into`): a merged issue's links keep working. */
+  const getIssue = async (ctx: RequestContext) => {
+    const principal = principalOf(ctx);
+    const projectIds = (await reachableProjects(catalog, principal)).map((p) => p.id);
+    const issue = await storage.triage.resolve(principal.dataset, projectIds, ctx.params.id);
+    if (!issue) throw errors.notFound(`no issue ${ctx.params.id}`);
+    return json(ctx, 200, present(issue));
+  };
   const issueResponses = { 200: 'The issue', 401: 'unauthorized', 404: 'not_found' };
 
   return [
@@ -89,6 +97,7 @@ export function issueRoutes({ catalog, storage, appUrl, issuePage }: ApiContext)
         const { issue, projectIds } = await findIssue(principal, ctx.params.id);
         const updated = await storage.issues.setStatus(principal.dataset, projectIds, issue.id, status as (typeof SETTABLE_STATUSES)[number]);
         if (!updated) throw errors.notFound(`no issue ${ctx.params.id}`);
+        await storage.triage.recordChanges(principal.dataset, issue, updated, keyActor(principal));
         return json(ctx, 200, present(updated));
       },
     },

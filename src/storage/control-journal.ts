@@ -6,7 +6,9 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { AlertRule } from './alert-rules.js';
 import type { Bundle } from './artifacts.js';
 import type { CatalogChange } from './catalog.js';
+import type { ActivityChange } from './issue-activity.js';
 import type { StatusChange } from './issue-states.js';
+import type { RedirectChange } from './issue-redirects.js';
 
 /** An alert rule's full definition, or its deletion (`deleted`), at `updated_at` (epoch ms). */
 export type AlertRuleChange =
@@ -15,7 +17,8 @@ export type AlertRuleChange =
 /** An artifact bundle's metadata (its bytes are on the shared artifacts path already), or its deletion. */
 export type ArtifactBundleChange = { kind: 'artifact_bundle'; bundle: Bundle; digest: string } | { kind: 'artifact_bundle'; id: string; deleted: true };
 
-export type ControlChange = CatalogChange | ({ kind: 'issue_status' } & StatusChange) | AlertRuleChange | ArtifactBundleChange;
+export type ControlChange =
+  CatalogChange | ({ kind: 'issue_status' } & StatusChange) | AlertRuleChange | ArtifactBundleChange | RedirectChange | ActivityChange;
 
 /** Where changes go: the control plane's outbox table, written in the caller's transaction. */
 export interface Journal {
@@ -37,6 +40,10 @@ export function changeKey(change: ControlChange): string {
       return `alert_rule:${'rule' in change ? change.rule.id : change.id}`;
     case 'artifact_bundle':
       return `artifact_bundle:${'bundle' in change ? change.bundle.id : change.id}`;
+    case 'issue_redirect':
+      return `issue_redirect:${change.dataset}:${change.grouping_id}`;
+    case 'issue_activity':
+      return `issue_activity:${change.activity.id}`;
   }
 }
 

@@ -6,6 +6,8 @@ import type { DuckDBValue } from '@duckdb/node-api';
 import type { Dataset } from '../engine/item.js';
 import type { IssueTransition } from '../records/event.js';
 import type { Database } from './database.js';
+import { IssueActivity } from './issue-activity.js';
+import { IssueRedirects } from './issue-redirects.js';
 
 export type IssueStatus = 'unresolved' | 'resolved' | 'ignored' | 'regressed';
 export const SETTABLE_STATUSES = ['unresolved', 'resolved', 'ignored'] as const;
@@ -68,8 +70,15 @@ export class IssueStates {
   private readonly aliases = new Map<string, string>();
   /** Whether the catalog may hold aliases this process has not read (until known, it may). */
   private aliasesStored?: Promise<boolean>;
+  /** Merged issues: the issue each grouping id belongs to (issue #26). */
+  readonly redirects: IssueRedirects;
+  /** Each issue's timeline (issue #26). */
+  readonly activity: IssueActivity;
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Database) {
+    this.redirects = new IssueRedirects(db);
+    this.activity = new IssueActivity(db);
+  }
 
   /**
    * A status another node set: kept unless this node's status of the issue changed later (last

@@ -8,6 +8,7 @@ import type { Database } from './database.js';
 import { EventStore } from './events.js';
 import type { IssueStates } from './issue-states.js';
 import { IssueStore } from './issues.js';
+import { IssueTriage } from './issue-triage.js';
 import type { ReadSource } from './read-source.js';
 import { MergedSource } from './read-sources.js';
 import { ReleaseStore } from './releases.js';
@@ -20,6 +21,8 @@ export class Storage {
   readonly traces: TraceStore;
   readonly replays: ReplayStore;
   readonly releases: ReleaseStore;
+  /** Merges, fingerprints, comments and the timeline of issues (issue #26). */
+  readonly triage: IssueTriage;
   /** The merged rows themselves, for components that aggregate over them (the alerting processor's windows). */
   readonly eventRows: MergedSource;
   readonly spanRows: MergedSource;
@@ -32,6 +35,7 @@ export class Storage {
     appUrl = '',
   ) {
     const events = new MergedSource('events', sources.events ?? [], EVENT_ROW_KEY);
+    events.remap = { relation: (r, p) => states.redirects.remapRelation(r, p), document: (row, doc) => states.redirects.remapDocument(row, doc) };
     const spans = new MergedSource('traces', sources.traces ?? [], SPAN_ROW_KEY);
     this.eventRows = events;
     this.spanRows = spans;
@@ -39,6 +43,7 @@ export class Storage {
     this.issues = new IssueStore(db, events, states);
     this.traces = new TraceStore(db, spans, events);
     this.releases = new ReleaseStore(db, events, this.issues);
+    this.triage = new IssueTriage(db, events, this.issues, states.redirects, states.activity);
     this.replays = new ReplayStore(db, new MergedSource('replays', sources.replays ?? [], REPLAY_ROW_KEY), events, appUrl);
   }
 
