@@ -159,7 +159,10 @@ export function issueTriageRoutes({ catalog, storage, appUrl }: ApiContext): Rou
           if (error instanceof InvalidCursorError) throw errors.invalidParameter('cursor', error.message);
           throw error;
         }
-        const { principal, issue } = await findIssue(ctx);
+        // A merged issue keeps its own timeline (it ends with merged_into).
+        const { principal, projectIds } = await scope(ctx);
+        const into = storage.triage.redirects.mergedInto(principal.dataset, projectIds, ctx.params.id);
+        const issue = into ? { id: ctx.params.id, project_id: into.projectId } : (await findIssue(ctx)).issue;
         const page = await storage.triage.timeline(principal.dataset, issue, limit, before);
         const last = page.entries[page.entries.length - 1];
         const next = page.hasMore && last ? encodeCursor({ micros: BigInt(last.at) * 1000n, id: last.id }) : null;

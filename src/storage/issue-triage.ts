@@ -131,15 +131,15 @@ export class IssueTriage {
    */
   async timeline(
     dataset: Dataset,
-    issue: Pick<Issue, 'id' | 'project_id' | 'first_seen'>,
+    issue: Pick<Issue, 'id' | 'project_id'> & { first_seen?: string },
     limit: number,
     before?: { at: number; id: string },
   ): Promise<{ entries: Activity[]; hasMore: boolean }> {
     const found = await this.activity.list(dataset, issue.project_id, issue.id, limit + 1, before);
     const entries = found.slice(0, limit);
     if (found.length > limit) return { entries, hasMore: true };
-    const firstSeen = Date.parse(issue.first_seen);
-    if (!before || before.at > firstSeen)
+    const firstSeen = issue.first_seen === undefined ? NaN : Date.parse(issue.first_seen);
+    if (!Number.isNaN(firstSeen) && (!before || before.at > firstSeen))
       entries.push({
         id: `first_seen:${issue.id}`,
         dataset,
