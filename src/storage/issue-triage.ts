@@ -119,6 +119,20 @@ export class IssueTriage {
       .sort((a, b) => (b.last_seen ?? '').localeCompare(a.last_seen ?? '') || a.fingerprint.localeCompare(b.fingerprint));
   }
 
+  /** Merge candidates: the project's other issues of the same type or culprit, most recently seen first. */
+  async similar(dataset: Dataset, issue: Pick<Issue, 'id' | 'project_id' | 'type' | 'culprit'>, limit = 20): Promise<Issue[]> {
+    await this.events.settled();
+    const found = await this.events.consistent(() =>
+      this.db.reader().runAndReadAll(
+        `SELECT * FROM ${this.issues.relation([issue.project_id])}
+          WHERE dataset = $dataset AND project_id = $project AND id <> $id AND (type = $type OR culprit = $culprit)
+          ORDER BY last_seen DESC, id DESC LIMIT $limit`,
+        { dataset, project: issue.project_id, id: issue.id, type: issue.type, culprit: issue.culprit, limit },
+      ),
+    );
+    return rows<Issue & { dataset?: string }>(found).map(({ dataset: _dataset, ...rest }) => rest);
+  }
+
   /** A comment on the issue (its Markdown as written; pages render it safely). */
   async comment(dataset: Dataset, issue: Pick<Issue, 'id' | 'project_id'>, text: string, actor: Actor): Promise<Activity> {
     const [entry] = await recordActivity(this.activity, { dataset, project_id: issue.project_id, issue_id: issue.id, kind: 'comment', actor, data: { text } });

@@ -39,6 +39,7 @@ import { FORM_REFUSAL_HEADERS, readForm } from './form.js';
 import { clientAddress, safeNext, SignInLimiter } from './signin-policy.js';
 import { mountUserRoutes } from './users.js';
 import { registerPageGroups } from './routes/index.js';
+import { userActor } from './routes/triage.js';
 
 export interface WebAppOptions {
   catalog: Catalog;
@@ -198,6 +199,8 @@ export function createWebApp(options: WebAppOptions): WebApp {
     const id = decodeURIComponent(event.context.params?.id ?? '');
     const projectIds = (await projectsOf(s)).map((p) => p.id);
     const issue = await storage.issues.get(s.session.dataset, projectIds, id);
+    const mergedInto = issue ? undefined : storage.triage.redirects.mergedInto(s.session.dataset, projectIds, id);
+    if (mergedInto) return redirect(`/issues/${encodeURIComponent(mergedInto.issueId)}${event.url.search}`); // a merged issue's permalink
     if (!issue) {
       const other: Dataset = s.session.dataset === 'live' ? 'test' : 'live';
       const elsewhere = await storage.issues.get(other, projectIds, id);
@@ -427,8 +430,10 @@ export function createWebApp(options: WebAppOptions): WebApp {
         if (!(SETTABLE_STATUSES as readonly string[]).includes(status)) throw new PageError(400, `A status is one of ${SETTABLE_STATUSES.join(', ')}.`);
         const id = decodeURIComponent(event.context.params?.id ?? '');
         const projectIds = (await projectsOf(s)).map((p) => p.id);
-        const updated = await storage.issues.setStatus(s.session.dataset, projectIds, id, status as (typeof SETTABLE_STATUSES)[number]);
+        const before = await storage.issues.get(s.session.dataset, projectIds, id);
+        const updated = before && (await storage.issues.setStatus(s.session.dataset, projectIds, id, status as (typeof SETTABLE_STATUSES)[number]));
         if (!updated) throw new PageError(404, `No issue ${id}.`);
+        await storage.triage.recordChanges(s.session.dataset, before, updated, userActor(s));
         return redirect(`/issues/${encodeURIComponent(id)}?changed=1`);
       }),
     );

@@ -7,6 +7,7 @@ import { registerListPages } from './lists.js';
 import { registerMonitorPages } from './monitors.js';
 import { registerReleasePages } from './releases.js';
 import { registerSourcemapPages } from './sourcemaps.js';
+import { registerTriagePages } from './triage.js';
 
 export function registerPageGroups(http: HttpHost, kit: PageKit): void {
   registerListPages(http, kit);
@@ -15,4 +16,5 @@ export function registerPageGroups(http: HttpHost, kit: PageKit): void {
   registerSourcemapPages(http, kit);
   registerKeyPages(http, kit);
   registerMonitorPages(http, kit);
+  registerTriagePages(http, kit);
 }
