@@ -366,6 +366,7 @@ export function formatReport(r: Results): string {
         [
           ['200 known issues (cached: no catalog round trip)', n0(i.cached.eventsPerSecond), n1(i.cached.cpuMicrosPerEvent)],
           ['every event opens an issue (a catalog write each)', n0(i.newIssues.eventsPerSecond), n1(i.newIssues.cpuMicrosPerEvent)],
+          ...(i.merged ? [['200 known issues, 100 merged into others (routed)', n0(i.merged.eventsPerSecond), n1(i.merged.cpuMicrosPerEvent)]] : []),
         ],
       ),
     );
