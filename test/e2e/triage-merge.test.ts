@@ -138,6 +138,11 @@ describe('merge and unmerge', () => {
     await expectError(await post(`/v1/issues/${A}/merge`, { issue_ids: [] }), 400, 'validation_failed');
     await expectError(await post(`/v1/issues/${A}/merge`, { issue_ids: ['nope'] }), 400, 'validation_failed');
     await expectError(await post(`/v1/issues/${A}/merge`, { issue_ids: 'x' }), 400, 'validation_failed');
+    // An issue of another project of the organization: refused, nothing merged.
+    await svc.service.host.catalog.createProject({ id: 'shop', name: 'Shop' });
+    const shop = await ingest({ ...errorEvent('Shop', '2026-06-02T10:00:00.000Z'), project_id: 'shop' });
+    const refused = await expectError(await post(`/v1/issues/${A}/merge`, { issue_ids: [C, shop.issueId] }), 400, 'validation_failed');
+    expect(refused.error.details).toEqual([{ path: 'issue_ids[1]', message: expect.stringContaining('project shop') }]);
     // A sandbox issue is not in the live key's reach: not found, nothing merged.
     const sandbox = await ingest(errorEvent('Sandbox', '2026-06-02T10:00:00.000Z'), svc.testKey);
     await expectError(await post(`/v1/issues/${A}/merge`, { issue_ids: [sandbox.issueId] }), 404, 'not_found');
