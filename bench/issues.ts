@@ -18,6 +18,8 @@ export interface IssuesResult {
   newIssues: { eventsPerSecond: number; cpuMicrosPerEvent: number };
   /** 200 issues ignored with `ignore_until: {users: …}`, one event (a new user each) per call: the counting, progress stored once a second. */
   ignoredCounting: { eventsPerSecond: number; cpuMicrosPerEvent: number };
+  /** As `cached`, with 100 of the 200 issues merged into others: events routed through the redirects (issue #26). */
+  merged?: { eventsPerSecond: number; cpuMicrosPerEvent: number };
 }
 
 function item(issue: number, id: number): Item<ErrorEvent> {
@@ -53,7 +55,21 @@ export async function measureIssues(options: { seconds: number }): Promise<Issue
       (n) => processor.process([{ ...item(n % 200, n), data: { id: `e${n}`, issue_id: `i${n % 200}`, user: { id: `u${n}` } } as ErrorEvent }]),
       options.seconds,
     );
-    return { cached, newIssues, ignoredCounting };
+    // Half the known issues merged into the other half (a database of their own): every other event is routed to its target.
+    const mergeDb = await Database.open(mkdtempSync(join(tmpdir(), 'faultline-bench-merges-')));
+    let merged: { eventsPerSecond: number; cpuMicrosPerEvent: number };
+    try {
+      const mergeStates = new IssueStates(mergeDb);
+      await mergeStates.ignores.load();
+      const routed = new IssuesProcessor('issues', mergeStates, pino({ level: 'silent' }), 60_000);
+      for (let i = 0; i < 200; i++) await routed.process([item(i, i)]);
+      for (let i = 0; i < 100; i++) await mergeStates.redirects.merge('live', 'default', `i${2 * i}`, [`i${2 * i + 1}`]);
+      for (let i = 0; i < 200; i++) await routed.process([item(i, 2_000_000 + i)]);
+      merged = await measure((n) => routed.process([item(n % 200, 3_000_000 + n)]), options.seconds);
+    } finally {
+      await mergeDb.close();
+    }
+    return { cached, newIssues, ignoredCounting, merged };
   } finally {
     await db.close();
     rmSync(dir, { recursive: true, force: true });

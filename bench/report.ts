@@ -375,6 +375,7 @@ export function formatReport(r: Results): string {
                 ],
               ]
             : []),
+          ...(i.merged ? [['200 known issues, 100 merged into others (routed)', n0(i.merged.eventsPerSecond), n1(i.merged.cpuMicrosPerEvent)]] : []),
         ],
       ),
     );

@@ -140,6 +140,7 @@ export class Service {
       .split(',')
       .map((b) => b.trim())
       .filter(Boolean);
+    await host.issueStates.redirects.load();
     if (brokers.length) {
       this.controlPlane = new ControlPlane(
         { brokers, topic: host.settings.control_plane.topic },

@@ -40,6 +40,7 @@ export const eventIntake: IntakeKind<ErrorEvent> = {
     tags: event.tags,
     issue_id: event.issue_id,
     grouping_hash: event.grouping_hash,
+    grouping_id: event.grouping_id,
     title: event.title,
     culprit: event.culprit,
     exception: { type: event.exception.type, value: event.exception.value },
@@ -97,7 +98,7 @@ function appendEventRow(appender: DuckDBAppender, event: AcceptedEvent): void {
 async function upsertIssues(connection: DuckDBConnection, items: AcceptedEvent[]): Promise<void> {
   const deltas = new Map<string, IssueDelta>();
   for (const { data: event, tenant } of items) {
-    const id = requireIssue(event);
+    const id = event.grouping_id ?? requireIssue(event); // per grouping id: merges fold them at read time
     const at = { micros: isoMicros(event.timestamp), release: event.release };
     const delta = deltas.get(id);
     if (!delta) {

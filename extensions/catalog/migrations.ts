@@ -255,6 +255,26 @@ export const CATALOG_MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 15,
+    name: 'issue merges and activity',
+    // Merges move grouping ids (the issue id a grouping hash derives) between issues without
+    // rewriting stored events: reads and the issues processor map each stored issue_id through
+    // issue_redirects (extensions/issues/issue-redirects.ts). issue_activity is the issue's timeline
+    // (extensions/issues/issue-activity.ts): comments, status changes, merges, regressions.
+    sql: `
+      CREATE TABLE issue_redirects (
+        grouping_id VARCHAR NOT NULL, dataset VARCHAR NOT NULL, project_id VARCHAR NOT NULL, issue_id VARCHAR NOT NULL,
+        previous_issue_id VARCHAR, changed_at BIGINT NOT NULL,
+        PRIMARY KEY (dataset, grouping_id)
+      );
+      CREATE TABLE issue_activity (
+        id VARCHAR PRIMARY KEY, dataset VARCHAR NOT NULL, project_id VARCHAR NOT NULL, issue_id VARCHAR NOT NULL,
+        kind VARCHAR NOT NULL, actor VARCHAR NOT NULL, data VARCHAR, at_ms BIGINT NOT NULL
+      );
+      CREATE INDEX issue_activity_issue ON issue_activity (issue_id);
+    `,
+  },
+  {
     version: 16,
     name: "projects' data-scrubbing settings",
     // A project's `data_scrubbing` (PATCH /v1/projects/{id}) as JSON text: the options the

@@ -8,6 +8,8 @@ import type { Bundle } from '../artifacts/artifacts.js';
 import type { CatalogChange } from '../catalog/catalog.js';
 import type { StatusChange } from '../issues/issue-states.js';
 import type { AssigneeChange } from '../query/issue-triage.js';
+import type { ActivityChange } from '../issues/issue-activity.js';
+import type { RedirectChange } from '../issues/issue-redirects.js';
 
 /** An alert rule's full definition, or its deletion (`deleted`), at `updated_at` (epoch ms). */
 export type AlertRuleChange =
@@ -17,7 +19,13 @@ export type AlertRuleChange =
 export type ArtifactBundleChange = { kind: 'artifact_bundle'; bundle: Bundle; digest: string } | { kind: 'artifact_bundle'; id: string; deleted: true };
 
 export type ControlChange =
-  CatalogChange | ({ kind: 'issue_status' } & StatusChange) | ({ kind: 'issue_assignee' } & AssigneeChange) | AlertRuleChange | ArtifactBundleChange;
+  | CatalogChange
+  | ({ kind: 'issue_status' } & StatusChange)
+  | ({ kind: 'issue_assignee' } & AssigneeChange)
+  | AlertRuleChange
+  | ArtifactBundleChange
+  | RedirectChange
+  | ActivityChange;
 
 /** Where changes go: the control plane's outbox table, written in the caller's transaction. */
 export interface Journal {
@@ -41,6 +49,10 @@ export function changeKey(change: ControlChange): string {
       return `alert_rule:${'rule' in change ? change.rule.id : change.id}`;
     case 'artifact_bundle':
       return `artifact_bundle:${'bundle' in change ? change.bundle.id : change.id}`;
+    case 'issue_redirect':
+      return `issue_redirect:${change.dataset}:${change.grouping_id}`;
+    case 'issue_activity':
+      return `issue_activity:${change.activity.id}`;
   }
 }
 

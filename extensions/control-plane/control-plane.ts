@@ -144,6 +144,8 @@ export class ControlPlane implements Journal {
       else if (record.kind === 'issue_assignee') await applyAssigneeChange(database, record);
       else if (record.kind === 'project' || record.kind === 'key') await catalog.apply(record);
       else if (record.kind === 'artifact_bundle') await artifacts.apply(record);
+      else if (record.kind === 'issue_redirect') await issueStates.redirects.apply(record);
+      else if (record.kind === 'issue_activity') await issueStates.activity.apply(record.activity);
       else if (record.kind === 'alert_rule') {
         // An older change than this node holds: publish the newer state again, so that it is what compaction keeps.
         const newer = await alertRules.apply(record);

@@ -8,6 +8,8 @@ import type { IssueTransition } from '../../src/records/event.js';
 import type { Database } from '../duckdb/database.js';
 import { ignoreUntil, type IgnoreCondition, type IgnoreUntil } from '../../src/records/ignore-until.js';
 import { IssueIgnores } from './issue-ignores.js';
+import { IssueActivity } from './issue-activity.js';
+import { IssueRedirects } from './issue-redirects.js';
 
 export type IssueStatus = 'unresolved' | 'resolved' | 'ignored' | 'regressed';
 export const SETTABLE_STATUSES = ['unresolved', 'resolved', 'ignored'] as const;
@@ -72,6 +74,10 @@ export class IssueStates {
   private readonly aliases = new Map<string, string>();
   /** Whether the catalog may hold aliases this process has not read (until known, it may). */
   private aliasesStored?: Promise<boolean>;
+  /** Merged issues: the issue each grouping id belongs to (issue #26). */
+  readonly redirects: IssueRedirects;
+  /** Each issue's timeline (issue #26). */
+  readonly activity: IssueActivity;
 
   /** Ignored issues that return by themselves (ignore until). */
   readonly ignores: IssueIgnores;
@@ -80,6 +86,23 @@ export class IssueStates {
 
   constructor(private readonly db: Database) {
     this.ignores = new IssueIgnores(db, (dataset, projectId, id, now) => this.setStatus(dataset, projectId, id, 'unresolved', now));
+    this.redirects = new IssueRedirects(db);
+    this.activity = new IssueActivity(db);
+    // An ignored issue that came back is a line of its timeline, decided where the ignore was counted.
+    this.ignores.onEscalated(async (e) => {
+      await this.activity.record([
+        {
+          id: `escalated:${e.issueId}:${e.at}`,
+          dataset: e.dataset,
+          project_id: e.projectId,
+          issue_id: e.issueId,
+          kind: 'escalated',
+          actor: { type: 'system' },
+          at: e.at,
+          data: { cause: e.cause, ...(e.eventId ? { event_id: e.eventId } : {}) },
+        },
+      ]);
+    });
   }
 
   /**

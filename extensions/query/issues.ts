@@ -45,7 +45,7 @@ export class IssueStore {
 
   /** Issues of these projects as a relation with the columns of an issue. */
   relation(projectIds: string[]): string {
-    const kept = this.events.single?.issues?.(projectIds);
+    const kept = this.states.redirects.regroupIssues(this.events.single?.issues?.(projectIds), projectIds);
     const aggregates =
       kept ??
       `(SELECT issue_id AS id, dataset, project_id,

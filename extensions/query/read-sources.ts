@@ -41,8 +41,17 @@ export class MergedSource {
     return [...all].sort().reverse();
   }
 
-  /** A relation over every source for these projects, each item once. */
+  /** Maps stored rows to what reads show now (merged issues: src/storage/issue-redirects.ts). */
+  remap?: { relation(relation: string, projectIds: string[]): string; document(row: Row, doc: string): string };
+
+  /** A relation over every source for these projects, each item once, as reads show it. */
   relation(projectIds: string[], selection: DateSelection = { kind: 'all' }): string {
+    const stored = this.storedRelation(projectIds, selection);
+    return this.remap ? this.remap.relation(stored, projectIds) : stored;
+  }
+
+  /** A relation over every source for these projects, each item once, as stored. */
+  storedRelation(projectIds: string[], selection: DateSelection = { kind: 'all' }): string {
     const only = this.single;
     if (only && !only.repeats) return only.relation(this.signal, projectIds, selection);
     if (this.empty) throw new Error(`no read source stores ${this.signal}`);
@@ -53,6 +62,11 @@ export class MergedSource {
 
   /** A row's document: its own, or its source's where the row was read without one (''). */
   document(row: Row): string | undefined {
+    const doc = this.storedDocument(row);
+    return doc !== undefined && this.remap ? this.remap.document(row, doc) : doc;
+  }
+
+  private storedDocument(row: Row): string | undefined {
     if (typeof row.doc === 'string' && row.doc !== '') return row.doc;
     for (const source of this.sources) {
       const doc = source.document?.(this.signal, row);

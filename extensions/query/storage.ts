@@ -10,6 +10,7 @@ import type { IssueStates } from '../issues/issue-states.js';
 import { IssueStore } from './issues.js';
 import { IssueViews } from './issue-views.js';
 import type { ReadSource } from '../../src/engine/read-source.js';
+import { IssueMerges } from './issue-merges.js';
 import { MergedSource } from './read-sources.js';
 import { ReleaseStore } from './releases.js';
 import { ReplayStore } from './replays.js';
@@ -32,6 +33,8 @@ export class Storage {
   readonly issueViews: IssueViews;
   /** What the alerting processor rebuilds its rule windows from. */
   readonly windowCounts: WindowCounts;
+  /** Merges, fingerprints, comments and the timeline of issues. */
+  readonly merges: IssueMerges;
 
   constructor(
     db: Database,
@@ -41,6 +44,7 @@ export class Storage {
     appUrl = '',
   ) {
     const events = new MergedSource('events', sources.events ?? [], EVENT_ROW_KEY);
+    events.remap = { relation: (r, p) => states.redirects.remapRelation(r, p), document: (row, doc) => states.redirects.remapDocument(row, doc) };
     const spans = new MergedSource('traces', sources.traces ?? [], SPAN_ROW_KEY);
     this.events = new EventStore(db, events);
     this.issues = new IssueStore(db, events, states);
@@ -50,6 +54,7 @@ export class Storage {
     this.releases = new ReleaseStore(db, events, this.issues);
     this.issueViews = new IssueViews(db, events);
     this.windowCounts = new WindowCounts(db, events, spans);
+    this.merges = new IssueMerges(db, events, this.issues, states.redirects, states.activity);
     this.replays = new ReplayStore(db, new MergedSource('replays', sources.replays ?? [], REPLAY_ROW_KEY), events, appUrl);
   }
 

@@ -7,6 +7,7 @@ import type { ApiContext } from './context.js';
 import { eventRoutes } from './events.js';
 import { issueRoutes } from './issues.js';
 import { bulkTriageRoutes } from './issue-triage.js';
+import { issueMergeRoutes } from './issue-merge.js';
 import { projectRoutes } from './projects.js';
 import { releaseRoutes } from './releases.js';
 import { replayRoutes } from './replays.js';
@@ -18,7 +19,7 @@ export function mountReadApi(http: HttpHost, api: ApiContext): string[] {
   const mounted: string[] = ['projects', 'sourcemaps', 'alerts'];
   const routes = [...projectRoutes(api), ...sourcemapRoutes(api), ...sentryCliRoutes(api), ...alertRoutes(api)];
   if (api.storage.reads('events')) {
-    routes.push(...eventRoutes(api), ...issueRoutes(api), ...bulkTriageRoutes(api), ...releaseRoutes(api));
+    routes.push(...eventRoutes(api), ...issueRoutes(api), ...bulkTriageRoutes(api), ...issueMergeRoutes(api), ...releaseRoutes(api));
     mounted.push('events', 'issues', 'releases');
   }
   if (api.storage.reads('traces')) {

@@ -9,11 +9,12 @@ import type { ApiContext } from './context.js';
 import { ignoreField } from './issue-ignore.js';
 import { actorOf, ISSUE_SEARCH_DOCS, listSearch, readTriageChange, TRIAGE_BODY_SCHEMA, withSearch } from './issue-triage.js';
 import { LIST_PROJECT_DOC, LIST_QUERY_DOCS, listProject, optional, parseLimit } from '../../src/http/params.js';
+import { keyActor } from './issue-merge.js';
 
 const ALL_STATUSES: readonly IssueStatus[] = ['unresolved', 'resolved', 'ignored', 'regressed'];
 
 export function issueRoutes({ catalog, storage, appUrl, issuePage }: ApiContext): RouteDefinition[] {
-  const present = (issue: Issue) => ({ ...issue, permalink: `${appUrl}/issues/${issue.id}`, ...ignoreField(storage, issue) });
+  const present = (issue: Issue & { merged_into?: string }) => ({ ...issue, permalink: `${appUrl}/issues/${issue.id}`, ...ignoreField(storage, issue) });
 
   /** The issue, if it exists in the key's dataset and a project the key reaches; else 404. */
   const findIssue = async (principal: Principal, id: string): Promise<{ issue: Issue; projectIds: string[] }> => {
@@ -22,7 +23,14 @@ export function issueRoutes({ catalog, storage, appUrl, issuePage }: ApiContext)
     if (!issue) throw errors.notFound(`no issue ${id}`);
     return { issue, projectIds };
   };
-  const getIssue = async (ctx: RequestContext) => json(ctx, 200, present((await findIssue(principalOf(ctx), ctx.params.id)).issue));
+  /** The issue, or the one it was merged into (with `merged_into`): a merged issue's links keep working. */
+  const getIssue = async (ctx: RequestContext) => {
+    const principal = principalOf(ctx);
+    const projectIds = (await reachableProjects(catalog, principal)).map((p) => p.id);
+    const issue = await storage.merges.resolve(principal.dataset, projectIds, ctx.params.id);
+    if (!issue) throw errors.notFound(`no issue ${ctx.params.id}`);
+    return json(ctx, 200, present(issue));
+  };
   const issueResponses = { 200: 'The issue', 401: 'unauthorized', 404: 'not_found' };
 
   return [
@@ -87,6 +95,7 @@ export function issueRoutes({ catalog, storage, appUrl, issuePage }: ApiContext)
         await storage.triage.apply(principal.dataset, [issue], change, actorOf(principal), reread);
         const updated = await storage.issues.get(principal.dataset, projectIds, issue.id);
         if (!updated) throw errors.notFound(`no issue ${ctx.params.id}`);
+        await storage.merges.recordChanges(principal.dataset, issue, updated, keyActor(principal));
         return json(ctx, 200, present(updated));
       },
     },

@@ -6,6 +6,7 @@ import type { Processor } from '../../src/engine/component.js';
 import { ExportError } from '../../src/engine/errors.js';
 import { recordItems, type Item } from '../../src/engine/item.js';
 import type { IssueStates } from '../../extensions/issues/issue-states.js';
+import { recordRegressions } from '../../extensions/issues/issue-activity.js';
 
 export class IssuesProcessor implements Processor {
   constructor(
@@ -56,13 +57,19 @@ export class IssuesProcessor implements Processor {
     try {
       // Aliases and the previous grouping version's issues first: the transition is the issue's the event lands in.
       await this.states.resolve(observations);
-      events.forEach((item, i) => (item.data.issue_id = observations[i].issueId));
+      // Merged issues: the event joins the issue its grouping id belongs to, and is stored under its grouping id.
+      const groupingIds = this.states.redirects.route(observations);
+      events.forEach((item, i) => {
+        item.data.issue_id = observations[i].issueId;
+        if (groupingIds[i] !== observations[i].issueId) item.data.grouping_id = groupingIds[i];
+      });
       transitions = await this.states.observe(observations);
       // Ignored issues that return by themselves: the event that meets the condition escalates its issue.
       if (this.states.ignores.watching) {
         const escalated = await this.states.ignores.observe(events.map(({ data }, i) => ({ ...observations[i], user: data.user })));
         for (const i of escalated) transitions[i] = 'escalated';
       }
+      await recordRegressions(this.states.activity, observations, transitions);
     } catch (error) {
       // The catalog could not record it: nothing is acknowledged, the sender retries (503).
       throw new ExportError(this.id, error);

@@ -28,7 +28,7 @@ export function appendEventColumns(appender: DuckDBAppender, item: Pick<Item<Err
   appender.appendVarchar(event.id);
   appender.appendTimestamp(timestampValue(isoMicros(event.timestamp)));
   appender.appendTimestamp(timestampValue(isoMicros(event.received_at)));
-  appender.appendVarchar(event.issue_id);
+  appender.appendVarchar(event.grouping_id ?? event.issue_id); // merges map it at read time
   appender.appendVarchar(event.environment);
   appender.appendVarchar(event.release);
   appender.appendVarchar(event.level);

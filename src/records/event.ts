@@ -136,6 +136,11 @@ export interface ErrorEvent extends ErrorEventInput {
   /** The grouping hash (hex) the issue id was derived from. */
   grouping_hash?: string;
   /**
+   * The id of the event's grouping hash (the issue id it derives), set when the event belongs to
+   * another issue because of a merge: what stores key the event by (src/storage/issue-redirects.ts).
+   */
+  grouping_id?: string;
+  /**
    * Set by the grouping processor while the project moves to a new grouping version: the issue the
    * previous version gives this event, which the issues processor uses when only that one exists (not stored).
    */

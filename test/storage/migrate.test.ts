@@ -87,6 +87,8 @@ describe('migrate', () => {
       await c.run('DROP TABLE web_signin_links');
       await c.run('DROP TABLE issue_ignores');
       await c.run('DROP TABLE issue_assignees');
+      await c.run('DROP TABLE issue_activity');
+      await c.run('DROP TABLE issue_redirects');
       await c.run("DELETE FROM api_keys WHERE kind = 'dsn'");
       await c.run('ALTER TABLE api_keys DROP COLUMN kind');
       await c.run('ALTER TABLE api_keys DROP COLUMN public_key');

@@ -114,3 +114,15 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+/** The issue id of an event as `node` reads it, once the event is readable there. */
+export function eventIssueOn(node: TestService, eventId: string, timeoutMs?: number): Promise<string> {
+  return until(
+    `event ${eventId}`,
+    async () => {
+      const res = await node.api(`/v1/events/${eventId}`);
+      return res.status === 200 ? ((await res.json()) as { issue_id: string }).issue_id : undefined;
+    },
+    timeoutMs,
+  );
+}

@@ -351,6 +351,9 @@ export function IssuePage(v: IssueView) {
       </p>
       <h1 class="issue-title">{issue.title}</h1>
       <p class="culprit">{issue.culprit}</p>
+      <p class="triage-link">
+        <a href={`/issues/${encodeURIComponent(issue.id)}/triage`}>Merge, fingerprints, comments and activity</a>
+      </p>
       {v.notice && (
         <p class="notice" role="status">
           {v.notice}

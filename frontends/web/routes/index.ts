@@ -15,6 +15,7 @@ import { registerSourcemapPages } from './sourcemaps.js';
 import { registerTracePage } from './trace.js';
 import { registerUserPages } from './users.js';
 import { registerTriagePages } from './triage.js';
+import { registerIssueTriagePages } from './issue-triage.js';
 
 export function registerPageGroups(http: HttpHost, kit: PageKit): void {
   registerListPages(http, kit);
@@ -31,4 +32,5 @@ export function registerPageGroups(http: HttpHost, kit: PageKit): void {
   registerProjectPages(http, kit);
   registerIssueIgnorePages(http, kit);
   registerTriagePages(http, kit);
+  registerIssueTriagePages(http, kit);
 }

@@ -8,6 +8,7 @@ import {
   SETTABLE_STATUSES,
   chartWindow,
 } from '../../../extensions/query/index.js';
+import { userActor } from './issue-triage.js';
 import type { PageKit } from '../kit.js';
 import { IssuePage } from '../pages/issue.js';
 
@@ -19,6 +20,8 @@ export function issuePageHandler(kit: PageKit): PageHandler {
     const id = decodeURIComponent(event.context.params?.id ?? '');
     const projectIds = (await kit.projectsOf(s)).map((p) => p.id);
     const issue = await storage.issues.get(s.session.dataset, projectIds, id);
+    const mergedInto = issue ? undefined : storage.merges.redirects.mergedInto(s.session.dataset, projectIds, id);
+    if (mergedInto) return kit.redirect(`/issues/${encodeURIComponent(mergedInto.issueId)}${event.url.search}`); // a merged issue's permalink
     if (!issue) {
       const other: Dataset = s.session.dataset === 'live' ? 'test' : 'live';
       const elsewhere = await storage.issues.get(other, projectIds, id);
@@ -80,8 +83,10 @@ export function registerIssuePages(http: HttpHost, kit: PageKit): void {
       if (!(SETTABLE_STATUSES as readonly string[]).includes(status)) kit.fail(400, `A status is one of ${SETTABLE_STATUSES.join(', ')}.`);
       const id = decodeURIComponent(event.context.params?.id ?? '');
       const projectIds = (await kit.projectsOf(s)).map((p) => p.id);
-      const updated = await storage.issues.setStatus(s.session.dataset, projectIds, id, status as (typeof SETTABLE_STATUSES)[number]);
-      if (!updated) kit.fail(404, `No issue ${id}.`);
+      const before = await storage.issues.get(s.session.dataset, projectIds, id);
+      const updated = before && (await storage.issues.setStatus(s.session.dataset, projectIds, id, status as (typeof SETTABLE_STATUSES)[number]));
+      if (!before || !updated) kit.fail(404, `No issue ${id}.`);
+      await storage.merges.recordChanges(s.session.dataset, before, updated, userActor(s));
       return kit.redirect(`/issues/${encodeURIComponent(id)}?changed=1`);
     }),
   );
