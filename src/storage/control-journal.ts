@@ -15,13 +15,25 @@ export type AlertRuleChange =
 /** An artifact bundle's metadata (its bytes are on the shared artifacts path already), or its deletion. */
 export type ArtifactBundleChange = { kind: 'artifact_bundle'; bundle: Bundle; digest: string } | { kind: 'artifact_bundle'; id: string; deleted: true };
 
-export type ControlChange = CatalogChange | ({ kind: 'issue_status' } & StatusChange) | AlertRuleChange | ArtifactBundleChange;
+/**
+ * A row a component keeps in tables of its own (the monitors receiver's monitors): `type` names
+ * the applier the component registered (Journal.onComponentChange), `id` the row within it; `body`
+ * is the row's full state, or absent for a deletion, at `at` (epoch ms).
+ */
+export type ComponentChange = { kind: 'component'; type: string; id: string; at: number; body?: Record<string, unknown> };
+
+export type ControlChange = CatalogChange | ({ kind: 'issue_status' } & StatusChange) | AlertRuleChange | ArtifactBundleChange | ComponentChange;
 
 /** Where changes go: the control plane's outbox table, written in the caller's transaction. */
 export interface Journal {
   record(connection: DuckDBConnection, change: ControlChange): Promise<void>;
   /** After a transaction that recorded changes committed: they may be sent. */
   committed(): void;
+  /**
+   * Applies the changes of a component's `type`, from the topic and from any received before this
+   * call, in order (a component registers when it starts, after the control plane does).
+   */
+  onComponentChange?(type: string, apply: (change: ComponentChange) => Promise<void>): void;
 }
 
 /** The compaction key of a change: one per row of the catalog. */
@@ -37,6 +49,8 @@ export function changeKey(change: ControlChange): string {
       return `alert_rule:${'rule' in change ? change.rule.id : change.id}`;
     case 'artifact_bundle':
       return `artifact_bundle:${'bundle' in change ? change.bundle.id : change.id}`;
+    case 'component':
+      return `${change.type}:${change.id}`;
   }
 }
 
