@@ -61,6 +61,8 @@ export class MonitorBus {
   private partitionCount = 0;
   /** Bumped at every rebalance: an assignment computed for an older generation is dropped. */
   private generation = 0;
+  /** The group last confirmed this member (joined, or a heartbeat answered): past a session timeout, it may have been replaced. */
+  private confirmedAt = 0;
 
   constructor(
     private readonly config: MonitorsKafkaConfig,
@@ -107,7 +109,11 @@ export class MonitorBus {
       decider.on(decider.events.REBALANCING, () => this.unassign());
       decider.on(decider.events.STOP, () => this.unassign());
       decider.on(decider.events.CRASH, () => this.unassign());
-      decider.on(decider.events.GROUP_JOIN, ({ payload }) => void this.assign(payload.memberAssignment[this.config.topic] ?? []));
+      decider.on(decider.events.GROUP_JOIN, ({ payload }) => {
+        this.confirmedAt = Date.now();
+        void this.assign(payload.memberAssignment[this.config.topic] ?? []);
+      });
+      decider.on(decider.events.HEARTBEAT, () => (this.confirmedAt = Date.now()));
       void this.decide(decider);
     }
   }
@@ -227,7 +233,10 @@ export class MonitorBus {
 
   private ready(partition: number): boolean {
     const end = this.assigned.get(partition);
-    return end !== undefined && (this.followed.get(partition) ?? 0) >= end;
+    // A member that has not heard from the group for a session may have been dropped from it (a
+    // long pause): it stops deciding until it hears again, rather than deciding beside its successor.
+    const confirmed = Date.now() - this.confirmedAt < this.config.session_timeout_ms;
+    return end !== undefined && confirmed && (this.followed.get(partition) ?? 0) >= end;
   }
 
   private partitionOf(id: string): number {
