@@ -113,7 +113,10 @@ export class MonitorBus {
         this.confirmedAt = Date.now();
         void this.assign(payload.memberAssignment[this.config.topic] ?? []);
       });
-      decider.on(decider.events.HEARTBEAT, () => (this.confirmedAt = Date.now()));
+      decider.on(decider.events.HEARTBEAT, () => {
+        this.confirmedAt = Date.now();
+        this.report();
+      });
       void this.decide(decider);
     }
   }

@@ -1,14 +1,16 @@
 // Monitors on the Kafka roles (issue #27): a monitor created on the ingest node reaches every node
 // through the control plane; of two workers, the one given the monitor's partition of
 // faultline.monitors records its missed run, exactly once; a check-in through the ingest node closes
-// the failure; the query node reads it all (API and page); and when that worker stops, the other
-// takes the monitor over. The monitors' clock is moved forward (receivers/monitors/clock.ts) to
+// the failure; an uptime monitor created on the query node is checked by one worker only; the query
+// node reads it all (API and page); when the deciding worker stops, the other takes the monitor
+// over; a pause and a deletion made on one node hold on every node. The monitors' clock is moved forward (receivers/monitors/clock.ts) to
 // reach the next run of a one-minute schedule without waiting for it.
 import { afterAll, describe, expect, it } from 'vitest';
 import { monitorClock } from '../../receivers/monitors/clock.js';
 import { seededDataDirs, startMockBroker, type MockBroker } from '../support/kafka.js';
 import { roleEnv, roleYaml, until } from '../support/kafka-roles.js';
 import { startService, tempDir, type TestService } from '../support/service.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
 import { createUser, WebClient } from '../support/web.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- responses are checked field by field
@@ -26,13 +28,16 @@ async function metric(node: TestService, name: string): Promise<number> {
 
 const missedCount = (node: TestService) => metric(node, 'faultline_monitor_failures_total{kind="missed"}');
 const partitions = (node: TestService) => metric(node, 'faultline_monitor_partitions');
+const checksRun = (node: TestService) => metric(node, 'faultline_monitor_checks_total{result="ok"}');
 
 describe('monitors across the Kafka roles', () => {
   let broker: MockBroker | undefined;
+  let site: Receiver | undefined;
   const services: TestService[] = [];
 
   afterAll(async () => {
     monitorClock.offsetMs = 0;
+    await site?.close();
     await Promise.all(services.map((s) => s.stop()));
     await broker?.stop();
   });
@@ -74,6 +79,14 @@ describe('monitors across the Kafka roles', () => {
       await until('the monitor on every node', async () => ((await monitorOn(node)).status === 200 ? true : undefined), 30_000);
     expect((await monitorOn(query)).body).toMatchObject({ status: 'new', next_expected_at: expectedAt });
 
+    // An uptime monitor created on the query node, of a loopback site.
+    site = await startReceiver();
+    const uptime = await query.api('/v1/monitors', {
+      method: 'POST',
+      body: JSON.stringify({ project_id: project, slug: 'site', type: 'uptime', url: `${site.url}/health`, interval_seconds: 1 }),
+    });
+    expect(uptime.status).toBe(201);
+
     // The group has shared the topic's partitions between the two workers.
     await until(
       'the partitions shared by both workers',
@@ -81,7 +94,7 @@ describe('monitors across the Kafka roles', () => {
         const owned = await Promise.all(workers.map(partitions));
         return owned[0] > 0 && owned[1] > 0 && owned[0] + owned[1] === PARTITIONS ? true : undefined;
       },
-      30_000,
+      45_000,
     );
 
     // Two minutes later by the monitors' clock, the run expected one minute after creation is missed.
@@ -102,6 +115,17 @@ describe('monitors across the Kafka roles', () => {
       return body.count === 1 ? body : undefined;
     });
     expect(issue).toMatchObject({ title: 'Monitor failure: nightly', status: 'unresolved' });
+
+    // The site is checked by one worker only (each check a request the site saw), and read on the query node.
+    const checks = await until('uptime checks on the query node', async () => {
+      const data = (await read(query, `/v1/monitors/site/checks?project_id=${project}`)).body.data as Json[] | undefined;
+      return data && data.length >= 3 ? data : undefined;
+    });
+    expect(checks.every((c) => c.ok === true && c.status_code === 200)).toBe(true);
+    expect((await read(query, `/v1/monitors/site?project_id=${project}`)).body).toMatchObject({ status: 'up', uptime_24h: 100 });
+    const checkedBy = await Promise.all(workers.map(checksRun));
+    expect(checkedBy.filter((n) => n > 0)).toHaveLength(1);
+    expect(site.requests.length - (checkedBy[0] + checkedBy[1])).toBeLessThanOrEqual(1); // at most one check in flight
 
     // A check-in through the ingest node reaches the deciding worker: the monitor is ok, its issue resolved.
     const checkin = await ingest.api(`/v1/monitors/nightly/checkins?project_id=${project}`, { method: 'POST', body: JSON.stringify({ status: 'ok' }) });
@@ -147,5 +171,18 @@ describe('monitors across the Kafka roles', () => {
     await until('the second failure event on the query node', async () =>
       (await read(query, `/v1/issues/${missed.issue_id}`)).body.count === 2 ? true : undefined,
     );
+
+    // Paused on the query node: the worker sees it and records no more missed runs.
+    const paused = await query.api(`/v1/monitors/nightly?project_id=${project}`, { method: 'PATCH', body: JSON.stringify({ paused: true }) });
+    expect(paused.status).toBe(200);
+    for (const node of [ingest, survivor])
+      await until('the pause on every node', async () => ((await monitorOn(node)).body.status === 'paused' ? true : undefined));
+    monitorClock.offsetMs += 2 * MINUTE;
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await missedCount(survivor)).toBe(before + 1);
+
+    // Deleted on the ingest node: gone on every node.
+    expect((await ingest.api(`/v1/monitors/nightly?project_id=${project}`, { method: 'DELETE' })).status).toBe(204);
+    for (const node of [survivor, query]) await until('the deletion on every node', async () => ((await monitorOn(node)).status === 404 ? true : undefined));
   });
 });

@@ -37,7 +37,8 @@ export function roleYaml(role: Role, options: RoleOptions = {}): string {
   if (receivers.kafka && options.key) receivers.kafka.key = options.key;
   const monitors = receivers.monitors as { kafka?: Record<string, unknown> } | undefined;
   if (monitors?.kafka) {
-    Object.assign(monitors, { detection_interval_ms: 200 });
+    // Uptime checks of a loopback server every second.
+    Object.assign(monitors, { detection_interval_ms: 200, min_uptime_interval_seconds: 1, allow_private_destinations: true });
     Object.assign(monitors.kafka, {
       idempotent: false,
       session_timeout_ms: 3000,
