@@ -202,7 +202,7 @@ export class MonitorStore {
     const defined = { ...monitor, defined_at: monitor.updated_at };
     await this.db.write(async (c) => {
       await writeMonitor(c, defined);
-      await this.db.recordChange(c, { kind: 'component', type: MONITOR_CHANGE, id: monitorId(defined), at: defined.updated_at, body: definitionOf(defined) });
+      await this.db.recordChange(c, definitionChange(defined, defined.updated_at));
     });
     this.monitors.set(key(monitor.dataset, monitor.project_id, monitor.slug), defined);
   }
@@ -369,9 +369,11 @@ export class MonitorStore {
   }
 }
 
-function definitionOf(m: Monitor): MonitorDefinition {
+/** The control plane's record of the monitor's definition, as of `at`. */
+export function definitionChange(m: Monitor, at: number): ComponentChange {
   const { dataset, org_id, project_id, slug, name, type, environment, cron, uptime, paused, created_at } = m;
-  return { dataset, org_id, project_id, slug, name, type, environment, cron, uptime, paused, created_at };
+  const body: MonitorDefinition = { dataset, org_id, project_id, slug, name, type, environment, cron, uptime, paused, created_at };
+  return { kind: 'component', type: MONITOR_CHANGE, id: monitorId(m), at, body };
 }
 
 async function writeMonitor(c: DuckDBConnection, monitor: Monitor): Promise<void> {
