@@ -102,8 +102,6 @@ export class MonitorBus {
   }
 
   async start(): Promise<void> {
-    // In the background, as the kafka receiver does: a broker that is down delays monitors, not the node's start.
-    void this.follow();
     if (this.decider) {
       const decider = this.decider;
       decider.on(decider.events.REBALANCING, () => this.unassign());
@@ -117,8 +115,13 @@ export class MonitorBus {
         this.confirmedAt = Date.now();
         this.report();
       });
-      void this.decide(decider);
     }
+    // In the background, as the kafka receiver does: a broker that is down delays monitors, not the node's start.
+    void this.ensureTopic().then(() => {
+      if (this.stopped) return;
+      void this.follow();
+      if (this.decider) void this.decide(this.decider);
+    });
   }
 
   async shutdown(): Promise<void> {
@@ -266,17 +269,39 @@ export class MonitorBus {
   /** A new assignment: where each partition ends now (what the follower must have applied before this node decides there). */
   private async assign(partitions: number[]): Promise<void> {
     const generation = ++this.generation;
-    try {
-      await this.admin.connect();
-      const offsets = await this.admin.fetchTopicOffsets(this.config.topic);
-      if (generation !== this.generation) return;
-      this.partitionCount = offsets.length;
-      const ends = new Map(offsets.map((o) => [o.partition, Number(o.high)]));
-      this.assigned = new Map(partitions.map((p) => [p, ends.get(p) ?? 0]));
-      this.report();
-      this.logger.info({ partitions }, 'monitors: deciding for the monitors of these partitions');
-    } catch (error) {
-      this.logger.warn({ err: String(error) }, 'monitors: could not read the topic offsets: deciding for none until the next assignment');
+    // Until the offsets are read this node decides nothing; a broker slow to answer is asked again.
+    while (generation === this.generation && !this.stopped) {
+      try {
+        await this.admin.connect();
+        const offsets = await this.admin.fetchTopicOffsets(this.config.topic);
+        if (generation !== this.generation) return;
+        this.partitionCount = offsets.length;
+        const ends = new Map(offsets.map((o) => [o.partition, Number(o.high)]));
+        this.assigned = new Map(partitions.map((p) => [p, ends.get(p) ?? 0]));
+        this.report();
+        this.logger.info({ partitions }, 'monitors: deciding for the monitors of these partitions');
+        return;
+      } catch (error) {
+        this.logger.warn({ err: String(error) }, 'monitors: could not read the topic offsets: retrying');
+        await sleep(500);
+      }
+    }
+  }
+
+  /**
+   * Has the topic created (by the broker's auto-creation) before any consumer joins: a group that
+   * joined before the topic had partitions would be assigned none of them until its next metadata refresh.
+   */
+  private async ensureTopic(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        await this.admin.connect();
+        const { topics } = await this.admin.fetchTopicMetadata({ topics: [this.config.topic] });
+        if ((topics[0]?.partitions.length ?? 0) > 0) return;
+      } catch (error) {
+        this.logger.debug({ err: String(error) }, 'monitors: the topic is not there yet');
+      }
+      await sleep(500);
     }
   }
 }

@@ -127,10 +127,16 @@ describe('monitors across the Kafka roles', () => {
     expect(checkedBy.filter((n) => n > 0)).toHaveLength(1);
     expect(site.requests.length - (checkedBy[0] + checkedBy[1])).toBeLessThanOrEqual(1); // at most one check in flight
 
-    // A check-in through the ingest node reaches the deciding worker: the monitor is ok, its issue resolved.
-    const checkin = await ingest.api(`/v1/monitors/nightly/checkins?project_id=${project}`, { method: 'POST', body: JSON.stringify({ status: 'ok' }) });
-    expect(checkin.status).toBe(202);
-    const { check_in_id: checkInId } = (await checkin.json()) as Json;
+    // A run opened through the ingest node's /v1 API and closed through its Sentry cron route (the
+    // project's DSN key) reaches the deciding worker: the monitor is ok, its issue resolved.
+    const opened = await ingest.api(`/v1/monitors/nightly/checkins?project_id=${project}`, { method: 'POST', body: JSON.stringify({ status: 'in_progress' }) });
+    expect(opened.status).toBe(202);
+    const { check_in_id: checkInId } = (await opened.json()) as Json;
+    const projects = (await read(ingest, '/v1/projects')).body.data as Json[];
+    const dsn = new URL(projects.find((p) => p.id === project)!.dsn as string);
+    const closed = await fetch(`${ingest.baseUrl}/api${dsn.pathname}/cron/nightly/${dsn.username}/?status=ok&check_in_id=${checkInId}`);
+    expect(closed.status).toBe(202);
+    expect(((await closed.json()) as Json).check_in_id).toBe(checkInId);
     await until('the check-in on the query node', async () => ((await monitorOn(query)).body.status === 'ok' ? true : undefined));
     await until('the issue resolved on the query node', async () =>
       (await read(query, `/v1/issues/${missed.issue_id}`)).body.status === 'resolved' ? true : undefined,
@@ -140,6 +146,7 @@ describe('monitors across the Kafka roles', () => {
       [checkInId, 'ok'],
       [expect.any(String), 'missed'],
     ]);
+    expect(afterCheckin[0].duration_ms).toBeGreaterThanOrEqual(0);
 
     // The query node's page shows the same runs.
     const password = await createUser(query, 'roles@example.com', 'member');
