@@ -18,6 +18,13 @@ export type AlertRuleChange =
 /** An artifact bundle's metadata (its bytes are on the shared artifacts path already), or its deletion. */
 export type ArtifactBundleChange = { kind: 'artifact_bundle'; bundle: Bundle; digest: string } | { kind: 'artifact_bundle'; id: string; deleted: true };
 
+/**
+ * A row a component keeps in tables of its own (the monitors receiver's monitors): `type` names
+ * the applier the component registered (Journal.onComponentChange), `id` the row within it; `body`
+ * is the row's full state, or absent for a deletion, at `at` (epoch ms).
+ */
+export type ComponentChange = { kind: 'component'; type: string; id: string; at: number; body?: Record<string, unknown> };
+
 export type ControlChange =
   | CatalogChange
   | ({ kind: 'issue_status' } & StatusChange)
@@ -25,13 +32,19 @@ export type ControlChange =
   | AlertRuleChange
   | ArtifactBundleChange
   | RedirectChange
-  | ActivityChange;
+  | ActivityChange
+  | ComponentChange;
 
 /** Where changes go: the control plane's outbox table, written in the caller's transaction. */
 export interface Journal {
   record(connection: DuckDBConnection, change: ControlChange): Promise<void>;
   /** After a transaction that recorded changes committed: they may be sent. */
   committed(): void;
+  /**
+   * Applies the changes of a component's `type`, from the topic and from any received before this
+   * call, in order (a component registers when it starts, after the control plane does).
+   */
+  onComponentChange?(type: string, apply: (change: ComponentChange) => Promise<void>): void;
 }
 
 /** The compaction key of a change: one per row of the catalog. */
@@ -53,6 +66,8 @@ export function changeKey(change: ControlChange): string {
       return `issue_redirect:${change.dataset}:${change.grouping_id}`;
     case 'issue_activity':
       return `issue_activity:${change.activity.id}`;
+    case 'component':
+      return `${change.type}:${change.id}`;
   }
 }
 

@@ -18,7 +18,7 @@ import type { Logger } from 'pino';
 import type { AlertRules } from '../alerts/alert-rules.js';
 import type { ArtifactStore } from '../artifacts/artifacts.js';
 import type { Catalog } from '../catalog/catalog.js';
-import { changeKey, type ControlChange, type Journal } from './control-journal.js';
+import { changeKey, type ComponentChange, type ControlChange, type Journal } from './control-journal.js';
 import type { Database } from '../duckdb/database.js';
 import type { IssueStates } from '../issues/issue-states.js';
 import { rows } from '../duckdb/rows.js';
@@ -57,6 +57,9 @@ export class ControlPlane implements Journal {
   private dirty = false;
   private stopped = false;
   private applied = 0;
+  /** Appliers of component-kept rows by type, and what arrived for a type before its component registered. */
+  private readonly componentAppliers = new Map<string, (change: ComponentChange) => Promise<void>>();
+  private readonly componentPending = new Map<string, ComponentChange[]>();
 
   constructor(
     private readonly config: ControlPlaneConfig,
@@ -95,6 +98,28 @@ export class ControlPlane implements Journal {
   /** Journal: what was recorded is committed, so it may go. */
   committed(): void {
     this.flush();
+  }
+
+  /** Journal: a component's applier, given what arrived for its type so far. */
+  onComponentChange(type: string, apply: (change: ComponentChange) => Promise<void>): void {
+    const pending = this.componentPending.get(type) ?? [];
+    this.componentPending.delete(type);
+    // Registered only once the backlog is applied, so later records keep their order behind it.
+    void (async () => {
+      for (const change of pending) await this.applyComponent(apply, change);
+      this.componentAppliers.set(type, apply);
+      for (const change of this.componentPending.get(type) ?? []) await this.applyComponent(apply, change);
+      this.componentPending.delete(type);
+    })();
+  }
+
+  private async applyComponent(apply: (change: ComponentChange) => Promise<void>, change: ComponentChange): Promise<void> {
+    try {
+      await apply(change);
+      this.applied++;
+    } catch (error) {
+      this.logger.warn({ type: change.type, id: change.id, err: String(error) }, 'could not apply a control-plane record');
+    }
   }
 
   async start(): Promise<void> {
@@ -150,6 +175,12 @@ export class ControlPlane implements Journal {
         // An older change than this node holds: publish the newer state again, so that it is what compaction keeps.
         const newer = await alertRules.apply(record);
         if (newer) await database.write((c) => database.recordChange(c, newer));
+      } else if (record.kind === 'component') {
+        const apply = this.componentAppliers.get(record.type);
+        if (apply) await this.applyComponent(apply, record);
+        else if (this.componentPending.has(record.type)) this.componentPending.get(record.type)!.push(record);
+        else this.componentPending.set(record.type, [record]);
+        return;
       } else return;
       this.applied++;
     } catch (error) {

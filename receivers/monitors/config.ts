@@ -1,4 +1,29 @@
 import { z } from 'zod';
+import { connectionSchema } from '../../src/kafka/connection.js';
+
+/** Monitors across the Kafka roles (receivers/monitors/bus.ts); absent: this node keeps its monitors to itself. */
+const kafkaSchema = z
+  .object({
+    brokers: connectionSchema.brokers,
+    topic: z.string().min(1).default('faultline.monitors').describe("The topic of check-ins and monitors' state, keyed by monitor"),
+    group_id: z
+      .string()
+      .min(1)
+      .default('faultline-monitors')
+      .describe('The consumer group of the nodes that decide: each monitor is decided by the member its partition is assigned to'),
+    decide: z
+      .boolean()
+      .default(true)
+      .describe('Join the group and decide for the monitors of the partitions it gives (workers); false: take check-ins and serve reads only (ingest, query)'),
+    idempotent: z.boolean().default(true).describe('Idempotent producer (turn off only for brokers that lack it, like the librdkafka mock)'),
+    session_timeout_ms: z.int().min(1000).default(30_000).describe("The group's session timeout: how soon a stopped decider's monitors move to another"),
+    heartbeat_interval_ms: z.int().min(100).default(3000).describe('Heartbeats to the group'),
+    fetch_max_wait_ms: z.int().min(10).default(1000).describe('How long a fetch waits for records'),
+    request_timeout_ms: z.int().min(100).default(10_000).describe('Time a broker has to answer, a check-in included'),
+  })
+  .strict();
+
+export type MonitorsKafkaConfig = z.output<typeof kafkaSchema>;
 
 /** The `monitors` receiver's YAML section. An absent section is `{}`: every key has a default. */
 export const monitorsConfigSchema = z
@@ -16,6 +41,9 @@ export const monitorsConfigSchema = z
       .boolean()
       .default(false)
       .describe('Let uptime checks reach loopback, private, link-local and metadata addresses; refused by default'),
+    kafka: kafkaSchema
+      .optional()
+      .describe('Across the Kafka roles: check-ins travel on a topic keyed by monitor, and the worker given its partition decides for each monitor'),
   })
   .strict();
 

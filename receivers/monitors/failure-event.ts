@@ -1,8 +1,8 @@
 // The error event a monitor failure adds to the monitor's issue: one issue per monitor (its own
 // fingerprint), titled `Monitor failure: <slug>`, so alert rules and notifications treat it as
 // any other issue.
-import { randomUUID } from 'node:crypto';
-import type { Monitor } from '../../src/storage/monitors.js';
+import { v5 as uuidv5 } from 'uuid';
+import { monitorId, type Monitor } from '../../src/storage/monitors.js';
 
 export type FailureKind = 'missed' | 'timeout' | 'error' | 'down';
 
@@ -13,6 +13,19 @@ export interface FailureDetails {
   expectedAt?: number;
   /** down: what the last check saw. */
   check?: { status_code: number | null; error: string | null; latency_ms: number | null };
+  /**
+   * What makes this failure this one (the run's check-in id, the expected time, the failing check's
+   * time): the event id derives from it, so a failure recorded twice (a check-in delivered again,
+   * two nodes deciding during a rebalance) is one event to reads.
+   */
+  ref: string;
+}
+
+/** The namespace of failure event ids (a v5 UUID of `faultline.monitors` under the URL namespace). */
+const FAILURE_NAMESPACE = uuidv5('faultline.monitors', uuidv5.URL);
+
+export function failureEventId(monitor: Monitor, kind: FailureKind, ref: string): string {
+  return uuidv5(`${monitorId(monitor)}/${kind}/${ref}`, FAILURE_NAMESPACE);
 }
 
 const DESCRIBE: Record<FailureKind, string> = {
@@ -26,7 +39,7 @@ export function failureEvent(monitor: Monitor, details: FailureDetails): Record<
   const when = details.expectedAt === undefined ? '' : ` ${new Date(details.expectedAt).toISOString()}`;
   const check = details.check ? ` (${details.check.error ?? `HTTP ${details.check.status_code}`})` : '';
   return {
-    id: randomUUID(),
+    id: failureEventId(monitor, details.kind, details.ref),
     timestamp: new Date(details.at).toISOString(),
     level: 'error',
     platform: 'other',

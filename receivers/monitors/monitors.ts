@@ -4,10 +4,10 @@
 // resolves that issue. Time comes from `now`, so tests can move it.
 import type { Dataset } from '../../src/engine/item.js';
 import { cronFailures, nextAfterCheckin, nextAfterMissed } from './detection.js';
-import { failureEvent, type FailureDetails } from './failure-event.js';
+import { failureEvent, failureEventId, type FailureDetails } from './failure-event.js';
 import type { CheckinInput, CreateMonitorInput, PatchMonitorInput } from './input.js';
 import type { MonitorMetrics } from './metrics.js';
-import type { Checkin, CronSettings, Monitor, MonitorStore, UptimeCheck, UptimeSettings } from '../../src/storage/monitors.js';
+import type { Checkin, CronSettings, Monitor, MonitorDefinition, MonitorStore, UptimeCheck, UptimeSettings } from '../../src/storage/monitors.js';
 
 export interface MonitorTenant {
   dataset: Dataset;
@@ -26,6 +26,10 @@ export interface MonitorsOptions {
   /** Runs one uptime check. */
   probe(settings: UptimeSettings): Promise<UptimeCheck>;
   uptimeConcurrency?: number;
+  /** Whether this node decides for the monitor (with Kafka: it owns the monitor's partition); default all. */
+  owns?(monitor: Monitor): boolean;
+  /** After a decision changed a monitor: its state and the check-ins and checks it wrote, for other nodes to follow. */
+  changed?(monitor: Monitor, rows: { checkins: Checkin[]; checks: UptimeCheck[] }): Promise<void>;
 }
 
 export class Monitors {
@@ -80,7 +84,7 @@ export class Monitors {
       updated_at: now,
     };
     monitor.next_expected_at = this.firstExpected(monitor, now);
-    await this.store.save(monitor);
+    await this.store.define(monitor);
     return monitor;
   }
 
@@ -111,22 +115,61 @@ export class Monitors {
         failure_threshold: patch.failure_threshold ?? u.failure_threshold,
       };
     }
-    // A schedule change, or the end of a pause, starts the clock again from now.
-    const restarted = patch.schedule !== undefined || patch.timezone !== undefined || patch.interval_seconds !== undefined || (monitor.paused && !next.paused);
-    if (restarted) next.next_expected_at = this.firstExpected(next, now);
-    await this.store.save(next);
+    next.next_expected_at = this.expectedAfterChange(monitor, next, now);
+    await this.store.define(next);
     return next;
   }
 
-  /** A check-in: opens a run (in_progress, or a one-shot ok/error), or closes the open run with the same id. */
-  checkIn(monitor: Monitor, input: CheckinInput): Promise<Checkin> {
-    const tenant = { dataset: monitor.dataset, orgId: monitor.org_id, projectId: monitor.project_id };
-    return this.serialize(tenant, monitor.slug, () => this.applyCheckin(this.store.get(monitor.dataset, monitor.project_id, monitor.slug) ?? monitor, input));
+  /** A schedule change, or the end of a pause, starts the clock again from `at`; nothing else moves it. */
+  expectedAfterChange(before: Monitor, after: Monitor, at: number): number | null {
+    const restarted =
+      JSON.stringify(before.cron?.schedule) !== JSON.stringify(after.cron?.schedule) ||
+      before.cron?.timezone !== after.cron?.timezone ||
+      before.uptime?.interval_seconds !== after.uptime?.interval_seconds ||
+      (before.paused && !after.paused);
+    return restarted ? this.firstExpected(after, at) : before.next_expected_at;
   }
 
-  private async applyCheckin(monitor: Monitor, input: CheckinInput): Promise<Checkin> {
+  /** A monitor as a definition from another node makes it: a new one starts its clock when it was created. */
+  fromDefinition(local: Monitor | undefined, definition: MonitorDefinition, at: number): Monitor {
+    if (!local) {
+      const monitor: Monitor = {
+        ...definition,
+        status: 'new',
+        last_checkin_at: null,
+        next_expected_at: null,
+        consecutive_failures: 0,
+        issue_id: null,
+        updated_at: at,
+      };
+      monitor.next_expected_at = this.firstExpected(monitor, definition.created_at);
+      return monitor;
+    }
+    const next: Monitor = { ...local, ...definition, updated_at: Math.max(local.updated_at, at) };
+    next.next_expected_at = this.expectedAfterChange(local, next, at);
+    return next;
+  }
+
+  /**
+   * A check-in: opens a run (in_progress, or a one-shot ok/error), or closes the open run with the
+   * same id. `at`: when it was received, if not now (a check-in that came through Kafka).
+   */
+  checkIn(monitor: Monitor, input: CheckinInput, at?: number): Promise<Checkin> {
+    const tenant = { dataset: monitor.dataset, orgId: monitor.org_id, projectId: monitor.project_id };
+    return this.serialize(tenant, monitor.slug, async () => {
+      const checkin = await this.applyCheckin(this.store.get(monitor.dataset, monitor.project_id, monitor.slug) ?? monitor, input, at ?? this.now());
+      await this.published(monitor, [checkin], []);
+      return checkin;
+    });
+  }
+
+  private async published(monitor: Monitor, checkins: Checkin[], checks: UptimeCheck[]): Promise<void> {
+    const latest = this.store.get(monitor.dataset, monitor.project_id, monitor.slug);
+    if (latest && this.options.changed) await this.options.changed(latest, { checkins, checks });
+  }
+
+  private async applyCheckin(monitor: Monitor, input: CheckinInput, now: number): Promise<Checkin> {
     const cron = requireCron(monitor);
-    const now = this.now();
     this.options.metrics?.checkins.inc({ status: input.status });
     const existing = input.check_in_id ? await this.store.checkin(monitor, input.check_in_id) : undefined;
     let checkin: Checkin;
@@ -158,7 +201,7 @@ export class Monitors {
       next.status = 'error';
       next.consecutive_failures = monitor.consecutive_failures + 1;
       await this.store.save(next);
-      await this.failed(next, { kind: 'error', at: now });
+      await this.failed(next, { kind: 'error', at: now, ref: checkin.id });
     } else {
       await this.store.save(next);
     }
@@ -175,7 +218,7 @@ export class Monitors {
     const now = this.now();
     const uptime: Monitor[] = [];
     for (const monitor of this.store.all()) {
-      if (monitor.paused) continue;
+      if (monitor.paused || (this.options.owns && !this.options.owns(monitor))) continue;
       if (monitor.cron) {
         const tenant = { dataset: monitor.dataset, orgId: monitor.org_id, projectId: monitor.project_id };
         await this.serialize(tenant, monitor.slug, async () => {
@@ -190,9 +233,14 @@ export class Monitors {
   private async detectCron(monitor: Monitor, cron: CronSettings, now: number): Promise<void> {
     const open = await this.store.openCheckins(monitor);
     let current = monitor;
+    const written: Checkin[] = [];
     for (const failure of cronFailures(monitor, cron, open, now)) {
       if (failure.kind === 'missed') {
-        await this.store.putCheckin(current, { status: 'missed', expected_at: failure.expectedAt, environment: current.environment, created_at: now });
+        // Its id derives from the run it stands for: recorded twice (two deciding nodes), it is one row.
+        const id = failureEventId(current, 'missed', String(failure.expectedAt)).replace(/-/g, '');
+        written.push(
+          await this.store.putCheckin(current, { id, status: 'missed', expected_at: failure.expectedAt, environment: current.environment, created_at: now }),
+        );
         current = {
           ...current,
           status: 'missed',
@@ -201,15 +249,16 @@ export class Monitors {
           updated_at: now,
         };
         await this.store.save(current);
-        await this.failed(current, { kind: 'missed', at: now, expectedAt: failure.expectedAt });
+        await this.failed(current, { kind: 'missed', at: now, expectedAt: failure.expectedAt, ref: String(failure.expectedAt) });
       } else {
-        await this.store.putCheckin(current, { ...failure.checkin, status: 'timeout', expected_at: failure.checkin.created_at, updated_at: now });
+        written.push(await this.store.putCheckin(current, { ...failure.checkin, status: 'timeout', expected_at: failure.checkin.created_at, updated_at: now }));
         current = { ...this.store.get(current.dataset, current.project_id, current.slug)!, status: 'timeout', updated_at: now };
         current.consecutive_failures++;
         await this.store.save(current);
-        await this.failed(current, { kind: 'timeout', at: now, expectedAt: failure.checkin.created_at });
+        await this.failed(current, { kind: 'timeout', at: now, expectedAt: failure.checkin.created_at, ref: failure.checkin.id });
       }
     }
+    if (written.length) await this.published(current, written, []);
   }
 
   private async runChecks(due: Monitor[]): Promise<void> {
@@ -258,9 +307,15 @@ export class Monitors {
       if (down) next.status = 'down';
       await this.store.save(next, result);
       if (down && latest.status !== 'down') {
-        await this.failed(next, { kind: 'down', at: now, check: { status_code: result.status_code, error: result.error, latency_ms: result.latency_ms } });
+        await this.failed(next, {
+          kind: 'down',
+          at: now,
+          check: { status_code: result.status_code, error: result.error, latency_ms: result.latency_ms },
+          ref: String(result.at),
+        });
       }
     }
+    await this.published(latest, [], [result]);
     return result;
   }
 

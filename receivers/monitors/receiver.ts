@@ -13,7 +13,9 @@ import { Monitors } from './monitors.js';
 import { probe } from './probe.js';
 import { monitorRoutes } from './routes.js';
 import { scheduleProblem, type Schedule } from './schedule.js';
-import { MonitorStore, type Monitor } from '../../src/storage/monitors.js';
+import { MonitorBus, takeCheckin } from './bus.js';
+import { monitorClock } from './clock.js';
+import { MONITOR_CHANGE, MonitorStore, type Monitor } from '../../src/storage/monitors.js';
 
 const DAY = 86_400_000;
 /** Tries to hand a failure event in before it is given up (and logged). */
@@ -23,6 +25,7 @@ export class MonitorsReceiver implements Receiver {
   private timer?: NodeJS.Timeout;
   private retention?: NodeJS.Timeout;
   private monitors?: Monitors;
+  private bus?: MonitorBus;
 
   constructor(private readonly settings: ReceiverSettings<MonitorsConfig>) {}
 
@@ -30,9 +33,17 @@ export class MonitorsReceiver implements Receiver {
     const { host, config, consumers } = this.settings;
     const store = await MonitorStore.open(host.database);
     const guard = new DestinationGuard({ allowPrivate: config.allow_private_destinations, resolve: systemResolver() });
+    const now = () => monitorClock.now();
+    const metrics = monitorMetrics(host.metrics.registry);
     const monitors = new Monitors({
       store,
-      metrics: monitorMetrics(host.metrics.registry),
+      now,
+      // With Kafka, this node decides only for the monitors of the partitions it was given, and tells the others.
+      ...(config.kafka && {
+        owns: (monitor) => this.bus?.owns(monitor) ?? false,
+        changed: (monitor, rows) => this.bus!.sendState(monitor, rows),
+      }),
+      metrics,
       uptimeConcurrency: config.uptime_concurrency,
       probe: (settings) => probe(settings, { guard, maxRedirects: config.max_redirects }),
       emit: (monitor, event) => this.emit(monitor, event),
@@ -50,7 +61,20 @@ export class MonitorsReceiver implements Receiver {
       },
     });
     this.monitors = monitors;
-    for (const route of monitorRoutes({ catalog: host.catalog, monitors, config, guard })) host.http.route(route);
+    // Definitions made on other nodes, through the control plane (src/kafka/control-plane.ts), when there is one.
+    host.database.journal?.onComponentChange?.(MONITOR_CHANGE, async (change) => {
+      const [dataset, projectId, ...slug] = change.id.split('/');
+      const tenant = { dataset: dataset === 'test' ? 'test' : 'live', orgId: '', projectId: projectId ?? '' } as const;
+      await monitors.serialize(tenant, slug.join('/'), () =>
+        store.applyDefinition(change, (local, definition) => monitors.fromDefinition(local, definition, change.at)),
+      );
+    });
+    if (config.kafka) {
+      this.bus = new MonitorBus(config.kafka, monitors, host.logger, metrics.partitions);
+      await this.bus.start();
+    }
+    const bus = this.bus;
+    for (const route of monitorRoutes({ catalog: host.catalog, monitors, config, guard, now, bus })) host.http.route(route);
     host.checkins = this.sentrySink(monitors);
     if (!consumers.events) host.logger.warn('the monitors receiver is in no events pipeline: failures are recorded but open no issue');
     // Missed while the service was down: reported once, at the first tick.
@@ -71,6 +95,7 @@ export class MonitorsReceiver implements Receiver {
     clearInterval(this.timer);
     clearInterval(this.retention);
     await this.monitors?.tick().catch(() => undefined);
+    await this.bus?.shutdown();
   }
 
   private async emit(monitor: Monitor, event: Record<string, unknown>): Promise<string | undefined> {
@@ -104,13 +129,13 @@ export class MonitorsReceiver implements Receiver {
         if (!checkin.monitor_config) await appears(() => monitors.store.get(tenant.dataset, tenant.projectId, slug), ORDERING_WAIT_MS);
         const monitor = await monitors.serialize(tenant, slug, () => this.upsert(monitors, tenant, slug, checkin));
         if (typeof monitor === 'string') return { skipped: monitor };
-        const taken = await monitors.checkIn(monitor, {
+        const input = {
           status: checkin.status,
           ...(checkin.check_in_id ? { check_in_id: checkin.check_in_id.replace(/-/g, '') } : {}),
           ...(checkin.duration !== undefined ? { duration_ms: Math.round(checkin.duration * 1000) } : {}),
           ...(checkin.environment ? { environment: checkin.environment } : {}),
-        });
-        return { checkInId: taken.id };
+        };
+        return { checkInId: await takeCheckin(monitors, this.bus, monitor, input, monitorClock.now()) };
       },
     };
   }

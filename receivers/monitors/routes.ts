@@ -8,6 +8,7 @@ import type { DestinationGuard } from '../../src/net/destinations.js';
 import { listBody, listProject, namedProject, parseEnum, parseLimit, withCursor } from '../../src/http/params.js';
 import type { Catalog } from '../../extensions/catalog/catalog.js';
 import { authenticateDsn, sentryKeyFromHeader } from '../../src/auth/sentry-dsn.js';
+import { takeCheckin, type MonitorBus } from './bus.js';
 import type { MonitorsConfig } from './config.js';
 import { destinationProblem } from './destination.js';
 import { checkinSchema, createMonitorSchema, patchMonitorSchema, type CheckinInput } from './input.js';
@@ -27,10 +28,13 @@ export interface MonitorRouteOptions {
   /** Where uptime checks may go. */
   guard: DestinationGuard;
   now?: () => number;
+  /** With Kafka: check-ins go onto the monitors topic, for the node that decides for the monitor. */
+  bus?: MonitorBus;
 }
 
-export function monitorRoutes({ catalog, monitors, config, guard, now = Date.now }: MonitorRouteOptions): RouteDefinition[] {
+export function monitorRoutes({ catalog, monitors, config, guard, now = Date.now, bus }: MonitorRouteOptions): RouteDefinition[] {
   const store = monitors.store;
+  const checkIn = (monitor: Monitor, input: CheckinInput) => takeCheckin(monitors, bus, monitor, input, now());
   const find = async (ctx: RequestContext, projectId: string | undefined): Promise<Monitor> => {
     const principal = principalOf(ctx);
     const project = await namedProject(catalog, principal, projectId);
@@ -160,7 +164,7 @@ export function monitorRoutes({ catalog, monitors, config, guard, now = Date.now
       query: [{ name: 'project_id', description: 'Required with an organization key', schema: { type: 'string' } }],
       responses: { 204: 'Deleted', 401: 'unauthorized', ...slugParam },
       handler: async (ctx) => {
-        await store.delete(await find(ctx, ctx.query.get('project_id') ?? undefined));
+        await store.delete(await find(ctx, ctx.query.get('project_id') ?? undefined), now());
         return new Response(null, { status: 204, headers: { 'x-request-id': ctx.requestId } });
       },
     },
@@ -178,8 +182,7 @@ export function monitorRoutes({ catalog, monitors, config, guard, now = Date.now
         const monitor = await find(ctx, ctx.query.get('project_id') ?? input.project_id);
         if (monitor.type !== 'cron')
           throw errors.validation('check-ins are for cron monitors', [{ path: '', message: `${monitor.slug} is an uptime monitor` }]);
-        const checkin = await monitors.checkIn(monitor, input);
-        return json(ctx, 202, { check_in_id: checkin.id });
+        return json(ctx, 202, { check_in_id: await checkIn(monitor, input) });
       },
     },
     {
@@ -231,8 +234,7 @@ export function monitorRoutes({ catalog, monitors, config, guard, now = Date.now
         const { key, project } = await authenticateDsn(catalog, ctx.params.ingest_id ?? '', publicKey);
         const monitor = store.get(key.dataset, project.id, ctx.params.slug ?? '');
         if (!monitor || monitor.type !== 'cron') throw errors.notFound(`no cron monitor ${ctx.params.slug} in project ${project.id}`);
-        const checkin = await monitors.checkIn(monitor, queryCheckin(ctx.query));
-        return json(ctx, 202, { check_in_id: checkin.id });
+        return json(ctx, 202, { check_in_id: await checkIn(monitor, queryCheckin(ctx.query)) });
       },
     })),
   ];

@@ -8,6 +8,8 @@ import { decodeCursor, encodeCursor } from '../http/cursor.js';
 import { migrate, type Migration } from '../../extensions/duckdb/migrate.js';
 import { rows } from '../../extensions/duckdb/rows.js';
 import type { Schedule } from '../records/schedule.js';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { deletedAt, markDeleted, type ComponentChange } from '../../extensions/control-plane/control-journal.js';
 
 export type MonitorType = 'cron' | 'uptime';
 export type CronStatus = 'new' | 'ok' | 'error' | 'missed' | 'timeout';
@@ -53,7 +55,21 @@ export interface Monitor {
   issue_id: string | null;
   created_at: number;
   updated_at: number;
+  /** When its definition (not its state) last changed: the version the control plane compares. */
+  defined_at?: number | null;
 }
+
+/** What the control plane carries of a monitor: who it is and how it is configured, not its state. */
+export type MonitorDefinition = Pick<
+  Monitor,
+  'dataset' | 'org_id' | 'project_id' | 'slug' | 'name' | 'type' | 'environment' | 'cron' | 'uptime' | 'paused' | 'created_at'
+>;
+
+/** The control plane's record type of monitor definitions (keys `monitor:<dataset>/<project>/<slug>`). */
+export const MONITOR_CHANGE = 'monitor';
+
+/** What the deciding node says of a monitor's state after a change (the monitors topic carries it to every node). */
+export type MonitorState = Pick<Monitor, 'status' | 'last_checkin_at' | 'next_expected_at' | 'consecutive_failures' | 'issue_id'>;
 
 export interface Checkin {
   id: string;
@@ -99,9 +115,13 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  { version: 2, name: 'the version of a monitor definition, for the control plane', sql: 'ALTER TABLE monitors ADD COLUMN defined_at BIGINT;' },
 ];
 
 const key = (dataset: Dataset, projectId: string, slug: string) => `${dataset}\u0000${projectId}\u0000${slug}`;
+
+/** A monitor's id across nodes: its key on the monitors topic and, after `monitor:`, on the control plane. */
+export const monitorId = (m: { dataset: Dataset; project_id: string; slug: string }) => `${m.dataset}/${m.project_id}/${m.slug}`;
 
 export class MonitorStore {
   private readonly monitors = new Map<string, Monitor>();
@@ -172,31 +192,60 @@ export class MonitorStore {
   async save(monitor: Monitor, check?: UptimeCheck): Promise<void> {
     await this.db.write(async (c) => {
       if (check) await c.run(`INSERT INTO uptime_checks VALUES ($dataset, $project, $slug, $at, $ok, $status, $latency, $error)`, checkParams(monitor, check));
-      await c.run(
-        `INSERT OR REPLACE INTO monitors VALUES ($dataset, $org, $project, $slug, $name, $type, $environment, $cron, $uptime,
-           $paused, $status, $last, $next, $failures, $issue, $created, $updated)`,
-        {
-          dataset: monitor.dataset,
-          org: monitor.org_id,
-          project: monitor.project_id,
-          slug: monitor.slug,
-          name: monitor.name,
-          type: monitor.type,
-          environment: monitor.environment,
-          cron: monitor.cron ? JSON.stringify(monitor.cron) : null,
-          uptime: monitor.uptime ? JSON.stringify(monitor.uptime) : null,
-          paused: monitor.paused,
-          status: monitor.status,
-          last: monitor.last_checkin_at,
-          next: monitor.next_expected_at,
-          failures: monitor.consecutive_failures,
-          issue: monitor.issue_id,
-          created: monitor.created_at,
-          updated: monitor.updated_at,
-        },
-      );
+      await writeMonitor(c, monitor);
     });
     this.monitors.set(key(monitor.dataset, monitor.project_id, monitor.slug), monitor);
+  }
+
+  /** Saves a monitor whose definition changed (created, changed, paused): the control plane, when there is one, replicates it. */
+  async define(monitor: Monitor): Promise<void> {
+    const defined = { ...monitor, defined_at: monitor.updated_at };
+    await this.db.write(async (c) => {
+      await writeMonitor(c, defined);
+      await this.db.recordChange(c, definitionChange(defined, defined.updated_at));
+    });
+    this.monitors.set(key(monitor.dataset, monitor.project_id, monitor.slug), defined);
+  }
+
+  /**
+   * A definition from the control plane: applied when newer than this node's and than a deletion of
+   * the monitor; `merge` makes the monitor of it (keeping this node's state of an existing one).
+   */
+  async applyDefinition(change: ComponentChange, merge: (local: Monitor | undefined, definition: MonitorDefinition) => Monitor): Promise<void> {
+    const definition = change.body as MonitorDefinition | undefined;
+    const [dataset, projectId, ...slug] = change.id.split('/');
+    const local = this.get(dataset as Dataset, projectId ?? '', slug.join('/'));
+    if (local && (local.defined_at ?? local.created_at) >= change.at) return;
+    let applied: Monitor | undefined;
+    await this.db.write(async (c) => {
+      const deleted = await deletedAt(c, `${MONITOR_CHANGE}:${change.id}`);
+      if (deleted !== undefined && deleted >= change.at) return;
+      if (!definition) {
+        if (local) await deleteRows(c, local);
+        await markDeleted(c, `${MONITOR_CHANGE}:${change.id}`, change.at);
+        return;
+      }
+      applied = { ...merge(local, definition), defined_at: change.at };
+      await writeMonitor(c, applied);
+    });
+    if (applied) this.monitors.set(key(applied.dataset, applied.project_id, applied.slug), applied);
+    else if (!definition && local) this.monitors.delete(key(local.dataset, local.project_id, local.slug));
+  }
+
+  /** The deciding node's account of a change: the monitor's state and the check-ins and checks it wrote (idempotent). */
+  async applyState(monitor: Monitor, state: MonitorState, checkins: Checkin[], checks: UptimeCheck[]): Promise<void> {
+    const next: Monitor = { ...monitor, ...state };
+    await this.db.write(async (c) => {
+      for (const checkin of checkins) await writeCheckin(c, monitor, checkin);
+      for (const check of checks)
+        await c.run(
+          `INSERT INTO uptime_checks SELECT $dataset, $project, $slug, $at, $ok, $status, $latency, $error
+           WHERE NOT EXISTS (SELECT 1 FROM uptime_checks WHERE dataset = $dataset AND project_id = $project AND slug = $slug AND checked_at = $at)`,
+          checkParams(monitor, check),
+        );
+      await writeMonitor(c, next);
+    });
+    this.monitors.set(key(monitor.dataset, monitor.project_id, monitor.slug), next);
   }
 
   /**
@@ -208,11 +257,12 @@ export class MonitorStore {
     this.monitors.set(key(monitor.dataset, monitor.project_id, monitor.slug), monitor);
   }
 
-  async delete(monitor: Monitor): Promise<void> {
-    const params = { dataset: monitor.dataset, project: monitor.project_id, slug: monitor.slug };
+  /** Deletes the monitor with its check-ins and checks; the control plane, when there is one, deletes it everywhere. */
+  async delete(monitor: Monitor, at = Date.now()): Promise<void> {
     await this.db.write(async (c) => {
-      for (const table of ['monitors', 'monitor_checkins', 'uptime_checks'])
-        await c.run(`DELETE FROM ${table} WHERE dataset = $dataset AND project_id = $project AND slug = $slug`, params);
+      await deleteRows(c, monitor);
+      await markDeleted(c, `${MONITOR_CHANGE}:${monitorId(monitor)}`, at);
+      await this.db.recordChange(c, { kind: 'component', type: MONITOR_CHANGE, id: monitorId(monitor), at });
     });
     this.monitors.delete(key(monitor.dataset, monitor.project_id, monitor.slug));
   }
@@ -242,23 +292,7 @@ export class MonitorStore {
       created_at: checkin.created_at,
       updated_at: checkin.updated_at ?? checkin.created_at,
     };
-    await this.db.write((c) =>
-      c.run(
-        `INSERT OR REPLACE INTO monitor_checkins VALUES ($id, $dataset, $project, $slug, $status, $duration, $environment, $expected, $created, $updated)`,
-        {
-          id: row.id,
-          dataset: monitor.dataset,
-          project: monitor.project_id,
-          slug: monitor.slug,
-          status: row.status,
-          duration: row.duration_ms,
-          environment: row.environment,
-          expected: row.expected_at,
-          created: row.created_at,
-          updated: row.updated_at,
-        },
-      ),
-    );
+    await this.db.write((c) => writeCheckin(c, monitor, row));
     return row;
   }
 
@@ -333,6 +367,64 @@ export class MonitorStore {
       await c.run(`DELETE FROM uptime_checks WHERE checked_at < $before`, { before });
     });
   }
+}
+
+/** The control plane's record of the monitor's definition, as of `at`. */
+export function definitionChange(m: Monitor, at: number): ComponentChange {
+  const { dataset, org_id, project_id, slug, name, type, environment, cron, uptime, paused, created_at } = m;
+  const body: MonitorDefinition = { dataset, org_id, project_id, slug, name, type, environment, cron, uptime, paused, created_at };
+  return { kind: 'component', type: MONITOR_CHANGE, id: monitorId(m), at, body };
+}
+
+async function writeMonitor(c: DuckDBConnection, monitor: Monitor): Promise<void> {
+  await c.run(
+    `INSERT OR REPLACE INTO monitors VALUES ($dataset, $org, $project, $slug, $name, $type, $environment, $cron, $uptime,
+       $paused, $status, $last, $next, $failures, $issue, $created, $updated, $defined)`,
+    {
+      dataset: monitor.dataset,
+      org: monitor.org_id,
+      project: monitor.project_id,
+      slug: monitor.slug,
+      name: monitor.name,
+      type: monitor.type,
+      environment: monitor.environment,
+      cron: monitor.cron ? JSON.stringify(monitor.cron) : null,
+      uptime: monitor.uptime ? JSON.stringify(monitor.uptime) : null,
+      paused: monitor.paused,
+      status: monitor.status,
+      last: monitor.last_checkin_at,
+      next: monitor.next_expected_at,
+      failures: monitor.consecutive_failures,
+      issue: monitor.issue_id,
+      created: monitor.created_at,
+      updated: monitor.updated_at,
+      defined: monitor.defined_at ?? null,
+    },
+  );
+}
+
+async function writeCheckin(c: DuckDBConnection, monitor: Monitor, row: Checkin): Promise<void> {
+  await c.run(
+    `INSERT OR REPLACE INTO monitor_checkins VALUES ($id, $dataset, $project, $slug, $status, $duration, $environment, $expected, $created, $updated)`,
+    {
+      id: row.id,
+      dataset: monitor.dataset,
+      project: monitor.project_id,
+      slug: monitor.slug,
+      status: row.status,
+      duration: row.duration_ms,
+      environment: row.environment,
+      expected: row.expected_at,
+      created: row.created_at,
+      updated: row.updated_at,
+    },
+  );
+}
+
+async function deleteRows(c: DuckDBConnection, monitor: Monitor): Promise<void> {
+  const params = { dataset: monitor.dataset, project: monitor.project_id, slug: monitor.slug };
+  for (const table of ['monitors', 'monitor_checkins', 'uptime_checks'])
+    await c.run(`DELETE FROM ${table} WHERE dataset = $dataset AND project_id = $project AND slug = $slug`, params);
 }
 
 function checkParams(monitor: Monitor, check: UptimeCheck) {

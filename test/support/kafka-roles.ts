@@ -36,6 +36,18 @@ export function roleYaml(role: Role, options: RoleOptions = {}): string {
       retry_backoff_ms: 100,
     });
   if (receivers.kafka && options.key) receivers.kafka.key = options.key;
+  const monitors = receivers.monitors as { kafka?: Record<string, unknown> } | undefined;
+  if (monitors?.kafka) {
+    // Uptime checks of a loopback server every second.
+    Object.assign(monitors, { detection_interval_ms: 200, min_uptime_interval_seconds: 1, allow_private_destinations: true });
+    Object.assign(monitors.kafka, {
+      idempotent: false,
+      session_timeout_ms: 3000,
+      heartbeat_interval_ms: 300,
+      fetch_max_wait_ms: 200,
+      request_timeout_ms: 2000,
+    });
+  }
   if (exporters.parquet && role !== 'query')
     Object.assign(exporters.parquet, { flush: { interval_ms: options.flushIntervalMs ?? 300 }, compaction: { interval_ms: 1000, min_rows: 100000 } });
   if (options.maxInFlightItems) {
