@@ -10,6 +10,12 @@ const flushSchema = z
       .default(64 * 1024 * 1024)
       .describe("Flush a signal once its staged documents reach this many bytes (an estimate: the JSON documents' lengths)"),
     interval_ms: z.number().int().positive().default(10_000).describe('Flush whatever is staged at least this often'),
+    linger_ms: z
+      .number()
+      .int()
+      .positive()
+      .default(200)
+      .describe('With ack: lake, how long a flush waits for more rows after the first export that waits on it'),
   })
   .strict();
 
@@ -43,6 +49,12 @@ export const parquetConfigSchema = z
       .optional()
       .describe(
         'Set on a lake several workers write (one id per worker, stable across its restarts; a host or pod name such as faultline-worker-0 fits): the id goes into the names of its files, and its flushes, recovery and compaction touch only those',
+      ),
+    ack: z
+      .enum(['staging', 'lake'])
+      .default('staging')
+      .describe(
+        'When an export resolves: once its rows are committed to the staging table (staging), or once they are in a published Parquet file of the lake (lake: what a Kafka worker sets, so that it commits offsets only for rows every node can read)',
       ),
     flush: flushSchema.prefault({}),
     compaction: compactionSchema.prefault({}),

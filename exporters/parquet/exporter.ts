@@ -21,6 +21,7 @@ import { batchFilePattern, claimBatch, finishBatch, pendingBatches, redoBatch, w
 import { GroupCommit } from './group-commit.js';
 import { dropPartitionsBefore, fileListSql, lakePath, listDates, listFiles, listProjects, type Lake, type LakeSignal } from './lake.js';
 import { lakeTables, parquetMigrations } from './migrations.js';
+import { PublishedAcks } from './published-acks.js';
 import { LakeReadSource } from './read-source.js';
 import { LAKE_SIGNALS, recover } from './recovery.js';
 import { stagedTotals, stageItems } from './staging.js';
@@ -64,6 +65,8 @@ export class ParquetExporter implements Exporter {
   /** Blobs stored by an export whose rows are not staged yet: expiry must not take them. */
   private readonly storing = new Map<string, number>();
   private readonly counts = new RowCounts();
+  /** With `ack: lake`, the exports waiting for their rows to be published, by signal. */
+  private readonly acks?: Record<LakeSignal, PublishedAcks>;
   private readonly timers: NodeJS.Timeout[] = [];
   private started = false;
 
@@ -92,6 +95,10 @@ export class ParquetExporter implements Exporter {
       traces: new GroupCommit(stage('traces'), config.max_batch_items),
       replays: new GroupCommit(stage('replays'), config.max_batch_items),
     };
+    if (config.ack === 'lake') {
+      const acks = (signal: LakeSignal) => new PublishedAcks(signal, config.flush.linger_ms, () => this.scheduleFlush(signal));
+      this.acks = { events: acks('events'), traces: acks('traces'), replays: acks('replays') };
+    }
   }
 
   /** Recovers what a crash interrupted, then starts the flush and compaction timers. */
@@ -132,6 +139,7 @@ export class ParquetExporter implements Exporter {
     else await this.commits[signal].submit(items);
     const { rows, bytes } = this.staged[signal];
     if (rows >= this.config.flush.max_rows || bytes >= this.config.flush.max_bytes) this.scheduleFlush(signal);
+    await this.acks?.[signal].wait();
   }
 
   /**
@@ -187,6 +195,7 @@ export class ParquetExporter implements Exporter {
   /** Stops the timers, waits for in-flight commits, and flushes everything staged to the lake. */
   async shutdown(): Promise<void> {
     for (const timer of this.timers.splice(0)) clearInterval(timer);
+    for (const signal of LAKE_SIGNALS) this.acks?.[signal].stop();
     await Promise.all(LAKE_SIGNALS.map((signal) => this.commits[signal].flush()));
     if (!this.started) return;
     try {
@@ -296,16 +305,24 @@ export class ParquetExporter implements Exporter {
       // A batch a failed flush left claimed: its rows are still staged, redo it first.
       for (const batchId of await pendingBatches(this.lake, signal)) files.push(...(await redoBatch(this.lake, signal, batchId)));
       let claimed;
+      let claim = 0;
       try {
-        claimed = await claimBatch(this.lake, signal, () => (this.staged[signal] = { rows: 0, bytes: 0 }));
+        claimed = await claimBatch(this.lake, signal, () => {
+          this.staged[signal] = { rows: 0, bytes: 0 };
+          claim = this.acks?.[signal].claim() ?? 0;
+        });
       } catch (error) {
         this.staged[signal] = await stagedTotals(this.lake.db.reader(), this.lake.tables, signal);
         throw error;
       }
-      if (!claimed) return { signal, rows: 0, files };
+      if (!claimed) {
+        this.acks?.[signal].publishedUpTo(claim);
+        return { signal, rows: 0, files };
+      }
       files.push(...(await writeBatch(this.lake, signal, claimed.batchId)));
       await finishBatch(this.lake, signal, claimed.batchId);
       this.retry[signal] = false;
+      this.acks?.[signal].publishedUpTo(claim);
       this.logger.debug({ signal, batch_id: String(claimed.batchId), rows: claimed.rows, files: files.length }, 'flushed to the lake');
       return { signal, batchId: claimed.batchId, rows: claimed.rows, files };
     } catch (error) {
