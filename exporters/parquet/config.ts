@@ -32,6 +32,31 @@ const compactionSchema = z
   })
   .strict();
 
+const s3Schema = z
+  .object({
+    endpoint: z.string().url().optional().describe('The S3 API endpoint (an S3-compatible server); unset: AWS for the region'),
+    bucket: z.string().min(1).describe('The bucket holding the lake'),
+    prefix: z.string().default('').describe('Key prefix of the lake in the bucket (the hive layout goes under it)'),
+    region: z.string().min(1).default('us-east-1').describe("The bucket's region"),
+    force_path_style: z.boolean().default(false).describe('Address the bucket in the path (most S3-compatible servers want this)'),
+    multipart_bytes: z
+      .number()
+      .int()
+      .positive()
+      .default(16 * 1024 * 1024)
+      .describe('Files larger than this are uploaded in parts (multipart upload), smaller ones with one PUT'),
+    cache_max_bytes: z
+      .number()
+      .int()
+      .positive()
+      .default(2 * 1024 * 1024 * 1024)
+      .describe('A query node: most bytes of downloaded lake files kept in its local cache (under `path`), least recently read evicted first'),
+    refresh_ms: z.number().int().positive().default(1000).describe('A query node: how often it lists the bucket for new and removed files'),
+  })
+  .strict();
+
+export type S3LakeConfig = z.infer<typeof s3Schema>;
+
 export const parquetConfigSchema = z
   .object({
     path: z
@@ -49,6 +74,11 @@ export const parquetConfigSchema = z
       .optional()
       .describe(
         'Set on a lake several workers write (one id per worker, stable across its restarts; a host or pod name such as faultline-worker-0 fits): the id goes into the names of its files, and its flushes, recovery and compaction touch only those',
+      ),
+    s3: s3Schema
+      .optional()
+      .describe(
+        'The lake on an S3-compatible bucket (credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY): a writer publishes each file it writes under `path` to the bucket; a read-only node reads the bucket through a cache under `path`',
       ),
     ack: z
       .enum(['staging', 'lake'])

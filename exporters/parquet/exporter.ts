@@ -23,6 +23,9 @@ import { dropPartitionsBefore, fileListSql, lakePath, listDates, listFiles, list
 import { lakeTables, parquetMigrations } from './migrations.js';
 import { PublishedAcks } from './published-acks.js';
 import { LakeReadSource } from './read-source.js';
+import { RemoteLake } from './lake-store.js';
+import { S3LakeCache, S3LakeReadSource } from './s3-read-source.js';
+import { S3LakeStore } from './s3-store.js';
 import { LAKE_SIGNALS, recover } from './recovery.js';
 import { stagedTotals, stageItems } from './staging.js';
 
@@ -44,7 +47,11 @@ export interface CompactionResult {
 export class ParquetExporter implements Exporter {
   private readonly lake: Lake;
   private generation = 0;
-  private readonly source: LakeReadSource;
+  private readonly source: ReadSource;
+  /** The lake's bucket (parquet `s3`): a writer publishes to it, a read-only node reads it through `cache`. */
+  private readonly store?: S3LakeStore;
+  private readonly remote?: RemoteLake;
+  private readonly cache?: S3LakeCache;
   private readonly readOnly: boolean;
   private readonly logger: Logger;
   private readonly config: ParquetConfig;
@@ -81,8 +88,17 @@ export class ParquetExporter implements Exporter {
     };
     this.readOnly = settings.readOnly ?? false;
     this.blobs = new SegmentBlobs(join(this.lake.path, 'replay-segments'));
-    this.source = new LakeReadSource(id.text, this.lake, () => this.generation, this.blobs);
     this.logger = host.logger.child({ component: id.text });
+    const s3 = config.s3;
+    if (s3) {
+      this.store = new S3LakeStore(s3);
+      this.remote = new RemoteLake(this.store, this.lake.path);
+      if (!this.readOnly) this.lake.remote = this.remote;
+    }
+    if (s3 && this.store && this.readOnly) {
+      this.cache = new S3LakeCache(this.store, this.lake.path, s3.cache_max_bytes, s3.refresh_ms, this.logger);
+      this.source = new S3LakeReadSource(id.text, this.cache, this.lake.tables);
+    } else this.source = new LakeReadSource(id.text, this.lake, () => this.generation, this.blobs);
     this.config = config;
     const stage = (signal: LakeSignal) => (items: Item[]) =>
       this.lake.db.write(async (connection) => {
@@ -106,7 +122,10 @@ export class ParquetExporter implements Exporter {
     await migrate(this.lake.db, this.settings.id.text, parquetMigrations(this.lake.tables, this.settings.id.name === undefined), undefined);
     // Serving reads only (nothing exports to it): the lake is some writer's, which recovers and
     // compacts it; this process only reads.
-    if (this.readOnly) return;
+    if (this.readOnly) {
+      await this.cache?.start();
+      return;
+    }
     makePrivateDir(this.lake.path);
     this.started = true;
     const recovery = recover(this.lake, this.logger);
@@ -196,8 +215,12 @@ export class ParquetExporter implements Exporter {
   async shutdown(): Promise<void> {
     for (const timer of this.timers.splice(0)) clearInterval(timer);
     for (const signal of LAKE_SIGNALS) this.acks?.[signal].stop();
+    this.cache?.stop();
     await Promise.all(LAKE_SIGNALS.map((signal) => this.commits[signal].flush()));
-    if (!this.started) return;
+    if (!this.started) {
+      this.store?.close();
+      return;
+    }
     try {
       await this.flushNow();
     } catch (error) {
@@ -206,6 +229,7 @@ export class ParquetExporter implements Exporter {
     } finally {
       await Promise.all(LAKE_SIGNALS.map((signal) => this.chains[signal]));
       this.started = false;
+      this.store?.close();
     }
   }
 
@@ -229,6 +253,8 @@ export class ParquetExporter implements Exporter {
       }[signal];
       deletedRows[table] = await this.lake.db.write(async (c) => (await c.run(`DELETE FROM ${table} WHERE ${before} AND batch_id IS NULL`)).rowsChanged);
       deletedPartitions.push(...dropPartitionsBefore(this.lake.path, signal, day));
+      const objects = await this.remote?.expireBefore(signal, day);
+      if (objects) deletedRows[`${this.store?.description}/${signal}`] = objects;
     }
     if (deletedPartitions.length) this.lake.changed();
     // The writer collects the blobs: a read-only node cannot see the rows its writer has staged.

@@ -81,8 +81,9 @@ export class MergedSource {
         const result = await read();
         if (generation() === before || attempt >= 5) return result;
       } catch (error) {
-        // A listed file removed by a compaction before the query opened it.
+        // A listed file removed by a compaction before the query opened it, or not in a cache yet.
         if (attempt >= 5 || !/no such file|no files found|cannot open/i.test(String((error as Error).message))) throw error;
+        await Promise.all(moving.map((source) => source.fetchMissing?.()));
       }
     }
   }
