@@ -50,8 +50,16 @@ const s3Schema = z
       .int()
       .positive()
       .default(2 * 1024 * 1024 * 1024)
-      .describe('A query node: most bytes of downloaded lake files kept in its local cache (under `path`), least recently read evicted first'),
+      .describe(
+        'A query node: most bytes of downloaded lake files kept in its local cache (`<path>/.s3-cache`, emptied at start), least recently read evicted first',
+      ),
     refresh_ms: z.number().int().positive().default(1000).describe('A query node: how often it lists the bucket for new and removed files'),
+    replaced_grace_ms: z
+      .number()
+      .int()
+      .nonnegative()
+      .default(60_000)
+      .describe('A writer: how long the objects a compaction replaced stay in the bucket, so that readers that listed them can still read them'),
   })
   .strict();
 

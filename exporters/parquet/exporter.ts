@@ -92,11 +92,13 @@ export class ParquetExporter implements Exporter {
     const s3 = config.s3;
     if (s3) {
       this.store = new S3LakeStore(s3);
-      this.remote = new RemoteLake(this.store, this.lake.path);
+      this.remote = new RemoteLake(this.store, this.lake.path, s3.replaced_grace_ms, (error) =>
+        this.logger.warn({ err: String(error) }, 'could not delete replaced lake objects; retention removes them'),
+      );
       if (!this.readOnly) this.lake.remote = this.remote;
     }
     if (s3 && this.store && this.readOnly) {
-      this.cache = new S3LakeCache(this.store, this.lake.path, s3.cache_max_bytes, s3.refresh_ms, this.logger);
+      this.cache = new S3LakeCache(this.store, join(this.lake.path, '.s3-cache'), s3.cache_max_bytes, s3.refresh_ms, this.logger);
       this.source = new S3LakeReadSource(id.text, this.cache, this.lake.tables);
     } else this.source = new LakeReadSource(id.text, this.lake, () => this.generation, this.blobs);
     this.config = config;
@@ -221,6 +223,7 @@ export class ParquetExporter implements Exporter {
       this.store?.close();
       return;
     }
+    await this.remote?.flushReplaced().catch(() => undefined);
     try {
       await this.flushNow();
     } catch (error) {

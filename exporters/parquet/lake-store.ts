@@ -27,9 +27,15 @@ export interface LakeStore {
 
 /** A writer's lake directory published to a store. */
 export class RemoteLake {
+  /** Deletions waiting out the grace period (their timers). */
+  private readonly later = new Map<NodeJS.Timeout, string[]>();
+
   constructor(
     readonly store: LakeStore,
     private readonly root: string,
+    /** How long a replaced object (a compaction's input) stays, so that readers that listed it can still read it. */
+    private readonly graceMs = 0,
+    private readonly onError: (error: unknown) => void = () => undefined,
   ) {}
 
   key(file: string): string {
@@ -42,6 +48,29 @@ export class RemoteLake {
 
   async remove(files: string[]): Promise<void> {
     if (files.length) await this.store.delete(files.map((file) => this.key(file)));
+  }
+
+  /**
+   * Deletes objects another object has replaced once the grace period is over: a reader that
+   * listed them before may still be downloading them, and reads de-duplicate while both exist.
+   * A writer that dies first leaves them (duplicates the reads drop; retention deletes them).
+   */
+  replaced(files: string[]): void {
+    if (files.length === 0) return;
+    const keys = files.map((file) => this.key(file));
+    const timer = setTimeout(() => {
+      this.later.delete(timer);
+      this.store.delete(keys).catch(this.onError);
+    }, this.graceMs);
+    timer.unref();
+    this.later.set(timer, keys);
+  }
+
+  /** Deletes what waits for its grace period now (at shutdown). */
+  async flushReplaced(): Promise<void> {
+    const keys = [...this.later.entries()].flatMap(([timer, waiting]) => (clearTimeout(timer), waiting));
+    this.later.clear();
+    if (keys.length) await this.store.delete(keys);
   }
 
   /** Deletes the signal's objects dated before `firstKept` (whatever node wrote them); returns how many. */

@@ -31,6 +31,7 @@ export class S3LakeCache {
   private readonly cached = new Map<string, number>();
   private cachedBytes = 0;
   private readonly missing = new Set<string>();
+  private readonly fetching = new Map<string, Promise<boolean>>();
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -104,7 +105,17 @@ export class S3LakeCache {
     return true;
   }
 
-  private async fetch(key: string): Promise<boolean> {
+  /** One download per key at a time: a read and the prefetch may want the same file. */
+  private fetch(key: string): Promise<boolean> {
+    let running = this.fetching.get(key);
+    if (!running) {
+      running = this.download(key).finally(() => this.fetching.delete(key));
+      this.fetching.set(key, running);
+    }
+    return running;
+  }
+
+  private async download(key: string): Promise<boolean> {
     if (this.cached.has(key)) return true;
     const to = join(this.dir, key);
     mkdirSync(dirname(to), { recursive: true });

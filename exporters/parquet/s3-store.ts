@@ -3,6 +3,7 @@
 // role). A file is one PUT, or a multipart upload past `multipart_bytes` (aborted on failure): in
 // both cases the object is visible only once complete, so a writer killed mid-upload leaves nothing.
 import { createWriteStream, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
@@ -88,7 +89,7 @@ export class S3LakeStore implements LakeStore {
   }
 
   async download(key: string, to: string): Promise<boolean> {
-    const partial = `${to}.${process.pid}.part`;
+    const partial = `${to}.${randomBytes(6).toString('hex')}.part`;
     try {
       const object = await this.client.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: this.objectKey(key) }));
       await pipeline(object.Body as Readable, createWriteStream(partial));

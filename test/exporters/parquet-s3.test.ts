@@ -94,7 +94,7 @@ describe('parquet exporter: the lake on S3', () => {
   it('writes, reads through an empty cache, compacts and expires objects in the bucket', async () => {
     const s3cfg = s3.lakeConfig('roundtrip');
     const store = new S3LakeStore(parquetConfigSchema.parse({ s3: s3cfg }).s3!);
-    const writer = await open(tempDir(), { ...QUIET, ack: 'lake', writer_id: 'w1', s3: s3cfg });
+    const writer = await open(tempDir(), { ...QUIET, ack: 'lake', writer_id: 'w1', s3: { ...s3cfg, replaced_grace_ms: 300 } });
     const day1 = [event('p1', '2026-11-22T10:00:00.000Z'), event('p1', '2026-11-22T11:00:00.000Z')];
     const day2 = [event('p1', '2026-11-23T10:00:00.000Z')];
     await writer.exporter.export('events', [...day1, ...day2]);
@@ -104,7 +104,7 @@ describe('parquet exporter: the lake on S3', () => {
 
     const queryDir = tempDir();
     const query = await open(queryDir, { s3: { ...s3cfg, refresh_ms: 50 } }, true);
-    const cacheDir = join(queryDir, 'lake');
+    const cacheDir = join(queryDir, 'lake', '.s3-cache');
     expect(readdirSync(cacheDir)).toEqual([]); // started on an empty cache
     expect(await readIds(query.db, query.exporter, 'p1')).toEqual(ids([...day1, ...day2]));
     expect(existsSync(join(cacheDir, keys[0]))).toBe(true); // read from local copies
@@ -115,6 +115,11 @@ describe('parquet exporter: the lake on S3', () => {
     expect((await store.list('events/project_id=p1/date=2026-11-22/')).length).toBe(2);
     const [compacted] = await writer.exporter.compactNow('events');
     expect(compacted.outputs).toHaveLength(1);
+    // For the grace period the inputs stay beside the merged object: reads see each row once.
+    expect((await store.list('events/project_id=p1/date=2026-11-22/')).length).toBe(3);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(await readIds(query.db, query.exporter, 'p1')).toEqual(ids([...day1, ...day2, ...more]));
+    await new Promise((r) => setTimeout(r, 400));
     const day1Keys = (await store.list('events/project_id=p1/date=2026-11-22/')).map((o) => o.key);
     expect(day1Keys).toHaveLength(1);
     expect(day1Keys[0]).toMatch(/part-w1-c[0-9a-f]+\.parquet$/);
