@@ -26,7 +26,6 @@ export class S3LakeCache {
   private sizes = new Map<string, number>();
   private listedAt = 0;
   private listing?: Promise<void>;
-  private version = 0;
   /** Cached keys, least recently read first (a Map keeps insertion order: a read re-inserts). */
   private readonly cached = new Map<string, number>();
   private cachedBytes = 0;
@@ -55,10 +54,6 @@ export class S3LakeCache {
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
-  }
-
-  get generation(): number {
-    return this.version;
   }
 
   get bytes(): number {
@@ -165,7 +160,6 @@ export class S3LakeCache {
     this.index = index;
     this.sizes = sizes;
     this.listedAt = started;
-    if (added.length || removed.length) this.version++;
     for (const key of removed) {
       const size = this.cached.get(key);
       if (size !== undefined) this.drop(key, size);
@@ -208,10 +202,6 @@ export class S3LakeReadSource implements ReadSource {
 
   dates(signal: Signal, projectId: string): string[] {
     return this.cache.dates(asLakeSignal(signal), projectId);
-  }
-
-  generation(): number {
-    return this.cache.generation;
   }
 
   settled(): Promise<void> {

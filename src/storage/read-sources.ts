@@ -72,7 +72,7 @@ export class MergedSource {
    * moving from one to the other in between would be missed.
    */
   async consistent<T>(read: () => Promise<T>): Promise<T> {
-    const moving = this.sources.filter((source) => source.generation !== undefined);
+    const moving = this.sources.filter((source) => source.generation !== undefined || source.fetchMissing !== undefined);
     if (moving.length === 0) return read();
     const generation = () => moving.reduce((sum, source) => sum + (source.generation?.() ?? 0), 0);
     for (let attempt = 1; ; attempt++) {
