@@ -7,9 +7,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { roleEnv, roleYaml } from '../test/support/kafka-roles.js';
 import { startMockBroker } from '../test/support/mock-broker.js';
+import { startS3 } from '../test/support/s3.js';
 import { startInProcess, tempDir, type InProcessService } from './service.js';
 import { Samples, sleep } from './stats.js';
 
@@ -24,6 +25,8 @@ export interface KafkaBenchResult {
   spans: number;
   single: PathRates;
   kafka: PathRates;
+  /** Through Kafka with the lake on a loopback S3 server (s3rver), when asked for (`--kafka-s3`). */
+  kafkaS3?: PathRates;
   flushIntervalMs: number;
 }
 
@@ -138,7 +141,14 @@ async function measurePath(nodes: Nodes, events: number, spans: number, latencyS
   return { eventsPerSecond, spansPerSecond, ackToReadable: { p50Ms: latency.percentile(50), p99Ms: latency.percentile(99), samples: latency.size } };
 }
 
-export async function measureKafka(options: { events: number; spans: number; latencySamples: number; log: (line: string) => void }): Promise<KafkaBenchResult> {
+export async function measureKafka(options: {
+  events: number;
+  spans: number;
+  latencySamples: number;
+  log: (line: string) => void;
+  /** Also the Kafka path with the lake on S3. */
+  s3?: boolean;
+}): Promise<KafkaBenchResult> {
   const { events, spans, latencySamples, log } = options;
   const started: InProcessService[] = [];
   const broker = await startMockBroker();
@@ -170,11 +180,35 @@ export async function measureKafka(options: { events: number; spans: number; lat
     await start(roleYaml('worker', { flushIntervalMs: FLUSH_MS }), env);
     const query = await start(roleYaml('query'), env);
     const kafkaRates = await measurePath({ ingest, query }, events, spans, latencySamples);
-    return { events, spans, single: singleRates, kafka: kafkaRates, flushIntervalMs: FLUSH_MS };
+    if (!options.s3) return { events, spans, single: singleRates, kafka: kafkaRates, flushIntervalMs: FLUSH_MS };
+    for (const svc of started.splice(0).reverse()) await svc.stop();
+    log('  ingest -> Kafka -> worker -> S3 lake (s3rver on loopback) -> query…');
+    const s3 = await startS3();
+    try {
+      // New topics on the same broker; each node's lake path is its own local directory.
+      const topics = { events: 'bench-s3.events', traces: 'bench-s3.traces', replays: 'bench-s3.replays' };
+      const lakeConfig = { ...s3.lakeConfig('bench'), refresh_ms: 200 };
+      const s3Env = (node: string) => ({ ...roleEnv(broker.brokers, tempDir(`faultline-bench-${node}-`)), ...s3.env });
+      const s3Ingest = await start(withTopics(roleYaml('ingest'), topics), s3Env('ingest'));
+      await start(withTopics(roleYaml('worker', { flushIntervalMs: FLUSH_MS, s3: lakeConfig }), topics), s3Env('worker'));
+      const s3Query = await start(roleYaml('query', { s3: lakeConfig }), s3Env('query'));
+      const s3Rates = await measurePath({ ingest: s3Ingest, query: s3Query }, events, spans, latencySamples);
+      for (const svc of started.splice(0).reverse()) await svc.stop();
+      return { events, spans, single: singleRates, kafka: kafkaRates, kafkaS3: s3Rates, flushIntervalMs: FLUSH_MS };
+    } finally {
+      await s3.stop();
+    }
   } finally {
     for (const svc of started.reverse()) await svc.stop().catch(() => undefined);
     await broker.stop();
   }
+}
+
+/** A role's YAML with its kafka receiver's or exporter's topics replaced. */
+function withTopics(yaml: string, topics: Record<string, string>): string {
+  const config = parse(yaml) as { receivers?: Record<string, Record<string, unknown>>; exporters?: Record<string, Record<string, unknown>> };
+  for (const section of [config.receivers?.kafka, config.exporters?.kafka]) if (section) section.topics = topics;
+  return stringify(config);
 }
 
 /** The worker's pipelines fed by the HTTP API in one process, on the same lake flush interval. */

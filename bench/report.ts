@@ -488,6 +488,7 @@ export function formatReport(r: Results): string {
           [
             row('single process', k.single),
             row('through Kafka', k.kafka),
+            ...(k.kafkaS3 ? [row('through Kafka, lake on S3', k.kafkaS3)] : []),
             [
               'ratio Kafka / single',
               `${n1((k.kafka.eventsPerSecond / k.single.eventsPerSecond) * 100)} %`,

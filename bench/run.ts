@@ -46,6 +46,7 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
+    'kafka-s3': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -59,6 +60,7 @@ if (args.help) {
   --documents N        --only large: documents for the newest N rows
   --data DIR           --only large: load into DIR once, reuse it on later runs
   --keep               keep the data directories
+  --kafka-s3           the kafka phase also runs the Kafka path with the lake on S3 (s3rver on loopback)
 How each figure is taken: bench/README.md
 `);
   process.exit(0);
@@ -466,7 +468,7 @@ async function main(): Promise<void> {
     const [events, spans] = quick ? [1000, 10_000] : [10_000, 100_000];
     log(`Beyond one machine: ${events} events and ${spans} spans through ingest -> Kafka -> worker, and in one process…`);
     try {
-      results.kafka = await measureKafka({ events, spans, latencySamples: quick ? 20 : 100, log });
+      results.kafka = await measureKafka({ events, spans, latencySamples: quick ? 20 : 100, log, s3: args['kafka-s3'] });
     } catch (error) {
       // kcat (the mock broker) missing, most likely: the rest of the report stands.
       results.kafka = { na: `n/a (${(error as Error).message.slice(0, 300)})` };

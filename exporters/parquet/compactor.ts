@@ -165,7 +165,10 @@ export async function compact(lake: Lake, plan: Omit<Compaction, 'id' | 'output'
     throw new Error(`compaction ${compaction.id} wrote ${written} rows from inputs holding ${expected}; kept the inputs`);
   }
   publishCompaction(lake, compaction);
+  // On an object store too: the merged object first; the inputs go after a grace period.
+  await lake.remote?.publish([join(dir, compaction.output)]);
   removeCompactionInputs(lake, compaction);
+  lake.remote?.replaced(inputs);
   counts?.forget(inputs);
   await finishCompaction(lake, compaction.id);
   return join(dir, compaction.output);
@@ -189,8 +192,11 @@ export async function recoverCompactions(lake: Lake, signal?: LakeSignal): Promi
   }));
   for (const compaction of pending) {
     const dir = join(lake.path, compaction.partitionDir);
-    if (existsSync(join(dir, compaction.output))) removeCompactionInputs(lake, compaction);
-    else removeIfExists(join(dir, compactionTmpName(compaction.output)));
+    if (existsSync(join(dir, compaction.output))) {
+      await lake.remote?.publish([join(dir, compaction.output)]);
+      removeCompactionInputs(lake, compaction);
+      lake.remote?.replaced(compaction.inputs.map((name) => join(dir, name)));
+    } else removeIfExists(join(dir, compactionTmpName(compaction.output)));
     await finishCompaction(lake, compaction.id);
   }
   return pending.length;

@@ -21,7 +21,11 @@ import { batchFilePattern, claimBatch, finishBatch, pendingBatches, redoBatch, w
 import { GroupCommit } from './group-commit.js';
 import { dropPartitionsBefore, fileListSql, lakePath, listDates, listFiles, listProjects, type Lake, type LakeSignal } from './lake.js';
 import { lakeTables, parquetMigrations } from './migrations.js';
+import { PublishedAcks } from './published-acks.js';
 import { LakeReadSource } from './read-source.js';
+import { RemoteLake } from './lake-store.js';
+import { S3LakeCache, S3LakeReadSource } from './s3-read-source.js';
+import { S3LakeStore } from './s3-store.js';
 import { LAKE_SIGNALS, recover } from './recovery.js';
 import { stagedTotals, stageItems } from './staging.js';
 
@@ -43,7 +47,11 @@ export interface CompactionResult {
 export class ParquetExporter implements Exporter {
   private readonly lake: Lake;
   private generation = 0;
-  private readonly source: LakeReadSource;
+  private readonly source: ReadSource;
+  /** The lake's bucket (parquet `s3`): a writer publishes to it, a read-only node reads it through `cache`. */
+  private readonly store?: S3LakeStore;
+  private readonly remote?: RemoteLake;
+  private readonly cache?: S3LakeCache;
   private readonly readOnly: boolean;
   private readonly logger: Logger;
   private readonly config: ParquetConfig;
@@ -64,6 +72,8 @@ export class ParquetExporter implements Exporter {
   /** Blobs stored by an export whose rows are not staged yet: expiry must not take them. */
   private readonly storing = new Map<string, number>();
   private readonly counts = new RowCounts();
+  /** With `ack: lake`, the exports waiting for their rows to be published, by signal. */
+  private readonly acks?: Record<LakeSignal, PublishedAcks>;
   private readonly timers: NodeJS.Timeout[] = [];
   private started = false;
 
@@ -78,8 +88,19 @@ export class ParquetExporter implements Exporter {
     };
     this.readOnly = settings.readOnly ?? false;
     this.blobs = new SegmentBlobs(join(this.lake.path, 'replay-segments'));
-    this.source = new LakeReadSource(id.text, this.lake, () => this.generation, this.blobs);
     this.logger = host.logger.child({ component: id.text });
+    const s3 = config.s3;
+    if (s3) {
+      this.store = new S3LakeStore(s3);
+      this.remote = new RemoteLake(this.store, this.lake.path, s3.replaced_grace_ms, (error) =>
+        this.logger.warn({ err: String(error) }, 'could not delete replaced lake objects; retention removes them'),
+      );
+      if (!this.readOnly) this.lake.remote = this.remote;
+    }
+    if (s3 && this.store && this.readOnly) {
+      this.cache = new S3LakeCache(this.store, join(this.lake.path, '.s3-cache'), s3.cache_max_bytes, s3.refresh_ms, this.logger);
+      this.source = new S3LakeReadSource(id.text, this.cache, this.lake.tables);
+    } else this.source = new LakeReadSource(id.text, this.lake, () => this.generation, this.blobs);
     this.config = config;
     const stage = (signal: LakeSignal) => (items: Item[]) =>
       this.lake.db.write(async (connection) => {
@@ -92,6 +113,10 @@ export class ParquetExporter implements Exporter {
       traces: new GroupCommit(stage('traces'), config.max_batch_items),
       replays: new GroupCommit(stage('replays'), config.max_batch_items),
     };
+    if (config.ack === 'lake') {
+      const acks = (signal: LakeSignal) => new PublishedAcks(signal, config.flush.linger_ms, () => this.scheduleFlush(signal));
+      this.acks = { events: acks('events'), traces: acks('traces'), replays: acks('replays') };
+    }
   }
 
   /** Recovers what a crash interrupted, then starts the flush and compaction timers. */
@@ -99,7 +124,10 @@ export class ParquetExporter implements Exporter {
     await migrate(this.lake.db, this.settings.id.text, parquetMigrations(this.lake.tables, this.settings.id.name === undefined), undefined);
     // Serving reads only (nothing exports to it): the lake is some writer's, which recovers and
     // compacts it; this process only reads.
-    if (this.readOnly) return;
+    if (this.readOnly) {
+      await this.cache?.start();
+      return;
+    }
     makePrivateDir(this.lake.path);
     this.started = true;
     const recovery = recover(this.lake, this.logger);
@@ -132,6 +160,7 @@ export class ParquetExporter implements Exporter {
     else await this.commits[signal].submit(items);
     const { rows, bytes } = this.staged[signal];
     if (rows >= this.config.flush.max_rows || bytes >= this.config.flush.max_bytes) this.scheduleFlush(signal);
+    await this.acks?.[signal].wait();
   }
 
   /**
@@ -187,8 +216,14 @@ export class ParquetExporter implements Exporter {
   /** Stops the timers, waits for in-flight commits, and flushes everything staged to the lake. */
   async shutdown(): Promise<void> {
     for (const timer of this.timers.splice(0)) clearInterval(timer);
+    for (const signal of LAKE_SIGNALS) this.acks?.[signal].stop();
+    this.cache?.stop();
     await Promise.all(LAKE_SIGNALS.map((signal) => this.commits[signal].flush()));
-    if (!this.started) return;
+    if (!this.started) {
+      this.store?.close();
+      return;
+    }
+    await this.remote?.flushReplaced().catch(() => undefined);
     try {
       await this.flushNow();
     } catch (error) {
@@ -197,6 +232,7 @@ export class ParquetExporter implements Exporter {
     } finally {
       await Promise.all(LAKE_SIGNALS.map((signal) => this.chains[signal]));
       this.started = false;
+      this.store?.close();
     }
   }
 
@@ -220,6 +256,8 @@ export class ParquetExporter implements Exporter {
       }[signal];
       deletedRows[table] = await this.lake.db.write(async (c) => (await c.run(`DELETE FROM ${table} WHERE ${before} AND batch_id IS NULL`)).rowsChanged);
       deletedPartitions.push(...dropPartitionsBefore(this.lake.path, signal, day));
+      const objects = await this.remote?.expireBefore(signal, day);
+      if (objects) deletedRows[`${this.store?.description}/${signal}`] = objects;
     }
     if (deletedPartitions.length) this.lake.changed();
     // The writer collects the blobs: a read-only node cannot see the rows its writer has staged.
@@ -296,16 +334,24 @@ export class ParquetExporter implements Exporter {
       // A batch a failed flush left claimed: its rows are still staged, redo it first.
       for (const batchId of await pendingBatches(this.lake, signal)) files.push(...(await redoBatch(this.lake, signal, batchId)));
       let claimed;
+      let claim = 0;
       try {
-        claimed = await claimBatch(this.lake, signal, () => (this.staged[signal] = { rows: 0, bytes: 0 }));
+        claimed = await claimBatch(this.lake, signal, () => {
+          this.staged[signal] = { rows: 0, bytes: 0 };
+          claim = this.acks?.[signal].claim() ?? 0;
+        });
       } catch (error) {
         this.staged[signal] = await stagedTotals(this.lake.db.reader(), this.lake.tables, signal);
         throw error;
       }
-      if (!claimed) return { signal, rows: 0, files };
+      if (!claimed) {
+        this.acks?.[signal].publishedUpTo(claim);
+        return { signal, rows: 0, files };
+      }
       files.push(...(await writeBatch(this.lake, signal, claimed.batchId)));
       await finishBatch(this.lake, signal, claimed.batchId);
       this.retry[signal] = false;
+      this.acks?.[signal].publishedUpTo(claim);
       this.logger.debug({ signal, batch_id: String(claimed.batchId), rows: claimed.rows, files: files.length }, 'flushed to the lake');
       return { signal, batchId: claimed.batchId, rows: claimed.rows, files };
     } catch (error) {

@@ -99,6 +99,7 @@ export async function writeBatch(lake: Lake, signal: LakeSignal, batchId: bigint
     }
     removeIfExists(tmp);
   }
+  await lake.remote?.publish(published);
   return published;
 }
 

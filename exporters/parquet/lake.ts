@@ -12,6 +12,7 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ServiceSettings } from '../../src/config/service-schema.js';
 import type { Database } from '../../extensions/duckdb/database.js';
+import type { RemoteLake } from './lake-store.js';
 import type { LakeTables } from './migrations.js';
 
 export type LakeSignal = 'events' | 'traces' | 'replays';
@@ -152,4 +153,10 @@ export interface Lake {
    * listed files before and read staging after such a moment may have missed rows, and retries.
    */
   changed(): void;
+  /**
+   * The object store the lake lives in (parquet `s3`), when not only this directory: every file
+   * published here is published there before its flush or compaction is journaled done, and every
+   * file removed here is removed there.
+   */
+  remote?: RemoteLake;
 }

@@ -5,6 +5,7 @@ import type { Signal } from '../../src/engine/item.js';
 import type { DateSelection, ReadSource, Row } from '../../src/engine/read-source.js';
 import type { SegmentBlobs } from '../../src/storage/segment-blobs.js';
 import { fileListSql, LAKE_READ_SQL, listDates, listFiles, type Lake, type LakeSignal } from './lake.js';
+import type { LakeTables } from './migrations.js';
 
 /** The staging columns that make a read-layout row (staging rows have no title/culprit columns). */
 const STAGING_READ_SQL: Record<LakeSignal, string> = {
@@ -25,30 +26,33 @@ export class LakeReadSource implements ReadSource {
   ) {}
 
   relation(signal: Signal, projectIds: string[], selection: DateSelection): string {
-    const lakeSignal = this.lakeSignal(signal);
-    const parts = [`SELECT ${STAGING_READ_SQL[lakeSignal]} FROM ${this.lake.tables.staging[lakeSignal]}`];
+    const lakeSignal = asLakeSignal(signal);
     const files = projectIds.flatMap((project) => {
       const dates = selection.kind === 'all' ? listDates(this.lake.path, lakeSignal, project) : selection.dates;
       return dates.flatMap((date) => listFiles(this.lake.path, lakeSignal, project, date));
     });
-    if (files.length)
-      parts.push(
-        `SELECT ${LAKE_READ_SQL[lakeSignal]} FROM read_parquet(${fileListSql(files)}, hive_partitioning = true, hive_types = {'project_id': VARCHAR})`,
-      );
-    return `(${parts.join(' UNION ALL BY NAME ')})`;
+    return lakeRelation(this.lake.tables, lakeSignal, files);
   }
 
   dates(signal: Signal, projectId: string): string[] {
-    return listDates(this.lake.path, this.lakeSignal(signal), projectId);
+    return listDates(this.lake.path, asLakeSignal(signal), projectId);
   }
 
   /** A segment's events: the gzip blob under <lake>/replay-segments that its row names. */
   segment(row: Row): Promise<Buffer | undefined> {
     return this.blobs.gzipped(String(row.blob));
   }
+}
 
-  private lakeSignal(signal: Signal): LakeSignal {
-    if (signal !== 'events' && signal !== 'traces' && signal !== 'replays') throw new Error(`the parquet exporter does not store ${signal}`);
-    return signal;
-  }
+/** The staging rows and the files' rows of a signal, in the read layout. */
+export function lakeRelation(tables: LakeTables, signal: LakeSignal, files: string[]): string {
+  const parts = [`SELECT ${STAGING_READ_SQL[signal]} FROM ${tables.staging[signal]}`];
+  if (files.length)
+    parts.push(`SELECT ${LAKE_READ_SQL[signal]} FROM read_parquet(${fileListSql(files)}, hive_partitioning = true, hive_types = {'project_id': VARCHAR})`);
+  return `(${parts.join(' UNION ALL BY NAME ')})`;
+}
+
+export function asLakeSignal(signal: Signal): LakeSignal {
+  if (signal !== 'events' && signal !== 'traces' && signal !== 'replays') throw new Error(`the parquet exporter does not store ${signal}`);
+  return signal;
 }

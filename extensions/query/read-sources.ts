@@ -86,7 +86,7 @@ export class MergedSource {
    * moving from one to the other in between would be missed.
    */
   async consistent<T>(read: () => Promise<T>): Promise<T> {
-    const moving = this.sources.filter((source) => source.generation !== undefined);
+    const moving = this.sources.filter((source) => source.generation !== undefined || source.fetchMissing !== undefined);
     if (moving.length === 0) return read();
     const generation = () => moving.reduce((sum, source) => sum + (source.generation?.() ?? 0), 0);
     for (let attempt = 1; ; attempt++) {
@@ -95,8 +95,9 @@ export class MergedSource {
         const result = await read();
         if (generation() === before || attempt >= 5) return result;
       } catch (error) {
-        // A listed file removed by a compaction before the query opened it.
+        // A listed file removed by a compaction before the query opened it, or not in a cache yet.
         if (attempt >= 5 || !/no such file|no files found|cannot open/i.test(String((error as Error).message))) throw error;
+        await Promise.all(moving.map((source) => source.fetchMissing?.()));
       }
     }
   }

@@ -150,7 +150,7 @@ export class KafkaReceiver implements Receiver {
       const bytes = items.reduce((sum, item) => sum + item.size, 0);
       try {
         consumer.assertRoom(items.length, bytes);
-        await consumer.consume(items);
+        await heartbeating(consumer.consume(items), heartbeat, config.heartbeat_interval_ms);
         const accepted = items.filter(isLive).length;
         host.metrics.receiverAccepted.inc({ receiver: id.text, signal }, accepted);
         const rejected = items.filter((item) => item.outcome?.kind === 'rejected');
@@ -215,6 +215,27 @@ const GROUP_ERRORS = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'NO
 
 function isDecodeFailure(error: unknown): boolean {
   return error instanceof Error && (error.name === 'OtlpDecodeError' || error.name === 'ApiError');
+}
+
+/**
+ * Waits for `work` while heartbeating the group: an exporter may hold an export until its rows
+ * are published to the lake (parquet `ack: lake`), longer than a session. A heartbeat that fails
+ * (a rebalance) is left to the commit after the work, which rejoins.
+ */
+async function heartbeating<T>(work: Promise<T>, heartbeat: () => Promise<void>, intervalMs: number): Promise<T> {
+  let done = false;
+  const beats = (async () => {
+    while (!done) {
+      await sleep(intervalMs);
+      if (!done) await heartbeat().catch(() => undefined);
+    }
+  })();
+  try {
+    return await work;
+  } finally {
+    done = true;
+    void beats;
+  }
 }
 
 function sleep(ms: number): Promise<void> {

@@ -44,4 +44,10 @@ export interface ReadSource {
   segment?(row: Row): Promise<Buffer | undefined>;
   /** Resolves once everything it acknowledged is readable. */
   settled?(): Promise<void>;
+  /**
+   * A source that reads remote files through a local cache: downloads the files the last
+   * relation() named and did not have (its read failed to open them); true when it did, and the
+   * read should run again.
+   */
+  fetchMissing?(): Promise<boolean>;
 }

@@ -383,11 +383,17 @@ describe('parquet exporter: layout and schema', () => {
 
   it('config: every key has a default, unknown keys are refused', () => {
     expect(parquetConfigSchema.parse({})).toEqual({
-      flush: { max_rows: 50_000, max_bytes: 64 * 1024 * 1024, interval_ms: 10_000 },
+      ack: 'staging',
+      flush: { max_rows: 50_000, max_bytes: 64 * 1024 * 1024, interval_ms: 10_000, linger_ms: 200 },
       compaction: { enabled: true, min_rows: 5_000, interval_ms: 60_000 },
       max_batch_items: 5000,
     });
-    expect(parquetConfigSchema.parse({ flush: { max_rows: 10 } }).flush).toEqual({ max_rows: 10, max_bytes: 64 * 1024 * 1024, interval_ms: 10_000 });
+    expect(parquetConfigSchema.parse({ flush: { max_rows: 10 } }).flush).toEqual({
+      max_rows: 10,
+      max_bytes: 64 * 1024 * 1024,
+      interval_ms: 10_000,
+      linger_ms: 200,
+    });
     expect(parquetConfigSchema.safeParse({ flush: { rows: 10 } }).success).toBe(false);
     expect(parquetConfigSchema.safeParse({ compression: 'snappy' }).success).toBe(false);
   });
@@ -665,6 +671,54 @@ describe('parquet exporter: compaction', () => {
     await exporter.compactNow('events');
     expect(lakeFiles(lake, 'events')).toHaveLength(1);
     expect(await eventIds(lake)).toEqual(sorted(ids));
+    await exporter.shutdown();
+    await db.close();
+  });
+});
+
+describe('parquet exporter: ack: lake', () => {
+  it('an export resolves only once its rows are in a published file, after the linger', async () => {
+    const dir = tempDir();
+    const { db, exporter, lake } = await open(dir, { ...QUIET, ack: 'lake', flush: { interval_ms: 3_600_000, linger_ms: 150 } });
+    const first = [event('p1', '2026-11-22T10:00:00.000Z'), event('p2', '2026-11-22T10:00:00.000Z')];
+    const second = [event('p1', '2026-11-22T11:00:00.000Z')];
+    const t0 = Date.now();
+    await Promise.all([exporter.export('events', first), exporter.export('events', second)]);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
+    // One flush took both exports: their rows are in the lake, none staged.
+    expect(await eventIds(lake)).toEqual(sorted([...first, ...second].map((x) => x.data.id)));
+    expect(await stagedCount(db, 'events')).toBe(0);
+    expect(await journal(db, 'lake_flushes')).toEqual(['done']);
+    await exporter.shutdown();
+    await db.close();
+  });
+
+  it('ack: staging (the default) resolves at the staging commit, before any file exists', async () => {
+    const dir = tempDir();
+    const { db, exporter, lake } = await open(dir, { ...QUIET, flush: { interval_ms: 3_600_000, linger_ms: 50 } });
+    await exporter.export('traces', [span('p1', '2026-11-22T10:00:00.000Z')]);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(lakeFiles(lake, 'traces')).toEqual([]);
+    expect(await stagedCount(db, 'traces')).toBe(1);
+    await exporter.shutdown();
+    await db.close();
+  });
+
+  it('a flush that fails keeps the export waiting; the retry publishes the rows and resolves it', async () => {
+    const dir = tempDir();
+    const { db, exporter, lake } = await open(dir, { ...QUIET, ack: 'lake', flush: { interval_ms: 100, linger_ms: 20 } });
+    // A file where the signal's directory goes: the flush cannot publish until it is gone.
+    mkdirSync(lake, { recursive: true });
+    writeFileSync(join(lake, 'events'), 'in the way');
+    let resolved = false;
+    const one = event('p1', '2026-11-22T10:00:00.000Z');
+    const exported = exporter.export('events', [one]).then(() => (resolved = true));
+    await vi.waitFor(async () => expect(await journal(db, 'lake_flushes')).toContain('pending'), { timeout: 5000 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(resolved).toBe(false);
+    rmSync(join(lake, 'events'));
+    await exported;
+    expect(await eventIds(lake)).toEqual([one.data.id]);
     await exporter.shutdown();
     await db.close();
   });

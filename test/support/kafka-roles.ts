@@ -19,6 +19,8 @@ export interface RoleOptions {
   flushIntervalMs?: number;
   /** The kafka receiver's key for otlp_proto messages without tenant headers. */
   key?: string;
+  /** The lake on S3: the parquet exporter's `s3` section (each node's lake path is then its own local directory). */
+  s3?: Record<string, unknown>;
 }
 
 /** A role's YAML: the example, tuned for tests. */
@@ -50,6 +52,7 @@ export function roleYaml(role: Role, options: RoleOptions = {}): string {
   }
   if (exporters.parquet && role !== 'query')
     Object.assign(exporters.parquet, { flush: { interval_ms: options.flushIntervalMs ?? 300 }, compaction: { interval_ms: 1000, min_rows: 100000 } });
+  if (exporters.parquet && options.s3) exporters.parquet.s3 = options.s3;
   if (options.maxInFlightItems) {
     for (const [id, pipeline] of Object.entries(config.service.pipelines as Record<string, Record<string, unknown>>))
       if ((pipeline.receivers as string[]).includes('kafka') && id.startsWith('events')) pipeline.max_in_flight = { items: options.maxInFlightItems };
