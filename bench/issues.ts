@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { IssuesProcessor } from '../processors/issues/processor.js';
 import type { Item } from '../src/engine/item.js';
 import type { ErrorEvent } from '../src/records/event.js';
-import { Database } from '../extensions/duckdb/database.js';
 import { IssueStates } from '../extensions/issues/issue-states.js';
+import { benchDatabase } from './extensions.js';
 
 export interface IssuesResult {
   /** 200 known issues, one event per process() call. */
@@ -37,7 +37,7 @@ async function measure(run: (n: number) => Promise<void>, seconds: number): Prom
 
 export async function measureIssues(options: { seconds: number }): Promise<IssuesResult> {
   const dir = mkdtempSync(join(tmpdir(), 'faultline-bench-issues-'));
-  const db = await Database.open(dir);
+  const db = await benchDatabase(dir, ['issues']);
   try {
     const processor = new IssuesProcessor('issues', new IssueStates(db));
     for (let i = 0; i < 200; i++) await processor.process([item(i, i)]);

@@ -24,6 +24,7 @@ import { lakeTables, parquetMigrations } from './migrations.js';
 import { LakeReadSource } from './read-source.js';
 import { LAKE_SIGNALS, recover } from './recovery.js';
 import { stagedTotals, stageItems } from './staging.js';
+import { databaseOf } from '../../extensions/duckdb/index.js';
 
 export interface FlushResult {
   signal: LakeSignal;
@@ -70,7 +71,7 @@ export class ParquetExporter implements Exporter {
   constructor(private readonly settings: ExporterSettings<ParquetConfig>) {
     const { host, config, id } = settings;
     this.lake = {
-      db: host.database,
+      db: databaseOf(host),
       path: lakePath(config, host.settings),
       tables: lakeTables(id.name),
       writer: config.writer_id ?? '',

@@ -2,27 +2,12 @@
 // over: every change a person or a node makes to keys, projects, issue statuses, alert rules and
 // artifact metadata, recorded by the store inside the same transaction as the change itself
 // (Database.recordChange), so an acknowledged change is never lost on its way to Kafka.
-import type { DuckDBConnection } from '@duckdb/node-api';
-import type { AlertRule } from '../alerts/alert-rules.js';
-import type { Bundle } from '../artifacts/artifacts.js';
+import { alertRuleChangeKey, type AlertRuleChange } from '../alerts/alert-rules.js';
+import { bundleChangeKey, type ArtifactBundleChange } from '../artifacts/artifacts.js';
 import type { CatalogChange } from '../catalog/catalog.js';
 import type { StatusChange } from '../issues/issue-states.js';
 
-/** An alert rule's full definition, or its deletion (`deleted`), at `updated_at` (epoch ms). */
-export type AlertRuleChange =
-  { kind: 'alert_rule'; rule: Omit<AlertRule, 'last_evaluated_at' | 'last_value'> } | { kind: 'alert_rule'; id: string; deleted: true; updated_at: number };
-
-/** An artifact bundle's metadata (its bytes are on the shared artifacts path already), or its deletion. */
-export type ArtifactBundleChange = { kind: 'artifact_bundle'; bundle: Bundle; digest: string } | { kind: 'artifact_bundle'; id: string; deleted: true };
-
 export type ControlChange = CatalogChange | ({ kind: 'issue_status' } & StatusChange) | AlertRuleChange | ArtifactBundleChange;
-
-/** Where changes go: the control plane's outbox table, written in the caller's transaction. */
-export interface Journal {
-  record(connection: DuckDBConnection, change: ControlChange): Promise<void>;
-  /** After a transaction that recorded changes committed: they may be sent. */
-  committed(): void;
-}
 
 /** The compaction key of a change: one per row of the catalog. */
 export function changeKey(change: ControlChange): string {
@@ -34,23 +19,8 @@ export function changeKey(change: ControlChange): string {
     case 'issue_status':
       return `issue:${change.id}`;
     case 'alert_rule':
-      return `alert_rule:${'rule' in change ? change.rule.id : change.id}`;
+      return alertRuleChangeKey(change);
     case 'artifact_bundle':
-      return `artifact_bundle:${'bundle' in change ? change.bundle.id : change.id}`;
+      return bundleChangeKey(change);
   }
-}
-
-/** When the row of `key` was deleted (epoch ms), if it was: a change older than that is stale. */
-export async function deletedAt(connection: DuckDBConnection, key: string): Promise<number | undefined> {
-  const result = await connection.runAndReadAll('SELECT deleted_at FROM control_tombstones WHERE key = ?', [key]);
-  const at = result.getRows()[0]?.[0];
-  return at === undefined || at === null ? undefined : Number(at);
-}
-
-/** Marks the row of `key` deleted at `at` (the later of two deletions stays). */
-export async function markDeleted(connection: DuckDBConnection, key: string, at: number): Promise<void> {
-  await connection.run(
-    'INSERT INTO control_tombstones VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET deleted_at = greatest(control_tombstones.deleted_at, excluded.deleted_at)',
-    [key, at],
-  );
 }

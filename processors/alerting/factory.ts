@@ -15,6 +15,7 @@ export const alertingFactory: ProcessorFactory<AlertingConfig> = {
   // One set of windows, one evaluation timer and one delivery loop over the service's one outbox.
   singleton: true,
   metrics: ALERTING_METRICS,
+  extensions: ['alerts', 'catalog', 'duckdb'],
   description:
     'Evaluates alert rules (new_issue, regression, error_spike on events; latency on spans) and delivers their notifications (webhook, Slack, log) at least once through an outbox',
   configSchema: alertingConfigSchema,

@@ -15,6 +15,9 @@ import type { AlertRule, StateChange } from '../../extensions/alerts/alert-rules
 import { buildPayload } from './payload.js';
 import type { AlertingRuntime } from './runtime.js';
 import { eventMatches, spanMatches, spanMicros } from './windows.js';
+import { alertsOf } from '../../extensions/alerts/index.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
+import { storageOf } from '../../src/storage/read-side.js';
 
 interface IssueHit {
   item: RecordItem<'events'>;
@@ -38,7 +41,7 @@ export class AlertingProcessor implements Processor {
   }
 
   async process(items: Item[]): Promise<void> {
-    const rules = this.runtime.host.alerts.rules;
+    const rules = alertsOf(this.runtime.host).rules;
     if (this.signal === 'traces') {
       for (const item of recordItems('traces', items)) {
         const latency = rules.active(item.tenant.dataset, item.tenant.projectId)?.latency;
@@ -90,7 +93,7 @@ export class AlertingProcessor implements Processor {
         if (firings.has(key)) continue;
         if (transition === 'regressed' && !(await this.quietEnough(rule, issueId, item.receivedAt))) continue;
         const now = Date.now();
-        const project = await host.catalog.project(rule.project_id);
+        const project = await catalogOf(host).project(rule.project_id);
         const payload: AlertPayload = buildPayload({
           key,
           rule,
@@ -122,9 +125,9 @@ export class AlertingProcessor implements Processor {
       }
       // The rule shows it fired (state, last_fired_at) when the firing is new, not for a copy's.
       const states = [...firings.values()].map((f): StateChange => ({ ruleId: f.ruleId, state: 'firing', at: f.firedAt, fired: true, firingKey: f.key }));
-      const recorded = await host.alerts.outbox.record([...firings.values()], states);
+      const recorded = await alertsOf(host).outbox.record([...firings.values()], states);
       for (const key of recorded)
-        this.runtime.metrics.firings.inc({ type: host.alerts.rules.get(firings.get(key)?.ruleId ?? '')?.type ?? 'unknown', state: 'firing' });
+        this.runtime.metrics.firings.inc({ type: alertsOf(host).rules.get(firings.get(key)?.ruleId ?? '')?.type ?? 'unknown', state: 'firing' });
       if (recorded.length) this.runtime.wake();
     } catch (error) {
       // Not recorded: nothing is acknowledged and the sender retries, so the alert is not lost.
@@ -136,12 +139,12 @@ export class AlertingProcessor implements Processor {
   private async quietEnough(rule: AlertRule, issueId: string, now: number): Promise<boolean> {
     const frequency = parseDuration(rule.frequency) ?? 0;
     if (frequency === 0) return true;
-    const last = await this.runtime.host.alerts.outbox.lastFiring(rule.id, issueId);
+    const last = await alertsOf(this.runtime.host).outbox.lastFiring(rule.id, issueId);
     return last === null || now - last >= frequency;
   }
 
   private async issueCount(item: RecordItem<'events'>, issueId: string, transition: IssueTransition): Promise<number> {
-    const storage = this.runtime.host.storage;
+    const storage = storageOf(this.runtime.host);
     if (transition === 'new' || !storage?.reads('events')) return 1;
     const { dataset, projectId } = item.tenant;
     const [issue, stored] = await Promise.all([storage.issues.get(dataset, [projectId], issueId), storage.events.get(dataset, [projectId], item.data.id)]);

@@ -9,6 +9,9 @@ import { DeliveryLoop } from './delivery.js';
 import { Evaluator } from './evaluator.js';
 import { alertingMetrics, type AlertingMetrics } from './metrics.js';
 import { newWindow, rebuild, type RuleWindow } from './windows.js';
+import { alertsOf } from '../../extensions/alerts/index.js';
+import { databaseOf } from '../../extensions/duckdb/index.js';
+import { storageOf } from '../../src/storage/read-side.js';
 
 export class AlertingRuntime {
   readonly metrics: AlertingMetrics;
@@ -29,9 +32,9 @@ export class AlertingRuntime {
     readonly host: Host,
   ) {
     this.metrics = alertingMetrics(host.metrics.registry);
-    // The service configured host.alerts from this same section (allow_private_destinations).
-    this.delivery = new DeliveryLoop(host.alerts, config.delivery, {
-      guard: host.alerts.destinations,
+    // The service configured alertsOf(host) from this same section (allow_private_destinations).
+    this.delivery = new DeliveryLoop(alertsOf(host), config.delivery, {
+      guard: alertsOf(host).destinations,
       logger: host.logger,
       metrics: this.metrics,
     });
@@ -71,7 +74,7 @@ export class AlertingRuntime {
 
   /** New firings are in the outbox: deliver them now. */
   wake(): void {
-    this.host.alerts.wake();
+    alertsOf(this.host).wake();
   }
 
   /** One evaluation round (never two at once); the first rebuilds the windows once storage is readable. */
@@ -83,11 +86,11 @@ export class AlertingRuntime {
   private async round(now: number): Promise<void> {
     try {
       if (!this.rebuilt) {
-        const storage = this.host.storage;
+        const storage = storageOf(this.host);
         if (!storage) return; // the exporters are still starting
         for (const type of ['error_spike', 'latency'] as const) {
           if (!this.handles(type === 'latency' ? 'traces' : 'events')) continue;
-          for (const rule of this.host.alerts.rules.enabled(type)) await rebuild(rule, this.window(rule), storage, this.host.database, this.startedAt);
+          for (const rule of alertsOf(this.host).rules.enabled(type)) await rebuild(rule, this.window(rule), storage, databaseOf(this.host), this.startedAt);
         }
         this.rebuilt = true;
       }

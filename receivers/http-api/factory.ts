@@ -10,6 +10,7 @@ export const httpApiFactory: ReceiverFactory<HttpApiConfig> = {
   // It mounts its routes on the service's one HTTP host.
   singleton: true,
   metrics: ['faultline_receiver_accepted_items_total', 'faultline_receiver_refused_items_total', 'faultline_http_request_duration_seconds'],
+  extensions: ['catalog', 'duckdb'],
   description: 'The /v1 ingest API: POST /v1/events, POST /v1/traces and POST /v1/replays on the service HTTP port',
   configSchema: httpApiConfigSchema,
   create: (settings) => new HttpApiReceiver(settings),

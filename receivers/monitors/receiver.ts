@@ -13,6 +13,12 @@ import { probe } from './probe.js';
 import { monitorRoutes } from './routes.js';
 import { scheduleProblem, type Schedule } from './schedule.js';
 import { MonitorStore, type Monitor } from './store.js';
+import { alertsOf } from '../../extensions/alerts/index.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
+import { databaseOf } from '../../extensions/duckdb/index.js';
+import { httpServerOf } from '../../src/http/server-extension.js';
+import { checkinsOf } from '../../src/records/checkin.js';
+import { storageOf } from '../../src/storage/read-side.js';
 
 const DAY = 86_400_000;
 /** Tries to hand a failure event in before it is given up (and logged). */
@@ -27,7 +33,7 @@ export class MonitorsReceiver implements Receiver {
 
   async start(): Promise<void> {
     const { host, config, consumers } = this.settings;
-    const store = await MonitorStore.open(host.database);
+    const store = await MonitorStore.open(databaseOf(host));
     const guard = new DestinationGuard({ allowPrivate: config.allow_private_destinations, resolve: systemResolver() });
     const monitors = new Monitors({
       store,
@@ -36,8 +42,8 @@ export class MonitorsReceiver implements Receiver {
       probe: (settings) => probe(settings, { guard, maxRedirects: config.max_redirects }),
       emit: (monitor, event) => this.emit(monitor, event),
       resolveIssue: async (monitor, issueId) => {
-        await host.storage?.issues.setStatus(monitor.dataset, [monitor.project_id], issueId, 'resolved');
-        const project = await host.catalog.project(monitor.project_id);
+        await storageOf(host)?.issues.setStatus(monitor.dataset, [monitor.project_id], issueId, 'resolved');
+        const project = await catalogOf(host).project(monitor.project_id);
         const issue = {
           dataset: monitor.dataset,
           projectId: monitor.project_id,
@@ -45,12 +51,12 @@ export class MonitorsReceiver implements Receiver {
           title: `Monitor failure: ${monitor.slug}`,
           permalink: `${host.settings.app_url}/issues/${issueId}`,
         };
-        await host.alerts.issueRecovered(issue, { id: monitor.project_id, name: project?.name ?? monitor.project_id });
+        await alertsOf(host).issueRecovered(issue, { id: monitor.project_id, name: project?.name ?? monitor.project_id });
       },
     });
     this.monitors = monitors;
-    for (const route of monitorRoutes({ catalog: host.catalog, monitors, config, guard })) host.http.route(route);
-    host.checkins = this.sentrySink(monitors);
+    for (const route of monitorRoutes({ catalog: catalogOf(host), monitors, config, guard })) httpServerOf(host).route(route);
+    checkinsOf(host).sink = this.sentrySink(monitors);
     if (!consumers.events) host.logger.warn('the monitors receiver is in no events pipeline: failures are recorded but open no issue');
     // Missed while the service was down: reported once, at the first tick.
     const tick = () => void monitors.tick().catch((error: unknown) => host.logger.error({ err: error }, 'monitors: detection failed'));

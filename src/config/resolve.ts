@@ -10,6 +10,7 @@ import { COMPONENT_KINDS, factorySignals, parseComponentId, type ComponentFactor
 import { SIGNALS, type Signal } from '../engine/item.js';
 import type { Registry } from '../engine/registry.js';
 import { expandEnv } from './env.js';
+import { resolveExtensions, type ResolvedExtension } from './extensions.js';
 import type { ConfigError } from './errors.js';
 import type { ConfigSource } from './load.js';
 import { loadServiceSection, storageEnv, type ServiceSettings, type StorageSetting } from './service-schema.js';
@@ -45,12 +46,14 @@ export interface ResolvedConfig {
    * pipelines whose factory `reads` it. A signal nothing can serve reads of is absent.
    */
   readSources: Partial<Record<Signal, string[]>>;
+  /** The extensions to run (`service.extensions`), dependencies first. */
+  extensions: ResolvedExtension[];
 }
 
 type Components = Record<ComponentKind, Map<string, ResolvedComponent>>;
 
 const SECTIONS: Record<ComponentKind, string> = { receiver: 'receivers', processor: 'processors', exporter: 'exporters', connector: 'connectors' };
-const TOP_LEVEL = [...COMPONENT_KINDS.map((kind) => SECTIONS[kind]), 'service'];
+const TOP_LEVEL = [...COMPONENT_KINDS.map((kind) => SECTIONS[kind]), 'extensions', 'service'];
 
 /** `service.storage.<signal>: both`, from before storage named exporter ids. */
 const BOTH_ALIAS = ['duckdb', 'parquet'];
@@ -105,7 +108,8 @@ export function resolveConfig(source: ConfigSource, registry: Registry, env: Nod
 
   const serviceSection = root.service ?? {};
   if (!isRecord(serviceSection)) errors.push({ path: 'service', message: 'must be a mapping' });
-  const service = loadServiceSection(isRecord(serviceSection) ? serviceSection : {}, env);
+  const { extensions: listedExtensions, ...serviceKeys } = isRecord(serviceSection) ? serviceSection : {};
+  const service = loadServiceSection(serviceKeys, env);
   errors.push(...service.errors);
 
   const pipelinesSection = isRecord(serviceSection) ? serviceSection.pipelines : undefined;
@@ -125,8 +129,18 @@ export function resolveConfig(source: ConfigSource, registry: Registry, env: Nod
   if (service.settings) checkListeners(components, pipelines, service.settings, errors);
   if (service.settings) checkOwnership(components, service.settings, errors);
 
+  const extensions = resolveExtensions(root.extensions, listedExtensions, usedComponents(components, pipelines, readSources), registry, errors);
+
   if (errors.length || !service.settings) return { errors: withLines(errors, source) };
-  return { config: { source: source.name, settings: service.settings, components, pipelines, readSources }, errors: [] };
+  return { config: { source: source.name, settings: service.settings, components, pipelines, readSources, extensions }, errors: [] };
+}
+
+/** The components that will run: in a pipeline, or read from by service.storage. */
+function usedComponents(components: Components, pipelines: ResolvedPipeline[], readSources: Partial<Record<Signal, string[]>>) {
+  const refs = new Set([...pipelines.flatMap((p) => [...p.receivers, ...p.processors, ...p.exporters]), ...Object.values(readSources).flat()]);
+  return COMPONENT_KINDS.flatMap((kind) =>
+    [...components[kind]].filter(([text]) => refs.has(text)).map(([text, component]) => ({ path: `${SECTIONS[kind]}.${text}`, factory: component.factory })),
+  );
 }
 
 function resolveComponents(

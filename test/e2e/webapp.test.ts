@@ -8,6 +8,7 @@ import { createUser, WebClient } from '../support/web.js';
 import { WebData } from '../../src/web/data.js';
 import type { Storage } from '../../src/storage/storage.js';
 import type { Issue } from '../../src/storage/issues.js';
+import { databaseOf } from '../../extensions/duckdb/index.js';
 
 let svc: TestService;
 let adminPassword: string;
@@ -286,7 +287,7 @@ describe('the web app', () => {
     const first = JSON.parse((await storage.events.get('live', ['default'], events[0].id)) as string) as { issue_id: string };
     const issue = (await storage.issues.get('live', ['default'], first.issue_id)) as Issue;
     expect(issue.count).toBe(6);
-    const data = new WebData(svc.service.host.database, storage);
+    const data = new WebData(databaseOf(svc.service.host), storage);
     // Windows of 32 events' worth (more than the issue has: none), 2 (14 h / 6 × 2 ≈ 4.7 h) and a
     // tenth of one (~14 min: every neighbour is found by the second look).
     for (const window of [32, 2, 0.1]) {

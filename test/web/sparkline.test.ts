@@ -3,6 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebData } from '../../src/web/data.js';
 import { fullEvent, startService, type TestService } from '../support/service.js';
+import { databaseOf } from '../../extensions/duckdb/index.js';
+import { storageOf } from '../../src/storage/read-side.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -30,7 +32,7 @@ describe('issue sparkline buckets', () => {
       issueId = ((await res.json()) as { permalink: string }).permalink.split('/').pop() as string;
     }
     const { host } = svc.service;
-    const counts = (await new WebData(host.database, host.storage!).counts('live', 'default', [issueId], 'hour', 24, now)).get(issueId)!;
+    const counts = (await new WebData(databaseOf(host), storageOf(host)!).counts('live', 'default', [issueId], 'hour', 24, now)).get(issueId)!;
     expect(counts).toHaveLength(24);
     // Bucket 23 is the current hour; an event a minute before "k hours ago" is in bucket 23 - k, or
     // 23 - k - 1 when that minute crosses an hour boundary.
