@@ -4,18 +4,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { AlertingProcessor } from '../processors/alerting/processor.js';
 import { alertingConfigSchema } from '../processors/alerting/config.js';
 import { AlertingRuntime } from '../processors/alerting/runtime.js';
-import type { Host } from '../src/engine/host.js';
 import type { Item } from '../src/engine/item.js';
 import type { AlertRuleInput } from '../src/records/alert-rule.js';
 import type { ErrorEvent } from '../src/records/event.js';
 import type { Span } from '../src/records/span.js';
-import { Alerts } from '../extensions/alerts/alerts.js';
-import { Database } from '../extensions/duckdb/database.js';
-import { Metrics } from '../src/telemetry/metrics.js';
+import { benchHost } from './extensions.js';
+import { alertsOf } from '../extensions/alerts/index.js';
+import { databaseOf } from '../extensions/duckdb/index.js';
 
 interface Rate {
   eventsPerSecond: number;
@@ -62,11 +60,11 @@ async function measure(batch: () => Promise<void> | void, seconds: number): Prom
 
 export async function measureAlerting(options: { seconds: number }): Promise<AlertingResult> {
   const dir = mkdtempSync(join(tmpdir(), 'faultline-bench-alerting-'));
-  const db = await Database.open(dir);
+  const opened = await benchHost(dir, ['alerts', 'catalog'], { app_url: 'http://bench' });
+  const { host } = opened;
+  const db = databaseOf(host);
   try {
-    const alerts = new Alerts(db);
-    await alerts.rules.load();
-    const host = { alerts, database: db, metrics: new Metrics(), logger: pino({ level: 'silent' }), settings: { app_url: 'http://bench' } } as unknown as Host;
+    const alerts = alertsOf(host);
     const runtime = new AlertingRuntime('alerting', alertingConfigSchema.parse({}), host);
     const events = new AlertingProcessor(runtime, 'events');
     const spans = new AlertingProcessor(runtime, 'traces');

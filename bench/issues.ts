@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { IssuesProcessor } from '../processors/issues/processor.js';
 import type { Item } from '../src/engine/item.js';
 import type { ErrorEvent } from '../src/records/event.js';
-import { Database } from '../extensions/duckdb/database.js';
 import { IssueStates } from '../extensions/issues/issue-states.js';
+import { benchDatabase } from './extensions.js';
 
 export interface IssuesResult {
   /** 200 known issues, one event per process() call. */
@@ -42,7 +42,7 @@ async function measure(run: (n: number) => Promise<void>, seconds: number): Prom
 
 export async function measureIssues(options: { seconds: number }): Promise<IssuesResult> {
   const dir = mkdtempSync(join(tmpdir(), 'faultline-bench-issues-'));
-  const db = await Database.open(dir);
+  const db = await benchDatabase(dir, ['issues']);
   try {
     const states = new IssueStates(db);
     await states.ignores.load();
@@ -56,7 +56,7 @@ export async function measureIssues(options: { seconds: number }): Promise<Issue
       options.seconds,
     );
     // Half the known issues merged into the other half (a database of their own): every other event is routed to its target.
-    const mergeDb = await Database.open(mkdtempSync(join(tmpdir(), 'faultline-bench-merges-')));
+    const mergeDb = await benchDatabase(mkdtempSync(join(tmpdir(), 'faultline-bench-merges-')), ['issues']);
     let merged: { eventsPerSecond: number; cpuMicrosPerEvent: number };
     try {
       const mergeStates = new IssueStates(mergeDb);

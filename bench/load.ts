@@ -11,7 +11,6 @@
 // trace. Spans: N/12.5 traces of 5-20 spans (a tree: each span's parent is an earlier one), 4
 // services. The issues table is then derived from the events (count, first/last seen and release).
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { Database } from '../extensions/duckdb/database.js';
 import type { Item } from '../src/engine/item.js';
 import type { ErrorEvent } from '../src/records/event.js';
 import { toEventDocument } from '../src/records/event-document.js';
@@ -25,6 +24,7 @@ import { EventValidationProcessor } from '../processors/validation/processor.js'
 import { SpanValidationProcessor } from '../src/records/span-validation/processor.js';
 import { groupEvent } from '../processors/grouping/processor.js';
 import { errorTemplates, eventBody, RELEASES, ROUTES, BROWSERS, REGIONS, rng } from './payloads.js';
+import { benchDatabase } from './extensions.js';
 
 const DATASET = 'live';
 const PROJECT = 'default';
@@ -301,7 +301,7 @@ export async function bulkLoad(
   options: LoadOptions = {},
 ): Promise<Omit<LoadResult, 'fileBytes'>> {
   const started = performance.now();
-  const db = await Database.open(dataDir);
+  const db = await benchDatabase(dataDir, ['issues']);
   const docs = DocStore.open(dataDir);
   await migrate(db, 'duckdb', DUCKDB_MIGRATIONS, docs);
   const eventTpl = eventTemplates();

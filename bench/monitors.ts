@@ -9,8 +9,8 @@ import { probe } from '../receivers/monitors/probe.js';
 import { MonitorStore } from '../src/storage/monitors.js';
 import { createMonitorSchema } from '../receivers/monitors/input.js';
 import { DestinationGuard } from '../src/net/destinations.js';
-import { Database } from '../extensions/duckdb/database.js';
 import { tempDir } from './service.js';
+import { benchDatabase } from './extensions.js';
 
 interface Rate {
   checksPerSecond: number;
@@ -40,7 +40,7 @@ export async function measureMonitors(options: { seconds: number }): Promise<Mon
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/health`;
   const dir = tempDir('faultline-bench-monitors-');
-  const db = await Database.open(dir);
+  const db = await benchDatabase(dir, ['catalog']);
   try {
     const guard = new DestinationGuard({ allowPrivate: true, resolve: async () => ['127.0.0.1'] });
     const monitors = new Monitors({

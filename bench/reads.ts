@@ -2,12 +2,13 @@
 // that data directory, and each read endpoint is timed over sequential requests; then the same
 // SELECT the storage layer runs for it (extensions/query/events.ts, traces.ts with the DuckDB source)
 // is run with the same parameters straight on one of the service's own DuckDB reader connections
-// (`service.host.database.reader()`), so the ratio is what the HTTP layer, auth, routing and
+// (`databaseOf(service.host).reader()`), so the ratio is what the HTTP layer, auth, routing and
 // response assembly add on top of DuckDB.
 import { Agent, request as httpRequest } from 'node:http';
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import type { InProcessService } from './service.js';
 import { Samples } from './stats.js';
+import { databaseOf } from '../extensions/duckdb/index.js';
 
 export interface ReadTiming {
   name: string;
@@ -90,7 +91,7 @@ export async function measureReads(options: ReadsOptions): Promise<ReadTiming[]>
       req.on('error', reject);
       req.end();
     });
-  const database = svc.service.host.database;
+  const database = databaseOf(svc.service.host);
   const reader = () => database.reader();
   const sample = async (sql: string) => (await reader().runAndReadAll(sql)).getRows().map((r) => String(r[0]));
   const newest = (table: string, column: string, order: string) =>

@@ -12,7 +12,7 @@ import { DEFAULT_CONFIG_PATH, readConfigFile } from '../src/config/load.js';
 import { packageRoot } from '../src/paths.js';
 import { DocStore } from '../exporters/duckdb/docs.js';
 import { DUCKDB_MIGRATIONS } from '../exporters/duckdb/migrations.js';
-import { Database } from '../extensions/duckdb/database.js';
+import { type Database } from '../extensions/duckdb/database.js';
 import { migrate } from '../extensions/duckdb/migrate.js';
 import { measureBareEvents, measureFaultlineEvents } from './events.js';
 import { drive } from './driver.js';
@@ -35,6 +35,8 @@ import { measureReplays } from './replays.js';
 import { measureKafka } from './kafka.js';
 import { measureScrubbing } from './scrubbing.js';
 import { sleep } from './stats.js';
+import { databaseOf } from '../extensions/duckdb/index.js';
+import { benchDatabase } from './extensions.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -157,7 +159,7 @@ function takeProfile(name: string): void {
 
 /** The service's database with the duckdb exporter's tables (made as its start would make them). */
 async function openWithTables(dir: string): Promise<Database> {
-  const db = await Database.open(dir);
+  const db = await benchDatabase(dir, ['issues']);
   const docs = DocStore.open(dir);
   try {
     await migrate(db, 'duckdb', DUCKDB_MIGRATIONS, docs);
@@ -402,7 +404,7 @@ async function main(): Promise<void> {
     log(`  loaded in ${loaded.seconds.toFixed(1)} s, ${(databaseBytes / 2 ** 30).toFixed(2)} GiB; starting the service in-process…`);
     const svc = await startInProcess(dataDir, readsConfig());
     cleanup.push(() => svc.stop());
-    const webCookie = await benchSession(svc.service.host.database);
+    const webCookie = await benchSession(databaseOf(svc.service.host));
     const cases = await measureReads({
       webCookie,
       svc,

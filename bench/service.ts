@@ -11,6 +11,7 @@ import { parseConfigText, readConfigFile } from '../src/config/load.js';
 import { resolveConfig } from '../src/config/resolve.js';
 import { packageRoot } from '../src/paths.js';
 import { Service } from '../src/service.js';
+import { catalogOf } from '../extensions/catalog/index.js';
 
 export const BIN = join(packageRoot, 'bin/faultline.js');
 
@@ -114,7 +115,7 @@ export async function startInProcess(
   const started = await service.start();
   // A catalog bootstrapped by an earlier run (rows reused with --data: large.ts) gets a new key.
   const liveKey =
-    started.bootstrap?.live.secret ?? options.seededKey ?? (await service.host.catalog.createKey({ dataset: 'live', projectId: 'default' })).secret;
+    started.bootstrap?.live.secret ?? options.seededKey ?? (await catalogOf(service.host).createKey({ dataset: 'live', projectId: 'default' })).secret;
   return {
     service,
     baseUrl: `http://127.0.0.1:${started.httpPort}`,

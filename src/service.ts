@@ -1,40 +1,40 @@
 // The running service: opens the database, bootstraps the catalog, builds the pipelines from the
 // configuration, serves HTTP and the local admin socket, and shuts all of it down in order.
-import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { AdminServer } from './admin/server.js';
-import { Authenticator } from './auth/authenticator.js';
 import type { ResolvedConfig } from './config/resolve.js';
 import { COMPONENT_KINDS, type Exporter } from './engine/component.js';
 import { PipelineGraph } from './engine/graph.js';
 import type { Host } from './engine/host.js';
+import { ExtensionSet } from './engine/extensions.js';
+import { optionalExtension, type Extension } from './engine/extension.js';
 import { mountReadApi } from '../frontends/api/index.js';
 import { mountOperationalRoutes } from '../frontends/api/operations.js';
 import type { Signal } from './engine/item.js';
 import { HttpHost } from './http/host.js';
+import { HTTP_SERVER_EXTENSION, HttpServerExtension } from './http/server-extension.js';
+import { CHECKINS_EXTENSION, CheckinRelay } from './records/checkin.js';
 import { VERSION } from './version.js';
-import { ControlPlane } from '../extensions/control-plane/control-plane.js';
-import { Catalog, type CreatedKey } from '../extensions/catalog/catalog.js';
-import { Database } from '../extensions/duckdb/database.js';
-import { GroupingVersions } from '../extensions/issues/grouping-versions.js';
-import { IssueStates } from '../extensions/issues/issue-states.js';
-import { PRIVATE_UMASK } from '../extensions/duckdb/private-files.js';
-import { Quarantine } from '../extensions/quarantine/quarantine.js';
+import { resolveSettings } from './extension-host.js';
 import type { ReadSource } from './engine/read-source.js';
-import { Alerts } from '../extensions/alerts/alerts.js';
-import { ArtifactStore } from '../extensions/artifacts/artifacts.js';
-import { sentryIngestExtensionFactory, sentryIngestOf } from '../extensions/sentry-ingest/index.js';
-import { RetentionJob, type RetentionTarget } from './storage/retention.js';
-import type { ExpiryResult } from './engine/component.js';
-import { queryExtensionFactory, queryOf, type Storage } from '../extensions/query/index.js';
-import type { Extension } from './engine/extension.js';
-import { createLogger } from './telemetry/logger.js';
-import { Metrics } from './telemetry/metrics.js';
-import { Users } from '../extensions/catalog/users.js';
-import { createWebApp } from '../frontends/web/app.js';
-import { replaySourceOf } from '../frontends/web/replays.js';
+import { sentryIngestOf } from '../extensions/sentry-ingest/index.js';
 import { assignmentNotices } from '../extensions/alerts/assignment-notices.js';
 import { mailerOf } from './net/mailer.js';
+import { RetentionJob, type RetentionTarget } from './storage/retention.js';
+import type { ExpiryResult } from './engine/component.js';
+import { queryOf, type Storage } from '../extensions/query/index.js';
+import { createLogger } from './telemetry/logger.js';
+import { Metrics } from './telemetry/metrics.js';
+import { alertsOf } from '../extensions/alerts/index.js';
+import { artifactsOf } from '../extensions/artifacts/index.js';
+import { authenticatorOf, catalogOf, usersOf, type CreatedKey } from '../extensions/catalog/index.js';
+import { controlPlaneOf, type ControlPlane } from '../extensions/control-plane/index.js';
+import type { ArtifactStore } from '../extensions/artifacts/index.js';
+import { databaseOf, DuckdbExtension, PRIVATE_UMASK } from '../extensions/duckdb/index.js';
+import { issueStatesOf } from '../extensions/issues/index.js';
+import { quarantineOf } from '../extensions/quarantine/index.js';
+import { createWebApp } from '../frontends/web/app.js';
+import { replaySourceOf } from '../frontends/web/replays.js';
 
 export interface BootstrapResult {
   organizationId: string;
@@ -51,82 +51,71 @@ export interface StartedService {
   bootstrap?: BootstrapResult;
 }
 
+/** What the service itself (the read API, the web app, the admin socket, retention) needs running. */
+const SERVICE_EXTENSIONS = ['duckdb', 'catalog', 'issues', 'quarantine', 'artifacts', 'alerts', 'query', 'sentry_ingest'];
+
 export class Service {
   private graph?: PipelineGraph;
   /** The read side, once the exporters that serve it have started. */
   storage?: Storage;
   private retention?: RetentionJob;
   private admin?: AdminServer;
-  /** The web app's users and sessions. */
-  private users?: Users;
-  /** The shared control plane, when service.control_plane.brokers is set. */
-  controlPlane?: ControlPlane;
   private starting?: Promise<StartedService>;
   private stopping?: Promise<void>;
 
   private constructor(
     readonly config: ResolvedConfig,
     readonly host: Host,
-    /** Uploaded source maps and symbol files (host.artifacts, with what the upload API needs besides lookups). */
-    readonly artifacts: ArtifactStore,
+    private readonly extensions: ExtensionSet,
+    private readonly http: HttpServerExtension,
   ) {}
 
   static async open(config: ResolvedConfig, logger: Logger = createLogger(config.settings.log_level)): Promise<Service> {
     // Everything the service writes (DuckDB, the DocStore, the lake, its socket) is its user's alone.
     process.umask(PRIVATE_UMASK);
-    const dataDir = resolve(config.settings.data_dir);
-    const settings = {
-      ...config.settings,
-      data_dir: dataDir,
-      artifacts: { path: resolve(dataDir, config.settings.artifacts.path || 'artifacts') },
-      app_url: config.settings.app_url.replace(/\/+$/, ''),
-    };
+    const missing = SERVICE_EXTENSIONS.filter((type) => !config.extensions.some((e) => e.id.text === type));
+    if (missing.length)
+      throw new Error(
+        `the service needs the extension(s) ${missing.join(', ')} (the read API, web app and admin socket use them): list them in service.extensions`,
+      );
+    const settings = resolveSettings(config.settings);
     const metrics = new Metrics();
-    const database = await Database.open(settings.data_dir);
-    const shared = settings.control_plane.brokers.trim() !== '';
-    // With a shared control plane projects are created on any node: ingest ids are hashed, not max + 1.
-    const catalog = new Catalog(database, shared ? 'hashed' : 'sequential');
-    const auth = new Authenticator(catalog);
-    // With a shared control plane, other nodes share the artifacts path (see src/storage/artifacts.ts).
-    const artifacts = new ArtifactStore(database, settings.artifacts.path, shared);
-    const alerts = new Alerts(database);
-    alerts.mailer = mailerOf(settings.smtp, settings.app_url);
-    await alerts.rules.load();
-    const http = new HttpHost({
-      host: settings.http.host,
-      port: settings.http.port,
-      auth,
-      metrics,
-      logger,
-      rateLimit: settings.limits.rate_limit,
-      version: VERSION,
-    });
-    // The extensions this node runs, by id (the query layer; the others are still the host's fields).
-    const extensions = new Map<string, Extension>();
-    const host: Host = {
-      logger,
-      metrics,
-      settings,
-      database,
-      catalog,
-      issueStates: new IssueStates(database),
-      groupingVersions: new GroupingVersions(database),
-      quarantine: new Quarantine(database, metrics),
-      artifacts,
-      alerts,
-      auth,
-      http,
-      listeners: new Map(),
-      extension: (id) => extensions.get(id),
-    };
-    // Until extensions are declared in YAML (issue #24), these are created from their factories here.
-    for (const factory of [queryExtensionFactory, sentryIngestExtensionFactory]) {
-      const extension = factory.create({ id: { type: factory.type, text: factory.type }, config: factory.defaultConfig(), host });
-      await extension.start?.();
-      extensions.set(factory.type, extension);
+    const extensions = new ExtensionSet();
+    // Built in: every service has them, so YAML does not list them (see docs/architecture.md).
+    const builtIn = new Map<string, Extension>([[CHECKINS_EXTENSION, new CheckinRelay()]]);
+    const host: Host = { logger, metrics, settings, extension: (id) => builtIn.get(id) ?? extensions.get(id) };
+    await extensions.start(config.extensions, host);
+    try {
+      alertsOf(host).mailer = mailerOf(settings.smtp, settings.app_url);
+      // Components that set up shared state from their config (the alerting processor's rule limits, on any node).
+      for (const kind of COMPONENT_KINDS) for (const component of config.components[kind].values()) component.factory.configureHost?.(component.config, host);
+      const http = new HttpServerExtension(
+        new HttpHost({
+          host: settings.http.host,
+          port: settings.http.port,
+          auth: authenticatorOf(host),
+          metrics,
+          logger,
+          rateLimit: settings.limits.rate_limit,
+          version: VERSION,
+        }),
+      );
+      builtIn.set(HTTP_SERVER_EXTENSION, http);
+      return new Service({ ...config, settings }, host, extensions, http);
+    } catch (error) {
+      await extensions.shutdown().catch(() => undefined);
+      throw error;
     }
-    for (const kind of COMPONENT_KINDS) for (const component of config.components[kind].values()) component.factory.configureHost?.(component.config, host);
-    return new Service({ ...config, settings }, host, artifacts);
+  }
+
+  /** Uploaded source maps and symbol files (the artifacts extension's store). */
+  get artifacts(): ArtifactStore {
+    return artifactsOf(this.host);
+  }
+
+  /** The shared control plane, when the control_plane extension runs with brokers. */
+  get controlPlane(): ControlPlane | undefined {
+    return controlPlaneOf(this.host);
   }
 
   start(): Promise<StartedService> {
@@ -136,48 +125,40 @@ export class Service {
 
   private async startUp(): Promise<StartedService> {
     const { host } = this;
-    const brokers = host.settings.control_plane.brokers
-      .split(',')
-      .map((b) => b.trim())
-      .filter(Boolean);
-    await host.issueStates.redirects.load();
-    if (brokers.length) {
-      this.controlPlane = new ControlPlane(
-        { brokers, topic: host.settings.control_plane.topic },
-        { database: host.database, catalog: host.catalog, issueStates: host.issueStates, alertRules: host.alerts.rules, artifacts: this.artifacts },
-        host.logger,
-      );
-      await this.controlPlane.start();
-    }
-    mountOperationalRoutes(host.http, host.metrics, host.settings.app_url);
-    const swept = await this.artifacts.start();
-    if (swept > 0) host.logger.info({ files: swept, path: this.artifacts.dir }, 'removed artifact files no bundle refers to (left by a crash)');
+    const http = this.http.server;
+    const database = databaseOf(host);
+    const catalog = catalogOf(host);
+    const alerts = alertsOf(host);
+    const artifacts = this.artifacts;
+    mountOperationalRoutes(http, host.metrics, host.settings.app_url);
+    const issueStates = issueStatesOf(host);
+    await issueStates.redirects.load();
     const graph = (this.graph = PipelineGraph.build(this.config, host));
-    await host.issueStates.ignores.load();
+    await issueStates.ignores.load();
     await graph.start();
     this.storage = queryOf(host).attach(this.readSources(graph));
-    this.users = new Users(host.database);
-    this.storage.triage.onAssigned(assignmentNotices(host.alerts, host.catalog, host.settings.app_url));
+    this.storage.triage.onAssigned(assignmentNotices(alerts, catalog, host.settings.app_url));
+    const users = usersOf(host);
     const web = createWebApp({
       replays: replaySourceOf(this.storage.replays),
-      catalog: host.catalog,
-      users: this.users,
-      database: host.database,
-      alerts: host.alerts,
-      artifacts: this.artifacts,
+      catalog,
+      users,
+      database,
+      alerts,
+      artifacts,
       appUrl: host.settings.app_url,
       logger: host.logger,
       web: host.settings.web,
     });
-    web.mount(host.http, this.storage);
+    web.mount(http, this.storage);
     const ingest = sentryIngestOf(host);
-    mountReadApi(host.http, {
+    mountReadApi(http, {
       issuePage: web.issuePage,
-      catalog: host.catalog,
+      catalog,
       storage: this.storage,
       appUrl: host.settings.app_url,
-      artifacts: this.artifacts,
-      alerts: host.alerts,
+      artifacts,
+      alerts,
       limits: host.settings.limits,
       attachments: ingest.attachments,
       releaseHealth: ingest.releaseHealth,
@@ -189,7 +170,7 @@ export class Service {
       .flatMap(({ id, exporter, readOnly }) => (readOnly || !exporter.expire ? [] : [{ id, expire: exporter.expire.bind(exporter) }]));
     targets.push({
       id: 'artifacts',
-      expire: (cutoff) => (cutoff.artifacts ? this.artifacts.expire(cutoff.artifacts) : Promise.resolve({ deletedRows: {}, deletedPartitions: [] })),
+      expire: (cutoff) => (cutoff.artifacts ? artifacts.expire(cutoff.artifacts) : Promise.resolve({ deletedRows: {}, deletedPartitions: [] })),
     });
     // Attachments sent with Sentry events go on the day their event goes.
     targets.push({
@@ -200,28 +181,34 @@ export class Service {
       id: 'alerts',
       expire: async (cutoff): Promise<ExpiryResult> => {
         if (!cutoff.alerts) return { deletedRows: {}, deletedPartitions: [] };
-        const { firings, deliveries } = await host.alerts.outbox.expire(cutoff.alerts);
+        const { firings, deliveries } = await alerts.outbox.expire(cutoff.alerts);
         return { deletedRows: { alert_firings: firings, alert_deliveries: deliveries }, deletedPartitions: [] };
       },
     });
     this.retention = new RetentionJob(targets, host.settings.retention, host.logger);
     this.retention.start();
-    const httpPort = await host.http.listen();
-    this.admin = new AdminServer(host.catalog, host.quarantine, host.alerts, host.logger, this.users);
+    const httpPort = await http.listen();
+    this.admin = new AdminServer(catalog, quarantineOf(host), alerts, host.logger, users);
     await this.admin.listen(host.settings.data_dir);
     // Only once every listener is up: keys printed by a start that then failed (a port in use)
     // would never be seen, and the next start would not print them again.
-    const bootstrap = host.settings.auth.bootstrap ? await host.catalog.bootstrap() : undefined;
-    host.http.ready = true;
+    const bootstrap = host.settings.auth.bootstrap ? await catalog.bootstrap() : undefined;
+    http.ready = true;
     for (const warning of this.config.warnings)
       host.logger.warn({ path: warning.path, line: warning.line }, `configuration: ${warning.path}: ${warning.message}`);
     host.logger.info(
-      { port: httpPort, listeners: Object.fromEntries(host.listeners), pipelines: this.config.pipelines.map((p) => p.id), data_dir: host.settings.data_dir },
+      {
+        port: httpPort,
+        listeners: Object.fromEntries(this.http.listeners),
+        pipelines: this.config.pipelines.map((p) => p.id),
+        extensions: this.extensions.ids(),
+        data_dir: host.settings.data_dir,
+      },
       'faultline started',
     );
     return {
       httpPort,
-      listeners: Object.fromEntries(host.listeners),
+      listeners: Object.fromEntries(this.http.listeners),
       bootstrap: bootstrap && {
         organizationId: bootstrap.organization.id,
         projectId: bootstrap.project.id,
@@ -259,8 +246,10 @@ export class Service {
 
   private async shutdown(): Promise<void> {
     const { host } = this;
+    const http = this.http.server;
+    const duckdb = optionalExtension(host, 'duckdb', DuckdbExtension);
     await this.starting?.catch(() => undefined); // a signal during start-up stops once started
-    host.http.ready = false;
+    http.ready = false;
     const timeout = new Promise<void>((resolveTimeout) => {
       const timer = setTimeout(() => {
         host.logger.warn({ timeout_ms: host.settings.shutdown_timeout_ms }, 'graceful shutdown timed out');
@@ -270,13 +259,15 @@ export class Service {
     });
     const graceful = (async () => {
       await this.admin?.close();
-      await host.http.close();
+      await http.close();
       await this.graph?.shutdown();
       await this.retention?.stop();
-      await this.controlPlane?.shutdown();
+      // Extensions stop after the pipelines, dependents first (the control plane before the database).
+      await this.extensions.shutdown();
     })();
     await Promise.race([graceful, timeout]);
-    await host.database.close();
+    // The database closes even when the graceful part ran out of time (closing it again is a no-op).
+    await duckdb?.shutdown();
     host.logger.info('faultline stopped');
   }
 }

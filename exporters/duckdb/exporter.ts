@@ -21,6 +21,8 @@ import { replayIntake, replayKey } from './replays-intake.js';
 import { spanIntake } from './spans-intake.js';
 import { join } from 'node:path';
 import { SegmentBlobs } from '../../src/storage/segment-blobs.js';
+import { databaseOf } from '../../extensions/duckdb/index.js';
+import { quarantineOf } from '../../extensions/quarantine/index.js';
 
 export class DuckdbExporter implements Exporter {
   private readonly db: Database;
@@ -30,7 +32,7 @@ export class DuckdbExporter implements Exporter {
   private readonly blobs: SegmentBlobs;
 
   constructor(private readonly settings: ComponentSettings<DuckdbConfig>) {
-    this.db = settings.host.database;
+    this.db = databaseOf(settings.host);
     this.blobs = new SegmentBlobs(join(this.db.dataDir, 'replays'));
     this.source = new DuckdbReadSource(
       settings.id.text,
@@ -125,7 +127,7 @@ export class DuckdbExporter implements Exporter {
   /** Moves refused items to the service's quarantine, documents and all, out of the DocStore. */
   private async quarantine<T>(signal: Signal, kind: IntakeKind<T>, items: Array<Accepted<T> & { key: DocKey }>, reason: string): Promise<void> {
     const { docs } = this.opened();
-    await this.settings.host.quarantine.add(
+    await quarantineOf(this.settings.host).add(
       items.map(({ tenant, data, key }) => ({
         component: this.settings.id.text,
         signal,

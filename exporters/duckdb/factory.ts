@@ -14,6 +14,7 @@ export const duckdbFactory: ExporterFactory<DuckdbConfig> = {
   inBothAlias: true,
   persists: true,
   metrics: ['faultline_exporter_sent_items_total', 'faultline_exporter_failed_items_total'],
+  extensions: ['duckdb', 'quarantine', 'issues'],
   description:
     'Stores events (documents in the LMDB DocStore, rows and issues in DuckDB) spans and replay segments (metadata rows; events as gzip blobs under <data_dir>/replays) in the service DuckDB file',
   configSchema: duckdbConfigSchema,

@@ -28,6 +28,7 @@ import { S3LakeCache, S3LakeReadSource } from './s3-read-source.js';
 import { S3LakeStore } from './s3-store.js';
 import { LAKE_SIGNALS, recover } from './recovery.js';
 import { stagedTotals, stageItems } from './staging.js';
+import { databaseOf } from '../../extensions/duckdb/index.js';
 
 export interface FlushResult {
   signal: LakeSignal;
@@ -80,7 +81,7 @@ export class ParquetExporter implements Exporter {
   constructor(private readonly settings: ExporterSettings<ParquetConfig>) {
     const { host, config, id } = settings;
     this.lake = {
-      db: host.database,
+      db: databaseOf(host),
       path: lakePath(config, host.settings),
       tables: lakeTables(id.name),
       writer: config.writer_id ?? '',

@@ -13,6 +13,7 @@ export const parquetFactory: ExporterFactory<ParquetConfig> = {
   inBothAlias: true,
   persists: true,
   metrics: ['faultline_exporter_sent_items_total', 'faultline_exporter_failed_items_total'],
+  extensions: ['duckdb'],
   description:
     'Writes events, spans and replay segments to the Parquet lake (hive-partitioned by project and day, ZSTD; replay events as gzip blobs under the lake): ack after a staging commit, crash-safe flushes, background compaction',
   configSchema: parquetConfigSchema,

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Dataset } from '../../src/engine/item.js';
 import type { AlertAction, AlertRuleInput, AlertState, AlertType } from '../../src/records/alert-rule.js';
-import { changeKey, deletedAt, markDeleted, type AlertRuleChange } from '../control-plane/control-journal.js';
+import { deletedAt, markDeleted } from '../duckdb/journal.js';
 import { decodeCursor, encodeCursor } from '../../src/http/cursor.js';
 import type { Database } from '../duckdb/database.js';
 import { rows } from '../duckdb/rows.js';
@@ -61,6 +61,15 @@ const COLUMNS = `id, dataset, org_id, project_id, name, type, environment, enabl
   epoch_ms(state_changed_at) AS state_changed_at, epoch_ms(last_fired_at) AS last_fired_at`;
 
 const micros = (ms: number) => BigInt(Math.round(ms)) * 1000n;
+
+/** An alert rule's full definition, or its deletion (`deleted`), at `updated_at` (epoch ms): what the control plane replicates. */
+export type AlertRuleChange =
+  { kind: 'alert_rule'; rule: Omit<AlertRule, 'last_evaluated_at' | 'last_value'> } | { kind: 'alert_rule'; id: string; deleted: true; updated_at: number };
+
+/** The control plane's compaction key of a rule's change (its deletion marker's key too). */
+export function alertRuleChangeKey(change: AlertRuleChange): string {
+  return `alert_rule:${'rule' in change ? change.rule.id : change.id}`;
+}
 
 export class AlertRules {
   private readonly byId = new Map<string, AlertRule>();
@@ -204,7 +213,7 @@ export class AlertRules {
    * so that it is what the compacted topic keeps. A rule's state (ok/firing) stays this node's.
    */
   async apply(change: AlertRuleChange): Promise<AlertRuleChange | undefined> {
-    const key = changeKey(change);
+    const key = alertRuleChangeKey(change);
     return this.db.write(async (c) => {
       const deleted = await deletedAt(c, key);
       if ('deleted' in change) {

@@ -26,7 +26,7 @@ import type { ExpiryResult } from '../../src/engine/component.js';
 import type { Dataset } from '../../src/engine/item.js';
 import type { ArtifactFile, ArtifactLookup, ArtifactScope, ArtifactType } from '../../src/records/artifact.js';
 import { uuidv7 } from '../../src/records/uuid.js';
-import { changeKey, deletedAt, markDeleted, type ArtifactBundleChange } from '../control-plane/control-journal.js';
+import { deletedAt, markDeleted } from '../duckdb/journal.js';
 import { decodeCursor, encodeCursor } from '../../src/http/cursor.js';
 import type { Database } from '../duckdb/database.js';
 import { makePrivateDir, syncDir } from '../duckdb/private-files.js';
@@ -90,6 +90,14 @@ const SHA256 = /^[0-9a-f]{64}$/;
 const TEXT_LIST = LIST(VARCHAR);
 /** Shared path: a staging directory this old belongs to a process that died mid-upload. */
 const STALE_STAGING_MS = 24 * 3600_000;
+
+/** An artifact bundle's metadata (its bytes are on the shared artifacts path already), or its deletion: what the control plane replicates. */
+export type ArtifactBundleChange = { kind: 'artifact_bundle'; bundle: Bundle; digest: string } | { kind: 'artifact_bundle'; id: string; deleted: true };
+
+/** The control plane's compaction key of a bundle's change (its deletion marker's key too). */
+export function bundleChangeKey(change: ArtifactBundleChange): string {
+  return `artifact_bundle:${'bundle' in change ? change.bundle.id : change.id}`;
+}
 
 export class ArtifactStore implements ArtifactLookup {
   private lock: Promise<unknown> = Promise.resolve();
@@ -275,7 +283,7 @@ export class ArtifactStore implements ArtifactLookup {
    * bundle is inserted once, and never after its deletion.
    */
   async apply(change: ArtifactBundleChange): Promise<void> {
-    const key = changeKey(change);
+    const key = bundleChangeKey(change);
     await this.exclusive(() =>
       this.db.write(async (c) => {
         if ('deleted' in change) {

@@ -1,12 +1,10 @@
-// The service's DuckDB database file: the catalog's tables and those of the exporters that keep
-// theirs here (each runs its own migrations, see migrate.ts). DuckDB takes one writing process per
+// The service's DuckDB database file: the tables of the extensions and of the exporters that keep
+// theirs here (each runs its own migrations when it starts, see migrate.ts). DuckDB takes one writing process per
 // file and, inside it, conflicting writes from two connections fail; so every write in the process
 // goes through one queue on one connection, while reads use their own connections.
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { CATALOG_MIGRATIONS } from '../catalog/migrations.js';
-import type { ControlChange, Journal } from '../control-plane/control-journal.js';
-import { migrate } from './migrate.js';
+import type { Journal, JournalChange } from './journal.js';
 import { makePrivateDir, makePrivateFiles } from './private-files.js';
 
 export class DatabaseLockedError extends Error {
@@ -53,7 +51,6 @@ export class Database {
       const writer = await instance.connect();
       const db = new Database(path, dataDir, instance, writer);
       for (let i = 0; i < readers; i++) db.readers.push(await instance.connect());
-      await migrate(db, 'catalog', CATALOG_MIGRATIONS, undefined);
       makePrivateFiles(dataDir, /^faultline\.duckdb/);
       return db;
     } catch (error) {
@@ -88,7 +85,7 @@ export class Database {
    * Records a change for the shared control plane inside the caller's write transaction (a no-op
    * without one): it commits, or rolls back, with the change itself.
    */
-  async recordChange(connection: DuckDBConnection, change: ControlChange): Promise<void> {
+  async recordChange<C extends JournalChange>(connection: DuckDBConnection, change: C): Promise<void> {
     if (!this.journal) return;
     await this.journal.record(connection, change);
     this.journaled = true;

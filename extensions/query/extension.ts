@@ -8,6 +8,8 @@ import type { Signal } from '../../src/engine/item.js';
 import type { Database } from '../duckdb/database.js';
 import type { IssueStates } from '../issues/issue-states.js';
 import { Storage } from './storage.js';
+import { databaseOf } from '../duckdb/index.js';
+import { issueStatesOf } from '../issues/index.js';
 
 export class QueryExtension implements Extension {
   private attached?: Storage;
@@ -56,6 +58,5 @@ export const queryExtensionFactory: ExtensionFactory<z.infer<typeof queryConfigS
   configSchema: queryConfigSchema,
   defaultConfig: () => ({}),
   dependencies: ['duckdb', 'issues'],
-  // The database and issue states come from the duckdb and issues extensions once they are looked up by id.
-  create: ({ host }) => new QueryExtension(host.database, host.issueStates, host.settings.app_url),
+  create: ({ host }) => new QueryExtension(databaseOf(host), issueStatesOf(host), host.settings.app_url),
 };

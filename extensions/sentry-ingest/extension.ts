@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { ExpiryResult } from '../../src/engine/component.js';
 import { requireExtension, type Extension, type ExtensionFactory, type ExtensionLookup } from '../../src/engine/extension.js';
 import type { Dataset } from '../../src/engine/item.js';
+import { databaseOf } from '../duckdb/index.js';
 import type { Database } from '../duckdb/database.js';
 import {
   ClientReports,
@@ -73,5 +74,5 @@ export const sentryIngestExtensionFactory: ExtensionFactory<z.infer<typeof sentr
   defaultConfig: () => ({}),
   dependencies: ['duckdb'],
   // The database comes from the duckdb extension once it is looked up by id.
-  create: ({ host }) => new SentryIngestExtension(host.database, host.settings.data_dir),
+  create: ({ host }) => new SentryIngestExtension(databaseOf(host), host.settings.data_dir),
 };

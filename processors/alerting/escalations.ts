@@ -5,6 +5,8 @@ import { firingKey, type NewFiring } from '../../extensions/alerts/alert-outbox.
 import type { StateChange } from '../../extensions/alerts/alert-rules.js';
 import type { IssueEscalation } from '../../extensions/issues/issue-ignores.js';
 import { readSideOf } from '../../extensions/query/index.js';
+import { alertsOf } from '../../extensions/alerts/index.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
 import { buildPayload, type IssueFacts } from './payload.js';
 import { quietEnough } from './processor.js';
 import type { AlertingRuntime } from './runtime.js';
@@ -15,9 +17,9 @@ export async function fireEscalation(runtime: AlertingRuntime, escalation: Issue
   try {
     const { dataset, projectId, issueId } = escalation;
     // Without an event there is no environment: rules bound to one do not hear it.
-    const rules = (host.alerts.rules.active(dataset, projectId)?.regression ?? []).filter((rule) => rule.environment === null);
+    const rules = (alertsOf(host).rules.active(dataset, projectId)?.regression ?? []).filter((rule) => rule.environment === null);
     if (rules.length === 0) return;
-    const project = await host.catalog.project(projectId);
+    const project = await catalogOf(host).project(projectId);
     const storage = readSideOf(host);
     const found = storage?.reads('events') ? await storage.issues.get(dataset, [projectId], issueId) : undefined;
     const issue: IssueFacts = {
@@ -29,7 +31,7 @@ export async function fireEscalation(runtime: AlertingRuntime, escalation: Issue
     };
     const firings: NewFiring[] = [];
     for (const rule of rules) {
-      if (!(await quietEnough(host.alerts, rule, issueId, escalation.at))) continue;
+      if (!(await quietEnough(alertsOf(host), rule, issueId, escalation.at))) continue;
       const key = firingKey(rule.id, issueId, 'escalated', escalation.ignoredAt);
       const payload = buildPayload({
         key,
@@ -54,7 +56,7 @@ export async function fireEscalation(runtime: AlertingRuntime, escalation: Issue
       });
     }
     const states = firings.map((f): StateChange => ({ ruleId: f.ruleId, state: 'firing', at: f.firedAt, fired: true, firingKey: f.key }));
-    const recorded = await host.alerts.outbox.record(firings, states);
+    const recorded = await alertsOf(host).outbox.record(firings, states);
     for (const _ of recorded) runtime.metrics.firings.inc({ type: 'regression', state: 'firing' });
     if (recorded.length) runtime.wake();
   } catch (error) {

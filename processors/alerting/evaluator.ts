@@ -10,6 +10,8 @@ import type { AlertRule, StateChange } from '../../extensions/alerts/alert-rules
 import { buildPayload, type IssueFacts } from './payload.js';
 import type { AlertingRuntime } from './runtime.js';
 import { measure, prune, type Measurement, type RuleWindow } from './windows.js';
+import { alertsOf } from '../../extensions/alerts/index.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
 
 export class Evaluator {
   constructor(private readonly runtime: AlertingRuntime) {}
@@ -21,7 +23,7 @@ export class Evaluator {
     const live = new Set<string>();
     for (const type of ['error_spike', 'latency'] as const) {
       if (!this.runtime.handles(type === 'latency' ? 'traces' : 'events')) continue;
-      for (const rule of host.alerts.rules.enabled(type)) {
+      for (const rule of alertsOf(host).rules.enabled(type)) {
         live.add(rule.id);
         const window = this.runtime.window(rule);
         prune(rule, window, now);
@@ -35,19 +37,19 @@ export class Evaluator {
       }
     }
     if (this.runtime.handles('events'))
-      for (const type of ['new_issue', 'regression'] as const) states.push(...quietIssueRules(host.alerts.rules.enabled(type), now));
-    for (const id of this.runtime.windows.keys()) if (!live.has(id) && !host.alerts.rules.get(id)?.enabled) this.runtime.windows.delete(id);
+      for (const type of ['new_issue', 'regression'] as const) states.push(...quietIssueRules(alertsOf(host).rules.enabled(type), now));
+    for (const id of this.runtime.windows.keys()) if (!live.has(id) && !alertsOf(host).rules.get(id)?.enabled) this.runtime.windows.delete(id);
     if (states.length === 0) return;
-    const recorded = new Set(await host.alerts.outbox.record(firings, states));
+    const recorded = new Set(await alertsOf(host).outbox.record(firings, states));
     for (const firing of firings)
-      if (recorded.has(firing.key)) this.runtime.metrics.firings.inc({ type: host.alerts.rules.get(firing.ruleId)?.type ?? 'unknown', state: firing.state });
+      if (recorded.has(firing.key)) this.runtime.metrics.firings.inc({ type: alertsOf(host).rules.get(firing.ruleId)?.type ?? 'unknown', state: firing.state });
     if (recorded.size) this.runtime.wake();
   }
 
   private async firing(rule: AlertRule, state: 'firing' | 'resolved', measured: Measurement, window: RuleWindow, now: number): Promise<NewFiring> {
     const { host } = this.runtime;
     const key = firingKey(rule.id, state, Math.floor(now / this.runtime.config.evaluation_interval_ms));
-    const project = await host.catalog.project(rule.project_id);
+    const project = await catalogOf(host).project(rule.project_id);
     const event = window.kind === 'error_spike' ? window.lastEvent : undefined;
     let issue: IssueFacts | undefined;
     const issueId = (rule.conditions as { issue_id?: string }).issue_id;

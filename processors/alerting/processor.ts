@@ -16,7 +16,9 @@ import type { AlertRule, StateChange } from '../../extensions/alerts/alert-rules
 import { buildPayload } from './payload.js';
 import type { AlertingRuntime } from './runtime.js';
 import { eventMatches, spanMatches, spanMicros } from './windows.js';
+import { alertsOf } from '../../extensions/alerts/index.js';
 import type { Alerts } from '../../extensions/alerts/alerts.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
 
 interface IssueHit {
   item: RecordItem<'events'>;
@@ -48,7 +50,7 @@ export class AlertingProcessor implements Processor {
   }
 
   async process(items: Item[]): Promise<void> {
-    const rules = this.runtime.host.alerts.rules;
+    const rules = alertsOf(this.runtime.host).rules;
     if (this.signal === 'traces') {
       for (const item of recordItems('traces', items)) {
         const latency = rules.active(item.tenant.dataset, item.tenant.projectId)?.latency;
@@ -98,9 +100,9 @@ export class AlertingProcessor implements Processor {
               // IssueStates): the same key in every process, and a new one for the next regression.
               firingKey(rule.id, issueId, 'regressed', event.id);
         if (firings.has(key)) continue;
-        if (transition !== 'new' && !(await quietEnough(host.alerts, rule, issueId, item.receivedAt))) continue;
+        if (transition !== 'new' && !(await quietEnough(alertsOf(host), rule, issueId, item.receivedAt))) continue;
         const now = Date.now();
-        const project = await host.catalog.project(rule.project_id);
+        const project = await catalogOf(host).project(rule.project_id);
         const payload: AlertPayload = buildPayload({
           key,
           rule,
@@ -132,9 +134,9 @@ export class AlertingProcessor implements Processor {
       }
       // The rule shows it fired (state, last_fired_at) when the firing is new, not for a copy's.
       const states = [...firings.values()].map((f): StateChange => ({ ruleId: f.ruleId, state: 'firing', at: f.firedAt, fired: true, firingKey: f.key }));
-      const recorded = await host.alerts.outbox.record([...firings.values()], states);
+      const recorded = await alertsOf(host).outbox.record([...firings.values()], states);
       for (const key of recorded)
-        this.runtime.metrics.firings.inc({ type: host.alerts.rules.get(firings.get(key)?.ruleId ?? '')?.type ?? 'unknown', state: 'firing' });
+        this.runtime.metrics.firings.inc({ type: alertsOf(host).rules.get(firings.get(key)?.ruleId ?? '')?.type ?? 'unknown', state: 'firing' });
       if (recorded.length) this.runtime.wake();
     } catch (error) {
       // Not recorded: nothing is acknowledged and the sender retries, so the alert is not lost.

@@ -11,6 +11,8 @@ import { Evaluator } from './evaluator.js';
 import { fireEscalation } from './escalations.js';
 import { alertingMetrics, type AlertingMetrics } from './metrics.js';
 import { newWindow, rebuild, type RuleWindow } from './windows.js';
+import { alertsOf } from '../../extensions/alerts/index.js';
+import { issueStatesOf } from '../../extensions/issues/index.js';
 
 export class AlertingRuntime {
   readonly metrics: AlertingMetrics;
@@ -32,9 +34,9 @@ export class AlertingRuntime {
     readonly host: Host,
   ) {
     this.metrics = alertingMetrics(host.metrics.registry);
-    // The service configured host.alerts from this same section (allow_private_destinations).
-    this.delivery = new DeliveryLoop(host.alerts, config.delivery, {
-      guard: host.alerts.destinations,
+    // The service configured alertsOf(host) from this same section (allow_private_destinations).
+    this.delivery = new DeliveryLoop(alertsOf(host), config.delivery, {
+      guard: alertsOf(host).destinations,
       logger: host.logger,
       metrics: this.metrics,
     });
@@ -55,7 +57,7 @@ export class AlertingRuntime {
   acquire(signal: Signal): void {
     const first = this.signals.size === 0;
     this.signals.set(signal, (this.signals.get(signal) ?? 0) + 1);
-    if (signal === 'events') this.stopHearingEscalations ??= this.host.issueStates.ignores.onEscalated((e) => fireEscalation(this, e));
+    if (signal === 'events') this.stopHearingEscalations ??= issueStatesOf(this.host).ignores.onEscalated((e) => fireEscalation(this, e));
     if (!first) return;
     this.startedAt = Date.now();
     this.delivery.start();
@@ -79,7 +81,7 @@ export class AlertingRuntime {
 
   /** New firings are in the outbox: deliver them now. */
   wake(): void {
-    this.host.alerts.wake();
+    alertsOf(this.host).wake();
   }
 
   /** One evaluation round (never two at once); the first rebuilds the windows once storage is readable. */
@@ -95,7 +97,7 @@ export class AlertingRuntime {
         if (!storage) return; // the exporters are still starting
         for (const type of ['error_spike', 'latency'] as const) {
           if (!this.handles(type === 'latency' ? 'traces' : 'events')) continue;
-          for (const rule of this.host.alerts.rules.enabled(type)) await rebuild(rule, this.window(rule), storage.windowCounts, this.startedAt);
+          for (const rule of alertsOf(this.host).rules.enabled(type)) await rebuild(rule, this.window(rule), storage.windowCounts, this.startedAt);
         }
         this.rebuilt = true;
       }

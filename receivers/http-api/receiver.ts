@@ -6,6 +6,7 @@ import { eventIngestRoute } from './routes/events.js';
 import { replayIngestRoute } from './routes/replays.js';
 import { traceIngestRoute } from './routes/traces.js';
 import { sentryRoutes } from './sentry/routes.js';
+import { httpServerOf } from '../../src/http/server-extension.js';
 
 export class HttpApiReceiver implements Receiver {
   constructor(private readonly settings: ReceiverSettings<HttpApiConfig>) {}
@@ -13,7 +14,7 @@ export class HttpApiReceiver implements Receiver {
   async start(): Promise<void> {
     const { host, consumers, config, id } = this.settings;
     if (consumers.events)
-      host.http.route(
+      httpServerOf(host).route(
         eventIngestRoute({
           host,
           receiverId: id.text,
@@ -21,9 +22,9 @@ export class HttpApiReceiver implements Receiver {
           maxBodyBytes: config.max_event_bytes,
         }),
       );
-    if (consumers.traces) host.http.route(traceIngestRoute({ host, receiverId: id.text, consumer: consumers.traces }));
+    if (consumers.traces) httpServerOf(host).route(traceIngestRoute({ host, receiverId: id.text, consumer: consumers.traces }));
     if (consumers.replays)
-      host.http.route(
+      httpServerOf(host).route(
         replayIngestRoute({
           host,
           receiverId: id.text,
@@ -40,7 +41,7 @@ export class HttpApiReceiver implements Receiver {
         maxEventBytes: config.max_event_bytes,
         maxAttachmentBytes: config.sentry.max_attachment_bytes,
       });
-      for (const route of routes) host.http.route(route);
+      for (const route of routes) httpServerOf(host).route(route);
     }
   }
 }

@@ -12,6 +12,7 @@ export const kafkaReceiverFactory: ReceiverFactory<KafkaReceiverConfig> = {
   // faultline_json carries records the ingest node validated; otlp_proto spans are validated here.
   provides: { events: ['validated'], traces: ['validated'], replays: ['validated'] },
   metrics: ['faultline_receiver_accepted_items_total', 'faultline_receiver_refused_items_total', 'faultline_kafka_receiver_waits_total'],
+  extensions: ['catalog'],
   description: "A Kafka consumer group over its pipelines' topics (faultline_json, otlp_proto): offsets committed once every exporter has",
   configSchema: kafkaReceiverConfigSchema,
   create: (settings) => new KafkaReceiver(settings),

@@ -13,6 +13,7 @@ import { SPAN_LIMIT_DEFAULTS } from '../../src/records/span-validation/validate-
 import { decodeTraceRequestProtobuf } from '../../src/otlp/decode/protobuf.js';
 import { otlpIdErrors } from '../../src/otlp/decode/to-span-inputs.js';
 import { HEADER_DATASET, HEADER_ORG, HEADER_PROJECT } from '../../src/kafka/tenant-headers.js';
+import { authenticatorOf, catalogOf } from '../../extensions/catalog/index.js';
 
 const SPAN_SIZE = 512;
 
@@ -48,9 +49,9 @@ export class OtlpProtoDecoder {
 
   private async tenantOfResource(project: unknown): Promise<Tenant> {
     if (!this.key) throw new RecordDecodeError('an otlp_proto message without faultline tenant headers, and no `key` configured to attribute it');
-    const principal = await this.host.auth.authenticate(`Bearer ${this.key}`);
+    const principal = await authenticatorOf(this.host).authenticate(`Bearer ${this.key}`);
     if (!principal) throw new RecordDecodeError('the configured key is not a valid API key');
-    return tenantOf(principal, await resolveProject(this.host.catalog, principal, typeof project === 'string' ? project : undefined));
+    return tenantOf(principal, await resolveProject(catalogOf(this.host), principal, typeof project === 'string' ? project : undefined));
   }
 }
 

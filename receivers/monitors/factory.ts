@@ -12,6 +12,7 @@ export const monitorsFactory: ReceiverFactory<MonitorsConfig> = {
   // One scheduler over the service's one set of monitors.
   singleton: true,
   metrics: MONITOR_METRICS,
+  extensions: ['catalog', 'alerts', 'duckdb', 'query'],
   description:
     "Cron monitors (check-ins over /v1 and Sentry SDKs) and uptime checks; a missed, failed or timed-out run or a site that is down becomes an event of the monitor's issue",
   configSchema: monitorsConfigSchema,

@@ -16,6 +16,11 @@ import { scheduleProblem, type Schedule } from './schedule.js';
 import { MonitorBus, takeCheckin } from './bus.js';
 import { monitorClock } from './clock.js';
 import { MONITOR_CHANGE, MonitorStore, type Monitor } from '../../src/storage/monitors.js';
+import { alertsOf } from '../../extensions/alerts/index.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
+import { databaseOf } from '../../extensions/duckdb/index.js';
+import { httpServerOf } from '../../src/http/server-extension.js';
+import { checkinsOf } from '../../src/records/checkin.js';
 
 const DAY = 86_400_000;
 /** Tries to hand a failure event in before it is given up (and logged). */
@@ -31,7 +36,7 @@ export class MonitorsReceiver implements Receiver {
 
   async start(): Promise<void> {
     const { host, config, consumers } = this.settings;
-    const store = await MonitorStore.open(host.database);
+    const store = await MonitorStore.open(databaseOf(host));
     const guard = new DestinationGuard({ allowPrivate: config.allow_private_destinations, resolve: systemResolver() });
     const now = () => monitorClock.now();
     const metrics = monitorMetrics(host.metrics.registry);
@@ -49,7 +54,7 @@ export class MonitorsReceiver implements Receiver {
       emit: (monitor, event) => this.emit(monitor, event),
       resolveIssue: async (monitor, issueId) => {
         await readSideOf(host)?.issues.setStatus(monitor.dataset, [monitor.project_id], issueId, 'resolved');
-        const project = await host.catalog.project(monitor.project_id);
+        const project = await catalogOf(host).project(monitor.project_id);
         const issue = {
           dataset: monitor.dataset,
           projectId: monitor.project_id,
@@ -57,12 +62,12 @@ export class MonitorsReceiver implements Receiver {
           title: `Monitor failure: ${monitor.slug}`,
           permalink: `${host.settings.app_url}/issues/${issueId}`,
         };
-        await host.alerts.issueRecovered(issue, { id: monitor.project_id, name: project?.name ?? monitor.project_id });
+        await alertsOf(host).issueRecovered(issue, { id: monitor.project_id, name: project?.name ?? monitor.project_id });
       },
     });
     this.monitors = monitors;
-    // Definitions made on other nodes, through the control plane (src/kafka/control-plane.ts), when there is one.
-    host.database.journal?.onComponentChange?.(MONITOR_CHANGE, async (change) => {
+    // Definitions made on other nodes, through the control plane, when there is one.
+    databaseOf(host).journal?.onComponentChange?.(MONITOR_CHANGE, async (change) => {
       const [dataset, projectId, ...slug] = change.id.split('/');
       const tenant = { dataset: dataset === 'test' ? 'test' : 'live', orgId: '', projectId: projectId ?? '' } as const;
       await monitors.serialize(tenant, slug.join('/'), () =>
@@ -74,8 +79,8 @@ export class MonitorsReceiver implements Receiver {
       await this.bus.start();
     }
     const bus = this.bus;
-    for (const route of monitorRoutes({ catalog: host.catalog, monitors, config, guard, now, bus })) host.http.route(route);
-    host.checkins = this.sentrySink(monitors);
+    for (const route of monitorRoutes({ catalog: catalogOf(host), monitors, config, guard, now, bus })) httpServerOf(host).route(route);
+    checkinsOf(host).sink = this.sentrySink(monitors);
     if (!consumers.events) host.logger.warn('the monitors receiver is in no events pipeline: failures are recorded but open no issue');
     // Missed while the service was down: reported once, at the first tick.
     const tick = () => void monitors.tick().catch((error: unknown) => host.logger.error({ err: error }, 'monitors: detection failed'));

@@ -9,6 +9,7 @@ export const otlpFactory: ReceiverFactory<OtlpConfig> = {
   signals: ['traces'],
   stability: { traces: 'beta' },
   metrics: ['faultline_receiver_accepted_items_total', 'faultline_receiver_refused_items_total', 'faultline_http_request_duration_seconds'],
+  extensions: ['catalog'],
   description: 'OTLP/HTTP (protobuf and JSON) on its own port: spans',
   configSchema: otlpConfigSchema,
   defaults: {

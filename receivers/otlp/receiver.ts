@@ -20,6 +20,8 @@ import { decodeTraceRequestJson, encodeStatusJson, encodeTraceResponseJson } fro
 import { decodeTraceRequestProtobuf, encodeStatusProtobuf, encodeTraceResponseProtobuf } from '../../src/otlp/decode/protobuf.js';
 import { OtlpDecodeError } from '../../src/otlp/decode/errors.js';
 import { countSpans, otlpIdErrors, type DecodedTraceRequest } from '../../src/otlp/decode/to-span-inputs.js';
+import { authenticatorOf, catalogOf } from '../../extensions/catalog/index.js';
+import { httpServerOf, listenersOf } from '../../src/http/server-extension.js';
 
 type Encoding = 'protobuf' | 'json';
 
@@ -61,10 +63,10 @@ export class OtlpReceiver implements Receiver {
     const server = new HttpHost({
       host: config.host,
       port: config.port,
-      auth: host.auth,
+      auth: authenticatorOf(host),
       metrics: host.metrics,
       logger: host.logger,
-      rateLimiter: host.http.rateLimiter,
+      rateLimiter: httpServerOf(host).rateLimiter,
       rateLimit: host.settings.limits.rate_limit,
       version: VERSION,
     });
@@ -79,7 +81,7 @@ export class OtlpReceiver implements Receiver {
     });
     const port = await server.listen();
     server.ready = true;
-    host.listeners.set(id.text, port);
+    listenersOf(host).set(id.text, port);
     this.server = server;
   }
 
@@ -96,12 +98,12 @@ export class OtlpReceiver implements Receiver {
       if (!encoding) throw new OtlpFailure(415, RPC.INVALID_ARGUMENT, 'unsupported content type; send application/x-protobuf or application/json');
       const charset = encoding === 'json' ? unsupportedCharset(contentType) : undefined;
       if (charset) throw new OtlpFailure(415, RPC.INVALID_ARGUMENT, charset);
-      const principal = await host.auth.authenticate(ctx.event.req.headers.get('authorization'));
+      const principal = await authenticatorOf(host).authenticate(ctx.event.req.headers.get('authorization'));
       if (!principal)
         throw new OtlpFailure(401, RPC.UNAUTHENTICATED, 'a valid API key is required: Authorization: Bearer <key>', {
           'www-authenticate': 'Bearer realm="faultline"',
         });
-      const wait = host.http.rateLimiter.take(principal.keyId);
+      const wait = httpServerOf(host).rateLimiter.take(principal.keyId);
       if (wait > 0) throw new OtlpFailure(429, RPC.RESOURCE_EXHAUSTED, 'too many requests for this API key', { 'retry-after': String(wait) });
 
       const traces = this.settings.consumers.traces;
@@ -146,7 +148,7 @@ export class OtlpReceiver implements Receiver {
     for (const resource of request.resourceSpans) {
       const attribute = resource.resource['faultline.project'];
       const requested = header ?? (typeof attribute === 'string' ? attribute : undefined);
-      const project = await resolveProject(host.catalog, principal, requested);
+      const project = await resolveProject(catalogOf(host), principal, requested);
       const group = groups.get(project.id) ?? { tenant: tenantOf(principal, project), spans: [], indexes: [] };
       for (const span of resource.spans) {
         const invalid = otlpIdErrors(span);

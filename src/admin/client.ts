@@ -2,11 +2,22 @@
 // database directly.
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
-import { Catalog, CatalogError, type ApiKey, type CreatedKey, type Project } from '../../extensions/catalog/catalog.js';
-import { AlertRules, type AlertRule } from '../../extensions/alerts/alert-rules.js';
-import { Database } from '../../extensions/duckdb/database.js';
-import { Quarantine, type QuarantinedItem } from '../../extensions/quarantine/quarantine.js';
-import { Users, type User, type UserListing } from '../../extensions/catalog/users.js';
+import {
+  type Catalog,
+  CatalogError,
+  catalogOf,
+  Users,
+  type ApiKey,
+  type CreatedKey,
+  type Project,
+  type User,
+  type UserListing,
+} from '../../extensions/catalog/index.js';
+import { AlertRules, type AlertRule } from '../../extensions/alerts/index.js';
+import { databaseOf, type Database } from '../../extensions/duckdb/index.js';
+import { quarantineOf, type Quarantine, type QuarantinedItem } from '../../extensions/quarantine/index.js';
+import { defaultRegistry } from '../components.js';
+import { defaultSettings, startExtensionHost } from '../extension-host.js';
 import {
   socketPath,
   type AdminOperations,
@@ -20,11 +31,17 @@ import {
 export async function withAdmin<T>(dataDir: string, work: (ops: AdminOperations) => Promise<T>): Promise<T> {
   const path = socketPath(dataDir);
   if (existsSync(path) && (await answers(path))) return work(new SocketOperations(path));
-  const db = await Database.open(dataDir);
+  // The stores the commands use, with their tables migrated as a start of the service would.
+  const opened = await startExtensionHost({
+    registry: defaultRegistry(),
+    types: ['catalog', 'issues', 'quarantine', 'alerts'],
+    settings: defaultSettings(dataDir),
+  });
   try {
-    return await work(new CatalogOperations(db, new Catalog(db), new Quarantine(db)));
+    const { host } = opened;
+    return await work(new CatalogOperations(databaseOf(host), catalogOf(host), quarantineOf(host)));
   } finally {
-    await db.close();
+    await opened.close();
   }
 }
 

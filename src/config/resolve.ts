@@ -18,6 +18,7 @@ import {
 import { SIGNALS, type Signal } from '../engine/item.js';
 import type { Registry } from '../engine/registry.js';
 import { expandEnv } from './env.js';
+import { resolveExtensions, type ResolvedExtension } from './extensions.js';
 import type { ConfigError } from './errors.js';
 import type { ConfigSource } from './load.js';
 import { loadServiceSection, storageEnv, type ServiceSettings, type StorageSetting } from './service-schema.js';
@@ -55,12 +56,14 @@ export interface ResolvedConfig {
   readSources: Partial<Record<Signal, string[]>>;
   /** What is accepted but should change (a deprecated key), each with its YAML path: the service logs them at start, `validate` prints them. */
   warnings: ConfigError[];
+  /** The extensions to run (`service.extensions`), dependencies first. */
+  extensions: ResolvedExtension[];
 }
 
 type Components = Record<ComponentKind, Map<string, ResolvedComponent>>;
 
 const SECTIONS: Record<ComponentKind, string> = { receiver: 'receivers', processor: 'processors', exporter: 'exporters', connector: 'connectors' };
-const TOP_LEVEL = [...COMPONENT_KINDS.map((kind) => SECTIONS[kind]), 'service'];
+const TOP_LEVEL = [...COMPONENT_KINDS.map((kind) => SECTIONS[kind]), 'extensions', 'service'];
 
 /**
  * About two seconds of what one instance commits per signal (see bench/README.md for the rates):
@@ -115,7 +118,8 @@ export function resolveConfig(source: ConfigSource, registry: Registry, env: Nod
   ) as Components;
   checkConnectorIds(components, errors);
 
-  const service = loadServiceSection(isRecord(serviceSection) ? serviceSection : {}, env);
+  const { extensions: listedExtensions, ...serviceKeys } = isRecord(serviceSection) ? serviceSection : {};
+  const service = loadServiceSection(serviceKeys, env);
   errors.push(...service.errors);
 
   const pipelinesSection = isRecord(serviceSection) ? serviceSection.pipelines : undefined;
@@ -135,8 +139,18 @@ export function resolveConfig(source: ConfigSource, registry: Registry, env: Nod
   if (service.settings) checkListeners(components, pipelines, service.settings, errors);
   if (service.settings) checkOwnership(components, service.settings, errors);
 
+  const extensions = resolveExtensions(root.extensions, listedExtensions, usedComponents(components, pipelines, readSources), registry, errors);
+
   if (errors.length || !service.settings) return { errors: withLines(errors, source) };
-  return { config: { source: source.name, settings: service.settings, components, pipelines, readSources, warnings: withLines(warnings, source) }, errors: [] };
+  return { config: { source: source.name, settings: service.settings, components, pipelines, readSources, warnings: withLines(warnings, source), extensions }, errors: [] };
+}
+
+/** The components that will run: in a pipeline, or read from by service.storage. */
+function usedComponents(components: Components, pipelines: ResolvedPipeline[], readSources: Partial<Record<Signal, string[]>>) {
+  const refs = new Set([...pipelines.flatMap((p) => [...p.receivers, ...p.processors, ...p.exporters]), ...Object.values(readSources).flat()]);
+  return COMPONENT_KINDS.flatMap((kind) =>
+    [...components[kind]].filter(([text]) => refs.has(text)).map(([text, component]) => ({ path: `${SECTIONS[kind]}.${text}`, factory: component.factory })),
+  );
 }
 
 function resolveComponents(

@@ -8,11 +8,15 @@ import type { z } from 'zod';
 import type { ComponentId } from './component.js';
 import type { Host } from './host.js';
 
-export interface Extension {
+/**
+ * An extension: anything with an optional start and shutdown. (`object &` keeps TypeScript from
+ * treating it as a weak type, so an extension with neither, such as a holder of a store, is one.)
+ */
+export type Extension = object & {
   start?(): Promise<void>;
   /** Release what it holds; called after every pipeline and every extension depending on it stopped. */
   shutdown?(): Promise<void>;
-}
+};
 
 /** Where extensions are found by id: the one thing Host offers besides logger, metrics and settings. */
 export interface ExtensionLookup {

@@ -10,6 +10,7 @@ import {
   type ProcessorFactory,
   type ReceiverFactory,
 } from './component.js';
+import type { AnyExtensionFactory } from './extension.js';
 import type { Signal } from './item.js';
 
 type FactoryOfKind<K extends ComponentKind> = K extends 'receiver'
@@ -22,9 +23,25 @@ type FactoryOfKind<K extends ComponentKind> = K extends 'receiver'
 
 export class Registry {
   private readonly factories = new Map<string, ComponentFactory>();
+  private readonly extensionFactories = new Map<string, AnyExtensionFactory>();
 
-  constructor(factories: readonly ComponentFactory[] = []) {
+  constructor(factories: readonly ComponentFactory[] = [], extensions: readonly AnyExtensionFactory[] = []) {
     for (const factory of factories) this.register(factory);
+    for (const factory of extensions) this.registerExtension(factory);
+  }
+
+  registerExtension(factory: AnyExtensionFactory): void {
+    if (this.extensionFactories.has(factory.type)) throw new Error(`extension type "${factory.type}" is registered twice`);
+    this.extensionFactories.set(factory.type, factory);
+  }
+
+  extension(type: string): AnyExtensionFactory | undefined {
+    return this.extensionFactories.get(type);
+  }
+
+  /** Every extension factory, in the order registered (the default `service.extensions`). */
+  extensions(): AnyExtensionFactory[] {
+    return [...this.extensionFactories.values()];
   }
 
   register(factory: ComponentFactory): void {

@@ -9,7 +9,7 @@ import { migrate, type Migration } from '../../extensions/duckdb/migrate.js';
 import { rows } from '../../extensions/duckdb/rows.js';
 import type { Schedule } from '../records/schedule.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { deletedAt, markDeleted, type ComponentChange } from '../../extensions/control-plane/control-journal.js';
+import { deletedAt, markDeleted, type ComponentChange } from '../../extensions/duckdb/journal.js';
 
 export type MonitorType = 'cron' | 'uptime';
 export type CronStatus = 'new' | 'ok' | 'error' | 'missed' | 'timeout';

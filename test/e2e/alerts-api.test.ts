@@ -6,6 +6,7 @@ import { alertingYaml, createRule, getRule, ruleUntil, type RuleView } from '../
 import { expectError } from '../support/http.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { startService, type TestService } from '../support/service.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
 
 let svc: TestService;
 let hook: Receiver;
@@ -13,8 +14,8 @@ let shopKey: string;
 
 beforeAll(async () => {
   [svc, hook] = await Promise.all([startService({ yaml: alertingYaml() }), startReceiver()]);
-  await svc.service.host.catalog.createProject({ id: 'shop', name: 'Shop' });
-  shopKey = (await svc.service.host.catalog.createKey({ dataset: 'live', projectId: 'shop' })).secret;
+  await catalogOf(svc.service.host).createProject({ id: 'shop', name: 'Shop' });
+  shopKey = (await catalogOf(svc.service.host).createKey({ dataset: 'live', projectId: 'shop' })).secret;
 });
 afterAll(async () => {
   await svc.stop();

@@ -8,6 +8,7 @@ import { expectError } from '../support/http.js';
 import { startService, type TestService } from '../support/service.js';
 import { decodeHeader, header, startSmtp, textParts, type ReceivedMail, type SmtpSink } from '../support/smtp.js';
 import { createUser } from '../support/web.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
 
 const login = { user: 'faultline', password: 'smtp-s3cret' };
 let svc: TestService;
@@ -178,7 +179,7 @@ describe('without SMTP', () => {
 });
 
 async function userOf(target: TestService, email: string): Promise<{ id: string; email: string }> {
-  const org = await target.service.host.catalog.defaultOrganization();
+  const org = await catalogOf(target.service.host).defaultOrganization();
   const user = await target.service.storage?.triage.assignableUser(org.id, email);
   if (!user) throw new Error(`no web user ${email}`);
   return user;

@@ -4,7 +4,7 @@
 // test notifications in a loop, and slow receivers that would hold up everyone's notifications.
 //
 // Traffic goes to 127.0.0.1 only. Host names resolve through the test's own resolver, put in the
-// service's destination guard (host.alerts.destinations.policy.resolve): no DNS query leaves the
+// service's destination guard (alertsOf(host).destinations.policy.resolve): no DNS query leaves the
 // machine, and no request goes to any address the resolver makes up — a public one is only ever
 // answered to the check made when a rule is saved, and those rules never fire.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -15,6 +15,8 @@ import { expectError } from '../support/http.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { startService, type TestService } from '../support/service.js';
 import { createUser, WebClient } from '../support/web.js';
+import { alertsOf } from '../../extensions/alerts/index.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
 
 const PUBLIC_V4 = '93.184.215.14';
 const PUBLIC_V6 = '2606:2800:21f:cb07:6820:80da:af6b:8b2c';
@@ -114,7 +116,7 @@ describe('destinations that are not public (allow_private_destinations: false)',
       startReceiver(),
       startConnectionCounter(),
     ]);
-    svc.service.host.alerts.destinations.policy.resolve = dns.resolve;
+    alertsOf(svc.service.host).destinations.policy.resolve = dns.resolve;
   });
   afterAll(async () => {
     await svc.stop();
@@ -221,8 +223,8 @@ describe('destinations that are not public (allow_private_destinations: false)',
     );
     expect(bad.error.details.map((d) => d.path)).toEqual(['actions[1].url']);
     // A rule stored before the check (or replicated from another node) is refused at delivery, and can still be muted.
-    const org = (await svc.service.host.catalog.project('default'))!.org_id;
-    const stored = await svc.service.host.alerts.rules.create(
+    const org = (await catalogOf(svc.service.host).project('default'))!.org_id;
+    const stored = await alertsOf(svc.service.host).rules.create(
       {
         project_id: 'default',
         name: 'Stored',
@@ -330,7 +332,7 @@ describe('limits on rules, actions and test notifications; slow receivers', () =
       startService({ yaml: alertingYaml({ rulesPerProject: 3, testsPerMinute: 2, timeoutMs: 10_000, connectTimeoutMs: 3_000 }) }),
       startReceiver(),
     ]);
-    for (const id of ['capped', 'race', 'quiz', 'other', 'slow-one', 'slow-many', 'prompt']) await svc.service.host.catalog.createProject({ id, name: id });
+    for (const id of ['capped', 'race', 'quiz', 'other', 'slow-one', 'slow-many', 'prompt']) await catalogOf(svc.service.host).createProject({ id, name: id });
     hanging.push(...(await Promise.all(Array.from({ length: 16 }, startHangingReceiver))));
   });
   afterAll(async () => {

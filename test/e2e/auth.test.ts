@@ -4,6 +4,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullEvent, startService, type TestService } from '../support/service.js';
 import { expectError, type Ack } from '../support/http.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
 
 let svc: TestService;
 /** A project key (live) for `shop`. */
@@ -13,7 +14,7 @@ let defaultEvent: { id: string; issueId: string };
 
 beforeAll(async () => {
   svc = await startService();
-  const { catalog } = svc.service.host;
+  const catalog = catalogOf(svc.service.host);
   await catalog.createProject({ id: 'shop', name: 'Shop', platform: 'node' });
   shopKey = (await catalog.createKey({ dataset: 'live', projectId: 'shop', name: 'shop live' })).secret;
   const ack = await ingest(fullEvent({ id: randomUUID(), environment: 'auth-default' }));
@@ -96,7 +97,7 @@ describe('credentials', () => {
   });
 
   it('a revoked key: 401 right after revocation', async () => {
-    const { catalog } = svc.service.host;
+    const catalog = catalogOf(svc.service.host);
     const created = await catalog.createKey({ dataset: 'live', name: 'to revoke' });
     for (const route of routes()) {
       const res = await svc.api(route.path, { ...route.init, key: created.secret });
@@ -107,7 +108,7 @@ describe('credentials', () => {
   });
 
   it('a revoked project key: 401 right after revocation', async () => {
-    const { catalog } = svc.service.host;
+    const catalog = catalogOf(svc.service.host);
     const created = await catalog.createKey({ dataset: 'test', projectId: 'shop' });
     expect((await svc.api('/v1/events', { key: created.secret })).status).toBe(200);
     await catalog.revokeKey(created.key.id);

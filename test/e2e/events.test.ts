@@ -5,13 +5,14 @@ import { deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullEvent, startService, type TestService } from '../support/service.js';
 import { expectError, type ErrorBody, type Ack } from '../support/http.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
 
 let svc: TestService;
 
 beforeAll(async () => {
   svc = await startService();
-  await svc.service.host.catalog.createProject({ id: 'paging', name: 'Paging' });
-  await svc.service.host.catalog.createProject({ id: 'filters', name: 'Filters' });
+  await catalogOf(svc.service.host).createProject({ id: 'paging', name: 'Paging' });
+  await catalogOf(svc.service.host).createProject({ id: 'filters', name: 'Filters' });
 });
 
 afterAll(async () => {

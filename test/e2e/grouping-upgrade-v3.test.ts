@@ -9,6 +9,7 @@ import { issueIdFor } from '../../src/records/issue-id.js';
 import { Database } from '../../extensions/duckdb/database.js';
 import { groupingHash } from '../../processors/grouping/fingerprint.js';
 import { startService, tempDir, type TestService } from '../support/service.js';
+import { groupingVersionsOf } from '../../extensions/issues/index.js';
 
 const dataDir = tempDir();
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -76,7 +77,7 @@ describe('upgrading the grouping algorithm', () => {
     });
 
     svc = await startService({ dataDir, keepData: true, keys });
-    expect(svc.service.host.groupingVersions.of(projectId)).toMatchObject({ version: 3, fallbackVersion: 2 });
+    expect(groupingVersionsOf(svc.service.host).of(projectId)).toMatchObject({ version: 3, fallbackVersion: 2 });
     // The same build again: version 3 would open a new issue; the fallback finds the old one.
     expect(await post(svc, checkoutError('old', '2026-11-01T11:00:00Z'))).toBe(v2Issue);
     // Ruby 3.4's labels, which version 2 would have split off: version 3 groups them with the first, whose alias now leads to the old issue.

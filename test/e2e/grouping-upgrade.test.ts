@@ -9,6 +9,7 @@ import { issueIdFor } from '../../src/records/issue-id.js';
 import { Database } from '../../extensions/duckdb/database.js';
 import { groupingHash } from '../../processors/grouping/fingerprint.js';
 import { startService, tempDir, type TestService } from '../support/service.js';
+import { groupingVersionsOf } from '../../extensions/issues/index.js';
 
 const dataDir = tempDir();
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -75,7 +76,7 @@ describe('upgrading the grouping algorithm', () => {
     });
 
     svc = await startService({ dataDir, keepData: true, keys });
-    expect(svc.service.host.groupingVersions.of(projectId)).toMatchObject({ version: 3, fallbackVersion: 1 });
+    expect(groupingVersionsOf(svc.service.host).of(projectId)).toMatchObject({ version: 3, fallbackVersion: 1 });
     // The same build again: version 2 would open a new issue; the fallback finds the old one.
     expect(await post(svc, checkoutError('old', '2026-11-01T11:00:00Z'))).toBe(v1Issue);
     // A new build that version 1 would have split off: version 2 groups it with the first, whose alias now leads to the old issue.

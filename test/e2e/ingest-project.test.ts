@@ -3,13 +3,14 @@
 // naming another project than they do is 400 — an item never lands silently elsewhere.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullEvent, startService, type TestService } from '../support/service.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
 
 let svc: TestService;
 
 beforeAll(async () => {
   svc = await startService();
-  await svc.service.host.catalog.createProject({ id: 'shop', name: 'Shop' });
-  await svc.service.host.catalog.createProject({ id: 'blog', name: 'Blog' });
+  await catalogOf(svc.service.host).createProject({ id: 'shop', name: 'Shop' });
+  await catalogOf(svc.service.host).createProject({ id: 'blog', name: 'Blog' });
 });
 
 afterAll(async () => {
@@ -65,7 +66,7 @@ describe('POST /v1/events: project_id in the body', () => {
   });
 
   it('a project key cannot name another project in the body (403)', async () => {
-    const { secret } = await svc.service.host.catalog.createKey({ dataset: 'live', projectId: 'blog', name: 'blog' });
+    const { secret } = await catalogOf(svc.service.host).createKey({ dataset: 'live', projectId: 'blog', name: 'blog' });
     const res = await svc.api('/v1/events', { method: 'POST', key: secret, body: JSON.stringify(fullEvent({ project_id: 'shop' })) });
     expect(res.status).toBe(403);
   });

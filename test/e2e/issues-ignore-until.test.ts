@@ -9,6 +9,7 @@ import { expectError } from '../support/http.js';
 import { until as eventually } from '../support/kafka-roles.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { startService, tempDir, type TestService } from '../support/service.js';
+import { issueStatesOf } from '../../extensions/issues/index.js';
 
 const yaml = alertingYaml().replace('  issues: {}', '  issues:\n    ignore_check_interval_ms: 100');
 
@@ -24,7 +25,7 @@ let hook: Receiver;
 const escalations: IssueEscalation[] = [];
 beforeAll(async () => {
   [svc, hook] = await Promise.all([startService({ yaml }), startReceiver()]);
-  svc.service.host.issueStates.ignores.onEscalated((e) => void escalations.push(e));
+  issueStatesOf(svc.service.host).ignores.onEscalated((e) => void escalations.push(e));
   await createRule(svc, { name: 'Back again', type: 'regression', actions: [{ type: 'webhook', url: `${hook.url}/regression` }] });
 });
 afterAll(async () => {
@@ -91,7 +92,7 @@ describe('PATCH ignore_until', () => {
     const res = await svc.api(`/v1/issues/${id}`, { method: 'PATCH', body: JSON.stringify({ status: 'resolved' }) });
     expect(((await res.json()) as IssueBody).ignore_until).toBeNull();
     // Resolved by hand: the old condition no longer returns it.
-    expect(await svc.service.host.issueStates.ignores.escalateDue(Date.now() + 31 * 60_000)).toEqual([]);
+    expect(await issueStatesOf(svc.service.host).ignores.escalateDue(Date.now() + 31 * 60_000)).toEqual([]);
     expect((await issue(svc, id)).status).toBe('resolved');
   });
 });
@@ -151,7 +152,7 @@ describe('ignore until', () => {
     const id = await postEvent(svc, errorEvent({}, type));
     const ignored = await ignore(svc, id, { minutes: 10 });
     const since = Date.parse(ignored.ignore_until?.ignored_at as string);
-    const ignores = svc.service.host.issueStates.ignores;
+    const ignores = issueStatesOf(svc.service.host).ignores;
     expect((await ignores.escalateDue(since + 9 * 60_000)).map((e) => e.issueId)).not.toContain(id);
     await postEvent(svc, errorEvent({}, type)); // an event before the time does not return it
     expect((await issue(svc, id)).status).toBe('ignored');

@@ -11,6 +11,7 @@ import { startRoles, until } from '../support/kafka-roles.js';
 import { postChunk } from '../support/replays.js';
 import { secretsIn } from '../support/secrets.js';
 import { fullEvent, type TestService } from '../support/service.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
 
 const tag = randomBytes(4).toString('hex');
 const S = {
@@ -42,7 +43,7 @@ describe('scrubbing on the ingest node, before Kafka', () => {
     });
     expect(patched.status, await patched.clone().text()).toBe(200);
     await until('the setting on the ingest node', async () =>
-      (await ingest.service.host.catalog.project('default'))?.data_scrubbing?.rules?.length ? true : undefined,
+      (await catalogOf(ingest.service.host).project('default'))?.data_scrubbing?.rules?.length ? true : undefined,
     );
 
     const event = fullEvent({

@@ -7,13 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Catalog } from '../../extensions/catalog/catalog.js';
 import { childEnv, runCli } from '../support/process.js';
 import { startService, type TestService } from '../support/service.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
+import { databaseOf } from '../../extensions/duckdb/index.js';
 
 let svc: TestService;
 let catalog: Catalog;
 
 beforeAll(async () => {
   svc = await startService();
-  catalog = svc.service.host.catalog;
+  catalog = catalogOf(svc.service.host);
 });
 
 afterAll(async () => {
@@ -70,7 +72,7 @@ describe('revocation while a lookup is under way', () => {
         body: JSON.stringify({ event_id: 'a'.repeat(32), timestamp: Date.now() / 1000, platform: 'node', message: 'raced' }),
         headers: { 'content-type': 'application/json', 'x-sentry-auth': `Sentry sentry_key=${created.secret}, sentry_version=7` },
       });
-    const { database } = svc.service.host;
+    const database = databaseOf(svc.service.host);
     const reader = database.reader.bind(database);
     const readDone = latch();
     const gate = latch();

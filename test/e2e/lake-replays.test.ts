@@ -14,6 +14,7 @@ import { packageRoot } from '../../src/paths.js';
 import { SegmentBlobs } from '../../src/storage/segment-blobs.js';
 import { postChunk, rrwebEvents } from '../support/replays.js';
 import { startService, tempDir, type TestService } from '../support/service.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 const T0 = Date.now() - 60_000;
@@ -54,8 +55,8 @@ async function json<T>(service: TestService, path: string, key?: string): Promis
 
 beforeAll(async () => {
   svc = await startService({ yaml: lakeYaml, dataDir, keepData: true });
-  await svc.service.host.catalog.createProject({ id: 'shop', name: 'Shop' });
-  shopKey = (await svc.service.host.catalog.createKey({ dataset: 'live', projectId: 'shop' })).secret;
+  await catalogOf(svc.service.host).createProject({ id: 'shop', name: 'Shop' });
+  shopKey = (await catalogOf(svc.service.host).createKey({ dataset: 'live', projectId: 'shop' })).secret;
   const post = async (form: Parameters<typeof postChunk>[1], fields: Record<string, unknown>, events: unknown, key?: string) =>
     expect((await postChunk(svc, form, fields, events, key)).status).toBe(202);
   await post('events', { replay_id: ids.a, segment_id: 0, environment: 'prod', user: { id: 'u-1' }, release: 'shop@1' }, first);
@@ -128,7 +129,7 @@ describe('replays in the parquet lake', () => {
     expect(await list('&url=/pay')).toEqual([ids.a]);
     expect(await list('&has_errors=true')).toEqual([]);
     // Another project's and the other dataset's replays are not there (svc.liveKey reaches every project).
-    const defaultKey = (await svc.service.host.catalog.createKey({ dataset: 'live', projectId: 'default' })).secret;
+    const defaultKey = (await catalogOf(svc.service.host).createKey({ dataset: 'live', projectId: 'default' })).secret;
     expect((await svc.api(`/v1/replays/${ids.shop}`, { key: defaultKey })).status).toBe(404);
     expect((await svc.api(`/v1/replays/${ids.shop}/segments/0`, { key: defaultKey })).status).toBe(404);
     expect((await svc.api(`/v1/replays/${ids.test}`, { key: defaultKey })).status).toBe(404);

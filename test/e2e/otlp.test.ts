@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
 import { ExportTraceServiceRequest, ExportTraceServiceResponse } from '../../src/otlp/decode/schema.js';
 import { startService, type TestService } from '../support/service.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -160,7 +161,7 @@ describe('OTLP/HTTP receiver with the OpenTelemetry SDK', () => {
   });
 
   it('routes an organization key by the faultline.project resource attribute, and a project key to its project', async () => {
-    await svc.service.host.catalog.createProject({ id: 'otlp-shop', name: 'OTLP shop' });
+    await catalogOf(svc.service.host).createProject({ id: 'otlp-shop', name: 'OTLP shop' });
     const provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ 'service.name': 'routed', 'faultline.project': 'otlp-shop' }),
       spanProcessors: [new SimpleSpanProcessor(exporters().proto)],
@@ -172,7 +173,7 @@ describe('OTLP/HTTP receiver with the OpenTelemetry SDK', () => {
     expect((await svc.api(`/v1/traces/${traceId}?project_id=otlp-shop`)).status).toBe(200);
     expect((await svc.api(`/v1/traces/${traceId}?project_id=default`)).status).toBe(404);
 
-    const projectKey = (await svc.service.host.catalog.createKey({ dataset: 'live', projectId: 'otlp-shop' })).secret;
+    const projectKey = (await catalogOf(svc.service.host).createKey({ dataset: 'live', projectId: 'otlp-shop' })).secret;
     const keyed = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporters(projectKey).json)] });
     const other = keyed.getTracer('t').startSpan('by key');
     other.end();

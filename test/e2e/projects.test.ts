@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullEvent, startService, type TestService } from '../support/service.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
 
 let svc: TestService;
 const secrets: string[] = [];
@@ -33,7 +34,7 @@ interface ProjectPage {
 
 beforeAll(async () => {
   svc = await startService();
-  const { catalog } = svc.service.host;
+  const catalog = catalogOf(svc.service.host);
   await catalog.createProject({ id: 'shop', name: 'Shop', platform: 'python' });
   await catalog.createProject({ id: 'blog', name: 'Blog' });
   await catalog.createProject({ id: 'zeta', name: 'Zeta', platform: 'go' });
@@ -131,7 +132,7 @@ describe('GET /v1/projects', () => {
   });
 
   it('shows a key revoked', async () => {
-    const { catalog } = svc.service.host;
+    const catalog = catalogOf(svc.service.host);
     const created = await catalog.createKey({ dataset: 'live', projectId: 'zeta', name: 'zeta, soon revoked' });
     secrets.push(created.secret);
     const before = (await project('zeta')).keys.find((k) => k.id === created.key.id);

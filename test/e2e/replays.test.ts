@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProcess } from '../support/process.js';
 import { fullEvent, startService, tempDir, type TestService } from '../support/service.js';
 import { postChunk, rrwebEvents } from '../support/replays.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
 
 let svc: TestService;
 let shopKey: string;
@@ -19,8 +20,8 @@ const newId = () => `rpl_${randomUUID().replaceAll('-', '')}`;
 
 beforeAll(async () => {
   svc = await startService();
-  await svc.service.host.catalog.createProject({ id: 'shop', name: 'Shop' });
-  shopKey = (await svc.service.host.catalog.createKey({ dataset: 'live', projectId: 'shop' })).secret;
+  await catalogOf(svc.service.host).createProject({ id: 'shop', name: 'Shop' });
+  shopKey = (await catalogOf(svc.service.host).createKey({ dataset: 'live', projectId: 'shop' })).secret;
 });
 afterAll(() => svc.stop());
 
@@ -231,7 +232,7 @@ describe('reads', () => {
     expect((await svc.api(`/v1/replays/${id}?project_id=shop`, { key: shopKey })).status).toBe(200);
     expect((await svc.api(`/v1/replays/${id}`, { key: shopKey })).status).toBe(200);
     // The default project's key, and the sandbox key, see nothing of it.
-    const other = svc.service.host.catalog;
+    const other = catalogOf(svc.service.host);
     const defaultKey = (await other.createKey({ dataset: 'live', projectId: 'default' })).secret;
     expect((await svc.api(`/v1/replays/${id}`, { key: defaultKey })).status).toBe(404);
     expect((await svc.api(`/v1/replays/${id}/segments/0`, { key: defaultKey })).status).toBe(404);

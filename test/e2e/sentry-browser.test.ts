@@ -19,6 +19,7 @@ import { packageRoot } from '../../src/paths.js';
 import { browserBinary } from '../support/browsers.js';
 import { childEnv, runCli } from '../support/process.js';
 import { startService, tempDir, type TestService } from '../support/service.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- documents read back are checked field by field
 type Json = Record<string, any>;
@@ -344,7 +345,7 @@ describe('@sentry/browser in Chromium', () => {
       );
     expect(await send(envelopeUrl, publicKey)).toBe(200);
 
-    await svc.service.host.catalog.setAllowedOrigins('default', ['https://shop.example.com']);
+    await catalogOf(svc.service.host).setAllowedOrigins('default', ['https://shop.example.com']);
     try {
       expect(await send(envelopeUrl, publicKey)).toMatch(/TypeError: Failed to fetch/);
       // The SDK's own request (a simple one, not preflighted) is refused too; nothing is stored.
@@ -355,7 +356,7 @@ describe('@sentry/browser in Chromium', () => {
       const res = await svc.api(`/v1/events?project_id=default&query=${encodeURIComponent('from a refused origin')}`);
       expect(((await res.json()) as { data: unknown[] }).data).toEqual([]);
     } finally {
-      await svc.service.host.catalog.setAllowedOrigins('default', null);
+      await catalogOf(svc.service.host).setAllowedOrigins('default', null);
     }
   });
 });

@@ -7,6 +7,8 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/http.js';
 import { startService, type TestService } from '../support/service.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
+import { databaseOf } from '../../extensions/duckdb/index.js';
 
 let svc: TestService;
 let dsn: string;
@@ -177,7 +179,7 @@ describe('envelopes', () => {
     const body = envelope({}, [[{ type: 'event' }, JSON.stringify(sentryEvent(8))]]);
     await expectError(await post('envelope', body, { 'x-sentry-auth': 'Sentry sentry_key=0123456789abcdef0123456789abcdef' }), 401, 'unauthorized');
     await expectError(await post('envelope', body, { 'x-sentry-auth': '' }), 401, 'unauthorized');
-    const other = await svc.service.host.catalog.createProject({ id: 'other', name: 'Other' });
+    const other = await catalogOf(svc.service.host).createProject({ id: 'other', name: 'Other' });
     expect(other.ingest_id).toBe(2);
     await expectError(await post('envelope', body, {}, other.ingest_id), 403, 'forbidden');
     await expectError(await post('envelope', body, {}, 999), 403, 'forbidden');
@@ -221,8 +223,8 @@ describe('envelopes', () => {
     // Same isolation as the event: no key 401, the test dataset and another project's key do not reach it.
     await expectError(await download(byName['log.txt'].id as string, null), 401, 'unauthorized');
     await expectError(await download(byName['log.txt'].id as string, svc.testKey), 404, 'not_found');
-    await svc.service.host.catalog.createProject({ id: 'attach-other', name: 'Attach other' });
-    const otherKey = await svc.service.host.catalog.createKey({ dataset: 'live', projectId: 'attach-other' });
+    await catalogOf(svc.service.host).createProject({ id: 'attach-other', name: 'Attach other' });
+    const otherKey = await catalogOf(svc.service.host).createKey({ dataset: 'live', projectId: 'attach-other' });
     expect((await download(byName['log.txt'].id as string, otherKey.secret)).status).toBe(404);
     expect((await svc.api(`/v1/events/${hex(10)}`, { key: otherKey.secret })).status).toBe(404);
     await expectError(await download('att_00000000000000000000'), 404, 'not_found');
@@ -406,7 +408,7 @@ describe('CORS and rate limits', () => {
     expect(pre.headers.get('access-control-allow-methods')).toMatch(/POST/);
     const res = await post('envelope', envelope({}, [[{ type: 'event' }, JSON.stringify(sentryEvent(14))]]), { origin: 'https://shop.example.com' });
     expect(res.headers.get('access-control-allow-origin')).toBe('https://shop.example.com');
-    await svc.service.host.catalog.setAllowedOrigins('other', ['https://other.example.com']);
+    await catalogOf(svc.service.host).setAllowedOrigins('other', ['https://other.example.com']);
     const denied = await fetch(`${svc.baseUrl}/api/2/envelope/`, { method: 'OPTIONS', headers: { origin: 'https://evil.example.com' } });
     expect(denied.status).toBe(403);
   });
@@ -467,7 +469,7 @@ describe('attachment retention', () => {
     expect(kept.attachments).toEqual([expect.objectContaining({ name: 'shared.txt', sha256: sha('shared.txt') })]);
     const res = await svc.api(`/v1/events/${hex(31)}/attachments/${(kept.attachments as Json[])[0].id as string}`);
     expect(await res.text()).toBe(shared);
-    const rowsLeft = await svc.service.host.database
+    const rowsLeft = await databaseOf(svc.service.host)
       .reader()
       .runAndReadAll("SELECT count(*) FROM event_attachments WHERE event_id LIKE '00000000-%-00000000001e'");
     expect(Number(rowsLeft.getRows()[0][0])).toBe(0);

@@ -8,6 +8,8 @@ import { rows } from '../../extensions/duckdb/rows.js';
 import { SCRYPT, Users } from '../../extensions/catalog/users.js';
 import { startService, type TestService } from '../support/service.js';
 import { createUser, WebClient } from '../support/web.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
+import { databaseOf } from '../../extensions/duckdb/index.js';
 
 let svc: TestService;
 let password: string;
@@ -36,7 +38,7 @@ function client(address: string): { browser: WebClient; signIn: (email: string, 
 }
 
 async function storedHash(email: string): Promise<string> {
-  const result = await svc.service.host.database.reader().runAndReadAll('SELECT password_hash FROM web_users WHERE email = ?', [email]);
+  const result = await databaseOf(svc.service.host).reader().runAndReadAll('SELECT password_hash FROM web_users WHERE email = ?', [email]);
   return rows<{ password_hash: string }>(result)[0].password_hash;
 }
 
@@ -130,8 +132,8 @@ describe('sign-in', () => {
       salt.toString('base64url'),
       scryptSync('old-params-password', salt, 32, { N: 16384, r: 8, p: 1 }).toString('base64url'),
     ].join('$');
-    const org = await svc.service.host.catalog.defaultOrganization();
-    await new Users(svc.service.host.database).create({ email: 'veteran@example.com', role: 'member', passwordHash: old, orgId: org.id });
+    const org = await catalogOf(svc.service.host).defaultOrganization();
+    await new Users(databaseOf(svc.service.host)).create({ email: 'veteran@example.com', role: 'member', passwordHash: old, orgId: org.id });
 
     expect((await client('198.51.100.40').signIn('veteran@example.com', 'old-params-password')).status).toBe(303);
     const rehashed = await storedHash('veteran@example.com');

@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/paths.js';
 import { expectError } from '../support/http.js';
 import { startService, type TestService } from '../support/service.js';
+import { artifactsOf } from '../../extensions/artifacts/index.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
 
 const MiB = 1024 * 1024;
 const DEBUG_ID = '7f3c9a52-1d2e-4b8f-9a0c-5e6f7a8b9c0d';
@@ -26,7 +28,7 @@ beforeAll(async () => {
     'service:\n  limits:\n    sourcemap_upload_bytes: 1048576\n',
   );
   svc = await startService({ yaml });
-  const { catalog } = svc.service.host;
+  const catalog = catalogOf(svc.service.host);
   for (const id of ['shop', 'invalid', 'paging', 'sizes', 'idem', 'deletes', 'expiry', 'other']) await catalog.createProject({ id, name: id });
   shopKey = (await catalog.createKey({ dataset: 'live', projectId: 'shop' })).secret;
 });
@@ -428,9 +430,9 @@ describe('auth', () => {
   });
 });
 
-describe('what symbolication finds (host.artifacts)', () => {
+describe('what symbolication finds (artifactsOf(host))', () => {
   it('finds uploaded files by debug id across releases and by name within release and dist, and reads them', async () => {
-    const lookup = svc.service.host.artifacts;
+    const lookup = artifactsOf(svc.service.host);
     const content = map({ debugId: DEBUG_ID, file: 'lookup' });
     await created(await postJson({ project_id: 'shop', release: 'lookup@1', dist: 'web', files: [{ name: '~/static/lookup.js.map', content }] }));
     const scope = { dataset: 'live' as const, projectId: 'shop', release: 'another@9', dist: null };

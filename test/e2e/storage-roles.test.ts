@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ParquetExporter } from '../../exporters/parquet/exporter.js';
 import { fullEvent, startService, tempDir } from '../support/service.js';
+import { databaseOf } from '../../extensions/duckdb/index.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -68,7 +69,7 @@ describe('storage roles', () => {
       await (writer.service.exporter('parquet/archive') as ParquetExporter).flushNow();
       expect(files(join(archive, 'events')).length).toBeGreaterThan(0);
       const tables = (
-        await writer.service.host.database
+        await databaseOf(writer.service.host)
           .reader()
           .runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'lake_%staging_events'")
       )

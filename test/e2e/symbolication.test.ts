@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StackFrame } from '../../src/records/event.js';
-import { InMemoryArtifacts } from '../support/artifacts.js';
+import { apiFor, expectUploaded, uploadJson } from '../support/symbolication.js';
 import { startService, type TestService } from '../support/service.js';
 import { BUNDLE_URL, bundle, framesOf, load, markers, removeSources, writeSources } from '../processors/symbolication/fixture.js';
 
@@ -20,11 +20,14 @@ beforeAll(async () => {
   frames = framesOf(() => load(app.code).run([{ price: 3 }]))
     .frames.filter((f) => f.abs_path === BUNDLE_URL)
     .map(({ abs_path, filename, lineno, colno, function: fn }) => ({ abs_path, filename, lineno, colno, ...(fn && { function: fn }) }));
-  const artifacts = new InMemoryArtifacts();
-  const scope = { dataset: 'live' as const, projectId: 'default', release: RELEASE, dist: null };
-  artifacts.add(scope, { name: '~/static/js/app.min.js', type: 'minified_source', content: app.code });
-  artifacts.add(scope, { name: '~/static/js/app.min.js.map', type: 'source_map', content: app.map });
-  svc = await startService({ artifacts });
+  svc = await startService();
+  // Uploaded as a user would, through POST /v1/sourcemaps, into the service's artifacts extension.
+  await expectUploaded(
+    uploadJson(apiFor(svc.baseUrl, svc.liveKey), { project_id: 'default', release: RELEASE }, [
+      { name: '~/static/js/app.min.js', content: app.code },
+      { name: '~/static/js/app.min.js.map', content: app.map },
+    ]),
+  );
 });
 afterAll(async () => {
   await svc?.stop();

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, type Ack } from '../support/http.js';
 import { fullEvent, startService, type TestService } from '../support/service.js';
+import { catalogOf } from '../../extensions/catalog/index.js';
 
 interface Issue {
   id: string;
@@ -139,7 +140,7 @@ describe('merge and unmerge', () => {
     await expectError(await post(`/v1/issues/${A}/merge`, { issue_ids: ['nope'] }), 400, 'validation_failed');
     await expectError(await post(`/v1/issues/${A}/merge`, { issue_ids: 'x' }), 400, 'validation_failed');
     // An issue of another project of the organization: refused, nothing merged.
-    await svc.service.host.catalog.createProject({ id: 'shop', name: 'Shop' });
+    await catalogOf(svc.service.host).createProject({ id: 'shop', name: 'Shop' });
     const shop = await ingest({ ...errorEvent('Shop', '2026-06-02T10:00:00.000Z'), project_id: 'shop' });
     const refused = await expectError(await post(`/v1/issues/${A}/merge`, { issue_ids: [C, shop.issueId] }), 400, 'validation_failed');
     expect(refused.error.details).toEqual([{ path: 'issue_ids[1]', message: expect.stringContaining('project shop') }]);

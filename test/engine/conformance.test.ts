@@ -14,6 +14,7 @@ import { STABILITIES, type ComponentFactory, type ComponentKind, type Facts } fr
 import type { Signal } from '../../src/engine/item.js';
 import { Registry } from '../../src/engine/registry.js';
 import { fullEvent, startService, type TestService } from '../support/service.js';
+import { listenersOf } from '../../src/http/server-extension.js';
 
 const THIS_FILE = 'test/engine/conformance.test.ts';
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
@@ -390,7 +391,7 @@ describe('component lifecycle', () => {
           await send(svc, item.record);
           await item.readBack(svc);
         }
-        const ports = [new URL(svc.baseUrl).port, ...[...svc.service.host.listeners.values()].map(String)];
+        const ports = [new URL(svc.baseUrl).port, ...[...listenersOf(svc.service.host).values()].map(String)];
         await (stopping = stopWithin(svc, STOP_DEADLINE_MS));
         // Every listener is closed once stop resolves.
         for (const port of ports) {

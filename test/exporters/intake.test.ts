@@ -17,9 +17,10 @@ import { spanIntake } from '../../exporters/duckdb/spans-intake.js';
 import type { Item, Tenant } from '../../src/engine/item.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import type { Span } from '../../src/records/span.js';
-import { Database } from '../../extensions/duckdb/database.js';
+import { type Database } from '../../extensions/duckdb/database.js';
 import { migrate } from '../../extensions/duckdb/migrate.js';
 import { tempDir } from '../support/service.js';
+import { migratedDatabase } from '../support/test-host.js';
 
 const TENANT: Tenant = { orgId: 'org', projectId: 'p1', dataset: 'live' };
 const ISSUE = 'issue-1';
@@ -147,7 +148,7 @@ describe('duckdb intake', () => {
 
   beforeEach(async () => {
     dir = tempDir('faultline-intake-');
-    db = await Database.open(dir);
+    db = await migratedDatabase(dir, ['issues']);
     docs = DocStore.open(dir);
     await migrate(db, 'duckdb', DUCKDB_MIGRATIONS, docs);
     intakes = [];

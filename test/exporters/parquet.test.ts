@@ -5,22 +5,22 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parquetMetadata, parquetReadObjects, parquetSchema, type FileMetaData } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
-import { pino } from 'pino';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { compactionTmpName, journalCompaction, planCompactions, publishCompaction, RowCounts, writeCompaction } from '../../exporters/parquet/compactor.js';
 import { parquetConfigSchema } from '../../exporters/parquet/config.js';
 import { type ParquetExporter } from '../../exporters/parquet/exporter.js';
 import { parquetFactory } from '../../exporters/parquet/factory.js';
 import { claimBatch, writeBatch } from '../../exporters/parquet/flusher.js';
-import type { Host } from '../../src/engine/host.js';
 import type { Item, Tenant } from '../../src/engine/item.js';
 import { toEventDocument } from '../../src/records/event-document.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import { toSpanDocument } from '../../src/records/span-document.js';
 import type { Span } from '../../src/records/span.js';
-import { Database } from '../../extensions/duckdb/database.js';
+import { type Database } from '../../extensions/duckdb/database.js';
 import { fileListSql, LAKE_READ_SQL, type Lake, type LakeSignal } from '../../exporters/parquet/lake.js';
 import { lakeTables } from '../../exporters/parquet/migrations.js';
+import { testHost } from '../support/test-host.js';
+import { databaseOf } from '../../extensions/duckdb/index.js';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures
@@ -48,9 +48,9 @@ interface Opened {
 }
 
 async function open(dir: string, config: Record<string, unknown> = QUIET, start = true): Promise<Opened> {
-  const db = await Database.open(dir);
+  const { host } = await testHost({ dataDir: dir, extensions: ['duckdb'] });
+  const db = databaseOf(host);
   const lake = join(dir, 'lake');
-  const host = { database: db, settings: { data_dir: dir }, logger: pino({ level: 'silent' }) } as unknown as Host;
   const exporter = parquetFactory.create({
     id: { type: 'parquet', text: 'parquet' },
     config: parquetConfigSchema.parse(config),

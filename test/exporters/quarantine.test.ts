@@ -8,6 +8,7 @@ import type { ErrorEvent } from '../../src/records/event.js';
 import type { Span } from '../../src/records/span.js';
 import { childEnv, runCli } from '../support/process.js';
 import { fullEvent, startService, type TestService } from '../support/service.js';
+import { quarantineOf } from '../../extensions/quarantine/index.js';
 
 describe('quarantine', () => {
   let svc: TestService | undefined;
@@ -110,7 +111,7 @@ describe('quarantine', () => {
 
     svc = await startService({ dataDir: first.dataDir, keys });
     expect((await svc.api(`/v1/events/${id}`)).status).toBe(404);
-    const items = await svc.service.host.quarantine.list();
+    const items = await quarantineOf(svc.service.host).list();
     expect(items.map((i) => i.item_key)).toEqual([id]);
     expect((await svc.api('/v1/events', { method: 'POST', body: JSON.stringify(fullEvent()) })).status).toBe(202);
   });

@@ -2,15 +2,17 @@
 // export, and seen by the read API.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database } from '../../extensions/duckdb/database.js';
+import { type Database } from '../../extensions/duckdb/database.js';
 import { IssueStates } from '../../extensions/issues/issue-states.js';
 import { fullEvent, startService, tempDir, type TestService } from '../support/service.js';
+import { databaseOf } from '../../extensions/duckdb/index.js';
+import { migratedDatabase } from '../support/test-host.js';
 
 describe('IssueStates', () => {
   let db: Database;
   let states: IssueStates;
   beforeAll(async () => {
-    db = await Database.open(tempDir('faultline-issue-states-'));
+    db = await migratedDatabase(tempDir('faultline-issue-states-'), ['issues']);
     states = new IssueStates(db);
   });
   afterAll(() => db.close());
@@ -74,7 +76,7 @@ describe('issues processor in the service', () => {
       return ((await res.json()) as { permalink: string }).permalink.split('/').pop() as string;
     };
     const issueId = await post();
-    const states = await svc.service.host.database.reader().runAndReadAll('SELECT status, opened_by FROM issue_states WHERE id = ?', [issueId]);
+    const states = await databaseOf(svc.service.host).reader().runAndReadAll('SELECT status, opened_by FROM issue_states WHERE id = ?', [issueId]);
     expect(states.getRows()).toHaveLength(1);
     expect(states.getRows()[0][0]).toBe('unresolved');
 
@@ -83,7 +85,7 @@ describe('issues processor in the service', () => {
     expect(await post()).toBe(issueId);
     const issue = (await (await svc.api(`/v1/issues/${issueId}`)).json()) as { status: string; count: number };
     expect(issue).toMatchObject({ status: 'regressed', count: 2 });
-    const stored = await svc.service.host.database.reader().runAndReadAll('SELECT status FROM issue_states WHERE id = ?', [issueId]);
+    const stored = await databaseOf(svc.service.host).reader().runAndReadAll('SELECT status FROM issue_states WHERE id = ?', [issueId]);
     expect(stored.getRows()[0][0]).toBe('regressed');
   });
 });

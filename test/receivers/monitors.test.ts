@@ -6,8 +6,9 @@ import { Monitors, type MonitorTenant } from '../../receivers/monitors/monitors.
 import { nextExpected, scheduleProblem } from '../../receivers/monitors/schedule.js';
 import { MonitorStore, type Monitor, type UptimeCheck, type UptimeSettings } from '../../src/storage/monitors.js';
 import { createMonitorSchema } from '../../receivers/monitors/input.js';
-import { Database } from '../../extensions/duckdb/database.js';
+import { type Database } from '../../extensions/duckdb/database.js';
 import { tempDir } from '../support/service.js';
+import { migratedDatabase } from '../support/test-host.js';
 
 const MINUTE = 60_000;
 const T0 = Date.parse('2026-11-27T10:00:30Z');
@@ -38,7 +39,7 @@ describe('the monitors clock', () => {
   let nextCheck: UptimeCheck;
 
   const open = async () => {
-    db = await Database.open(dir);
+    db = await migratedDatabase(dir, ['catalog', 'alerts']);
     const store = await MonitorStore.open(db);
     return new Monitors({
       store,

@@ -5,9 +5,10 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlertRuleInput } from '../../src/records/alert-rule.js';
 import { AlertRules, type AlertRule } from '../../extensions/alerts/alert-rules.js';
-import type { AlertRuleChange } from '../../extensions/control-plane/control-journal.js';
-import { Database } from '../../extensions/duckdb/database.js';
+import type { AlertRuleChange } from '../../extensions/alerts/alert-rules.js';
+import { type Database } from '../../extensions/duckdb/database.js';
 import { tempDir } from '../support/service.js';
+import { migratedDatabase } from '../support/test-host.js';
 
 let dir: string;
 let db: Database;
@@ -15,7 +16,7 @@ let here: AlertRules;
 
 beforeAll(async () => {
   dir = tempDir('faultline-rules-');
-  db = await Database.open(dir);
+  db = await migratedDatabase(dir, ['alerts']);
   here = new AlertRules(db);
   await here.load();
 });

@@ -7,8 +7,9 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArtifactScope, ArtifactType } from '../../src/records/artifact.js';
 import { ArtifactStore, type NewBundle, type StagedArtifact } from '../../extensions/artifacts/artifacts.js';
-import { Database } from '../../extensions/duckdb/database.js';
+import { type Database } from '../../extensions/duckdb/database.js';
 import { tempDir } from '../support/service.js';
+import { migratedDatabase } from '../support/test-host.js';
 
 let dir: string;
 let db: Database;
@@ -16,7 +17,7 @@ let store: ArtifactStore;
 
 beforeAll(async () => {
   dir = tempDir('faultline-artifacts-');
-  db = await Database.open(dir);
+  db = await migratedDatabase(dir, ['artifacts']);
   store = new ArtifactStore(db, join(dir, 'artifacts'));
   await store.start();
 });
@@ -194,7 +195,7 @@ describe('ArtifactStore', () => {
 
   it('on a shared path (a control plane): keeps other nodes’ bytes at start and on delete, and applies bundles from elsewhere once', async () => {
     const otherDir = tempDir('faultline-artifacts-node-');
-    const other = await Database.open(otherDir);
+    const other = await migratedDatabase(otherDir, ['artifacts']);
     try {
       const shared = new ArtifactStore(other, store.dir, true);
       // A content placed by a node whose metadata has not arrived here: not swept.

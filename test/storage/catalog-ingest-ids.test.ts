@@ -3,15 +3,16 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalog, hashedIngestId } from '../../extensions/catalog/catalog.js';
-import { Database } from '../../extensions/duckdb/database.js';
+import { type Database } from '../../extensions/duckdb/database.js';
 import { tempDir } from '../support/service.js';
+import { migratedDatabase } from '../support/test-host.js';
 
 let dir: string;
 let db: Database;
 
 beforeAll(async () => {
   dir = tempDir('faultline-ingest-ids-');
-  db = await Database.open(dir);
+  db = await migratedDatabase(dir, ['catalog']);
 });
 
 afterAll(async () => {

@@ -7,9 +7,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DocStore, spanKey } from '../../exporters/duckdb/docs.js';
 import type { DuckdbExporter } from '../../exporters/duckdb/exporter.js';
 import { DUCKDB_MIGRATIONS } from '../../exporters/duckdb/migrations.js';
-import { Database } from '../../extensions/duckdb/database.js';
+import { type Database } from '../../extensions/duckdb/database.js';
 import { migrate } from '../../extensions/duckdb/migrate.js';
 import { startService, tempDir, type TestService } from '../support/service.js';
+import { migratedDatabase } from '../support/test-host.js';
 
 const ID = '0192f0a4-7b1c-7d2e-8f00-123456789abc';
 const body = (value: string) =>
@@ -31,7 +32,7 @@ describe('DocStore', () => {
   async function rerunMigration(version: number, insert: string, check: (db: Database, docs: DocStore) => Promise<void>): Promise<void> {
     const dir = tempDir();
     dirs.push(dir);
-    const db = await Database.open(dir);
+    const db = await migratedDatabase(dir, ['issues']);
     const docs = DocStore.open(dir);
     await migrate(db, 'duckdb', DUCKDB_MIGRATIONS, docs);
     await db.write(async (c) => {
@@ -41,7 +42,7 @@ describe('DocStore', () => {
     await db.close();
     await docs.close();
 
-    const reopened = await Database.open(dir);
+    const reopened = await migratedDatabase(dir, ['issues']);
     const reopenedDocs = DocStore.open(dir);
     try {
       await migrate(reopened, 'duckdb', DUCKDB_MIGRATIONS, reopenedDocs);

@@ -5,10 +5,13 @@ import { rmSync } from 'node:fs';
 import { DocStore } from '../../exporters/duckdb/docs.js';
 import { DUCKDB_MIGRATIONS } from '../../exporters/duckdb/migrations.js';
 import { lakeTables, parquetMigrations } from '../../exporters/parquet/migrations.js';
-import { Database } from '../../extensions/duckdb/database.js';
-import { CATALOG_MIGRATIONS } from '../../extensions/catalog/migrations.js';
+import type { Database } from '../../extensions/duckdb/database.js';
 import { migrate } from '../../extensions/duckdb/migrate.js';
 import { tempDir } from '../support/service.js';
+import { EXTENSION_MIGRATIONS, extensionLedger } from '../support/migrations.js';
+import { migratedDatabase } from '../support/test-host.js';
+
+const EXTENSIONS = Object.keys(EXTENSION_MIGRATIONS);
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -22,7 +25,7 @@ describe('migrate', () => {
   it('runs each owner its own list once, and named parquet instances get tables of their own', async () => {
     const dir = tempDir();
     dirs.push(dir);
-    const db = await Database.open(dir);
+    const db = await migratedDatabase(dir, ['issues']);
     const docs = DocStore.open(dir);
     await migrate(db, 'duckdb', DUCKDB_MIGRATIONS, docs);
     await migrate(db, 'parquet', parquetMigrations(lakeTables(undefined), true), undefined);
@@ -51,7 +54,7 @@ describe('migrate', () => {
   it('takes a database migrated by the old single list (versions 1-7) without running anything twice', async () => {
     const dir = tempDir();
     dirs.push(dir);
-    let db = await Database.open(dir);
+    let db = await migratedDatabase(dir, EXTENSIONS);
     let docs = DocStore.open(dir);
     await migrate(
       db,
@@ -110,16 +113,11 @@ describe('migrate', () => {
     await docs.close();
     await db.close();
 
-    db = await Database.open(dir); // catalog: 1 and 2 taken over, the newer ones run
+    db = await migratedDatabase(dir, EXTENSIONS); // catalog 1 and issues 2 taken over, the newer ones run
     docs = DocStore.open(dir);
     await migrate(db, 'duckdb', DUCKDB_MIGRATIONS, docs); // 1-6 taken over, 7 and 8 run
     await migrate(db, 'parquet', parquetMigrations(lakeTables(undefined), true), undefined);
-    expect(await applied(db)).toEqual([
-      ...CATALOG_MIGRATIONS.map((m) => `catalog:${m.version}`),
-      ...DUCKDB_MIGRATIONS.map((m) => `duckdb:${m.version}`),
-      'parquet:1',
-      'parquet:2',
-    ]);
+    expect(await applied(db)).toEqual([...DUCKDB_MIGRATIONS.map((m) => `duckdb:${m.version}`), ...extensionLedger(), 'parquet:1', 'parquet:2']);
     // Migration 7 of the duckdb exporter moved the issue's status to the catalog.
     const state = (await db.reader().runAndReadAll("SELECT status, project_id FROM issue_states WHERE id = 'iss'")).getRows();
     expect(state).toEqual([['resolved', 'default']]);

@@ -6,7 +6,6 @@ import { pino } from 'pino';
 import { parseConfigText, readConfigFile } from '../../src/config/load.js';
 import { resolveConfig } from '../../src/config/resolve.js';
 import { defaultRegistry } from '../../src/components.js';
-import type { ArtifactLookup } from '../../src/records/artifact.js';
 import { Service } from '../../src/service.js';
 
 export interface TestService {
@@ -33,8 +32,6 @@ export async function startService(
     dataDir?: string;
     keys?: { live: string; test: string };
     keepData?: boolean;
-    /** Where the symbolication processor finds uploaded files (default: the service's own). */
-    artifacts?: ArtifactLookup;
     /** Write the service's log there, at debug level (default: no log). */
     logFile?: string;
   } = {},
@@ -56,7 +53,6 @@ export async function startService(
   if (!config) throw new Error(`invalid test config: ${JSON.stringify(errors)}`);
   const logger = options.logFile ? pino({ level: 'debug' }, pino.destination({ dest: options.logFile, sync: true, mkdir: true })) : pino({ level: 'silent' });
   const service = await Service.open(config, logger);
-  if (options.artifacts) service.host.artifacts = options.artifacts;
   const started = await service.start();
   const keys = started.bootstrap ? { live: started.bootstrap.live.secret, test: started.bootstrap.test.secret } : options.keys;
   if (!keys) throw new Error('a data directory that is not fresh needs its keys passed in');

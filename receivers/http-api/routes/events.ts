@@ -1,5 +1,6 @@
 // POST /v1/events: one error event into the events pipelines.
 import type { Consumer } from '../../../src/engine/component.js';
+import { catalogOf } from '../../../extensions/catalog/index.js';
 import type { Host } from '../../../src/engine/host.js';
 import { parseJsonBody, requireJsonContentType } from '../../../src/http/body.js';
 import { takeOne } from '../../../src/http/intake.js';
@@ -17,7 +18,8 @@ export interface EventIngestOptions {
 }
 
 export function eventIngestRoute({ host, receiverId, consumer, maxBodyBytes }: EventIngestOptions): RouteDefinition {
-  const { catalog, metrics, settings } = host;
+  const { metrics, settings } = host;
+  const catalog = catalogOf(host);
   const refused = (reason: string) => metrics.receiverRefused.inc({ receiver: receiverId, signal: 'events', reason });
   return {
     method: 'POST',

@@ -9,6 +9,7 @@
 import { promisify } from 'node:util';
 import { gunzip, inflate } from 'node:zlib';
 import type { Consumer } from '../../../src/engine/component.js';
+import { catalogOf } from '../../../extensions/catalog/index.js';
 import type { Host } from '../../../src/engine/host.js';
 import { parseJsonBody, unsupportedCharset } from '../../../src/http/body.js';
 import { takeOne } from '../../../src/http/intake.js';
@@ -34,7 +35,8 @@ const RAW_LIST_FIELDS = ['urls', 'error_ids', 'trace_ids'] as const;
 const GZIP_TYPES = ['application/gzip', 'application/x-gzip'];
 
 export function replayIngestRoute({ host, receiverId, consumer, maxBytes }: ReplayIngestOptions): RouteDefinition {
-  const { catalog, metrics, settings } = host;
+  const { metrics, settings } = host;
+  const catalog = catalogOf(host);
   const refused = (reason: string) => metrics.receiverRefused.inc({ receiver: receiverId, signal: 'replays', reason });
   return {
     method: 'POST',

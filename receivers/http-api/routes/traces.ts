@@ -1,5 +1,6 @@
 // POST /v1/traces: spans into the traces pipelines, answered with partial success like OTLP.
 import type { Consumer } from '../../../src/engine/component.js';
+import { catalogOf } from '../../../extensions/catalog/index.js';
 import type { Host } from '../../../src/engine/host.js';
 import { consumeBatch, type BatchResult } from '../../../src/engine/batch.js';
 import { parseJsonBody, requireJsonContentType } from '../../../src/http/body.js';
@@ -20,7 +21,8 @@ export interface TraceIngestOptions {
 const SPAN_SIZE = 512;
 
 export function traceIngestRoute({ host, receiverId, consumer }: TraceIngestOptions): RouteDefinition {
-  const { catalog, metrics, settings } = host;
+  const { metrics, settings } = host;
+  const catalog = catalogOf(host);
   const { span_batch_bytes: maxBytes, spans_per_request: maxSpans } = settings.limits;
   return {
     method: 'POST',

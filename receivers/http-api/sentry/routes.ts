@@ -21,6 +21,9 @@ import type { ReplayChunkInput } from '../../../src/records/replay.js';
 import { mapReplay, rrwebMilliseconds } from './replay.js';
 import { aggregateCounts, MAX_COUNT, sessionCounts } from './sessions.js';
 import { mapStandaloneSpan, mapTransaction } from './spans.js';
+import { catalogOf } from '../../../extensions/catalog/index.js';
+import { httpServerOf } from '../../../src/http/server-extension.js';
+import { checkinsOf } from '../../../src/records/checkin.js';
 
 export interface SentryRouteOptions {
   host: Host;
@@ -48,6 +51,8 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
   const { host } = options;
   // Attachments, sessions and client reports are the sentry_ingest extension's to store.
   const sentryIngest = sentryIngestOf(host);
+  const catalog = catalogOf(host);
+  const http = httpServerOf(host);
   const common = {
     tag: 'sentry',
     auth: false,
@@ -85,7 +90,7 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
   return routes;
 
   async function preflight(ctx: RequestContext): Promise<Response> {
-    const project = /^\d{1,15}$/.test(ctx.params.ingest_id) ? await host.catalog.projectByIngestId(Number(ctx.params.ingest_id)) : undefined;
+    const project = /^\d{1,15}$/.test(ctx.params.ingest_id) ? await catalog.projectByIngestId(Number(ctx.params.ingest_id)) : undefined;
     const cors = corsHeaders(project, ctx.event.req.headers.get('origin'));
     if (!cors) throw errors.forbidden('this origin may not send to the project (allowed_origins)');
     return new Response(null, {
@@ -109,11 +114,11 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
         sentryKeyFromHeader(headers.get('x-sentry-auth')) ?? sentryKeyFromHeader(headers.get('authorization')) ?? ctx.query.get('sentry_key') ?? undefined;
       let auth: { key: ApiKey; project: Project } | undefined;
       const authorize = async (publicKey: string | undefined) => {
-        auth = await authenticateDsn(host.catalog, ctx.params.ingest_id, publicKey);
+        auth = await authenticateDsn(catalog, ctx.params.ingest_id, publicKey);
         const allowed = corsHeaders(auth.project, origin);
         if (!allowed) throw errors.forbidden(`origin ${origin} may not send to this project (allowed_origins)`);
         cors = allowed;
-        const wait = host.http.rateLimiter.take(auth.key.id);
+        const wait = http.rateLimiter.take(auth.key.id);
         if (wait > 0) throw sentryRateLimited(wait, 'key');
         return auth;
       };
@@ -335,12 +340,13 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
       count('session', 'accepted', sessions.length);
     }
     // Cron check-ins go to the monitors receiver when one runs (receivers/monitors).
+    const checkinSink = checkins.length ? checkinsOf(host).sink : undefined;
     for (const { item, payload } of checkins) {
-      if (!host.checkins) {
+      if (!checkinSink) {
         count(item.type, 'ignored');
         continue;
       }
-      const taken = await host.checkins.takeSentryCheckin(tenant, payload);
+      const taken = await checkinSink.takeSentryCheckin(tenant, payload);
       if ('skipped' in taken) skip(item, taken.skipped);
       else count(item.type, 'accepted');
     }
