@@ -7,7 +7,17 @@ import { errors } from '../../src/http/errors.js';
 import { json, principalOf, type RouteDefinition } from '../../src/http/host.js';
 import { REPLAY_ID } from '../../src/records/replay.js';
 import type { ApiContext } from './context.js';
-import { DURATION_DOCS, LIST_PROJECT_DOC, LIST_QUERY_DOCS, listBody, listProject, optional, parseDurations, parseLimit, withCursor } from '../../src/http/params.js';
+import {
+  DURATION_DOCS,
+  LIST_PROJECT_DOC,
+  LIST_QUERY_DOCS,
+  listBody,
+  listProject,
+  optional,
+  parseDurations,
+  parseLimit,
+  withCursor,
+} from '../../src/http/params.js';
 
 const gunzipAsync = promisify(gunzip);
 const PROJECT_DOC = { name: 'project_id', description: 'Look in this project only (default: every project the key reaches)', schema: { type: 'string' } };

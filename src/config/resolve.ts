@@ -142,7 +142,10 @@ export function resolveConfig(source: ConfigSource, registry: Registry, env: Nod
   const extensions = resolveExtensions(root.extensions, listedExtensions, usedComponents(components, pipelines, readSources), registry, errors);
 
   if (errors.length || !service.settings) return { errors: withLines(errors, source) };
-  return { config: { source: source.name, settings: service.settings, components, pipelines, readSources, warnings: withLines(warnings, source), extensions }, errors: [] };
+  return {
+    config: { source: source.name, settings: service.settings, components, pipelines, readSources, warnings: withLines(warnings, source), extensions },
+    errors: [],
+  };
 }
 
 /** The components that will run: in a pipeline, or read from by service.storage. */

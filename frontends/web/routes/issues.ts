@@ -4,10 +4,7 @@
 import type { Dataset } from '../../../src/engine/item.js';
 import type { HttpHost, PageHandler } from '../../../src/http/host.js';
 import type { ErrorEvent } from '../../../src/records/event.js';
-import {
-  SETTABLE_STATUSES,
-  chartWindow,
-} from '../../../extensions/query/index.js';
+import { SETTABLE_STATUSES, chartWindow } from '../../../extensions/query/index.js';
 import { userActor } from './issue-triage.js';
 import type { PageKit } from '../kit.js';
 import { IssuePage } from '../pages/issue.js';
