@@ -35,7 +35,7 @@ export class WindowCounts {
 
   /**
    * Spans of `service` (and `operation`, if given) per bucket and duration bin: bin 0 for at most
-   * 1 µs, else ceil(ln(µs) / logStep), the alerting processor's log-scale histogram.
+   * one microsecond, else ceil(ln(µs) / logStep), the alerting processor's log-scale histogram.
    */
   async spanDurations(
     scope: WindowScope,

@@ -48,7 +48,7 @@ export function searchError(error: SearchSyntaxError, path = 'query'): ApiError 
   return new ApiError(400, 'invalid_parameter', `invalid parameter ${path}: ${error.message}`, [detail]);
 }
 
-/** Runs a read that parses the search language, answering its errors as 400s. */
+/** Runs a read that parses the search language, answering its errors with status 400. */
 export async function withSearch<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read();

@@ -147,4 +147,34 @@ describe('triage in Chromium', () => {
     expect((await apiIssue(issues.Cart)).assignee?.email).toBe('dev@example.com');
     await page.close();
   });
+  it('merges checked issues in bulk into the one with the most events', async () => {
+    const ids: Record<string, string> = {};
+    for (const [name, times] of [
+      ['Pay', 2],
+      ['Refund', 1],
+    ] as const) {
+      for (let i = 0; i < times; i++) {
+        const ack = await postJson(
+          svc,
+          '/v1/events',
+          fullEvent({
+            id: randomUUID(),
+            timestamp: new Date().toISOString(),
+            exception: { type: `${name}Error`, value: `${name} broke`, stacktrace: [{ filename: `src/${name}.js`, function: name, lineno: 1, in_app: true }] },
+          }),
+        );
+        ids[name] = String(ack.permalink).split('/').pop()!;
+      }
+    }
+    const page = await signedIn();
+    await page.goto(`${svc.baseUrl}/issues`);
+    await page.getByRole('checkbox', { name: 'Select PayError: Pay broke' }).check();
+    await page.getByRole('checkbox', { name: 'Select RefundError: Refund broke' }).check();
+    await page.getByRole('button', { name: 'Merge', exact: true }).click();
+    await expect.poll(() => page.locator('p.notice').textContent()).toBe('1 issue merged.');
+    const refund = (await (await svc.api(`/v1/issues/${ids.Refund}`)).json()) as { id: string; merged_into?: string; count: number };
+    expect(refund.merged_into).toBe(ids.Pay);
+    expect([refund.id, refund.count]).toEqual([ids.Pay, 3]);
+    await page.close();
+  });
 });

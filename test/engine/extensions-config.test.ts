@@ -22,11 +22,21 @@ describe('service.extensions', () => {
   it('absent: every registered extension runs, dependencies first', () => {
     const { config, errors } = resolve(`${PIPELINES}service:${pipeline}`);
     expect(errors).toEqual([]);
-    expect(config?.extensions.map((e) => e.id.text)).toEqual(['duckdb', 'catalog', 'issues', 'quarantine', 'artifacts', 'alerts', 'control_plane']);
+    expect(config?.extensions.map((e) => e.id.text)).toEqual([
+      'duckdb',
+      'catalog',
+      'issues',
+      'quarantine',
+      'artifacts',
+      'alerts',
+      'control_plane',
+      'query',
+      'sentry_ingest',
+    ]);
   });
 
   it('refuses a component whose extension is not listed, naming both', () => {
-    const { errors } = resolve(`${PIPELINES}service:\n  extensions: [duckdb, catalog, quarantine]${pipeline}`);
+    const { errors } = resolve(`${PIPELINES}service:\n  extensions: [duckdb, catalog, quarantine, sentry_ingest]${pipeline}`);
     expect(errors.map((e) => `${e.path}: ${e.message}`)).toEqual([
       'processors.grouping: processor "grouping" needs extension "issues", which service.extensions does not list',
       'processors.issues: processor "issues" needs extension "issues", which service.extensions does not list',
@@ -35,13 +45,13 @@ describe('service.extensions', () => {
   });
 
   it('refuses an extension whose dependency is not listed, and orders the others by their dependencies', () => {
-    const { errors } = resolve(`${PIPELINES}service:\n  extensions: [issues, catalog, quarantine]${pipeline}`);
+    const { errors } = resolve(`${PIPELINES}service:\n  extensions: [issues, catalog, quarantine, sentry_ingest]${pipeline}`);
     expect(errors.map((e) => `${e.path}: ${e.message}`)).toContain(
       'service.extensions: extension "issues" needs extension "duckdb", which service.extensions does not list',
     );
-    const ordered = resolve(`${PIPELINES}service:\n  extensions: [issues, quarantine, catalog, duckdb]${pipeline}`);
+    const ordered = resolve(`${PIPELINES}service:\n  extensions: [issues, quarantine, catalog, duckdb, sentry_ingest]${pipeline}`);
     expect(ordered.errors).toEqual([]);
-    expect(ordered.config?.extensions.map((e) => e.id.text)).toEqual(['duckdb', 'catalog', 'issues', 'quarantine']);
+    expect(ordered.config?.extensions.map((e) => e.id.text)).toEqual(['duckdb', 'catalog', 'issues', 'quarantine', 'sentry_ingest']);
   });
 
   it('refuses unknown types, unlisted sections and bad extension config', () => {

@@ -6,18 +6,17 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { CreateMultipartUploadCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parquetConfigSchema } from '../../exporters/parquet/config.js';
 import type { ParquetExporter } from '../../exporters/parquet/exporter.js';
 import { parquetFactory } from '../../exporters/parquet/factory.js';
 import { S3LakeStore } from '../../exporters/parquet/s3-store.js';
-import type { Host } from '../../src/engine/host.js';
 import type { Item } from '../../src/engine/item.js';
 import { EVENT_ROW_KEY } from '../../src/records/event-row.js';
 import type { ErrorEvent } from '../../src/records/event.js';
-import { Database } from '../../extensions/duckdb/database.js';
+import { databaseOf, type Database } from '../../extensions/duckdb/index.js';
+import { testHost } from '../support/test-host.js';
 import { MergedSource } from '../../extensions/query/read-sources.js';
 import { startS3, type LoopbackS3 } from '../support/s3.js';
 
@@ -40,8 +39,8 @@ function tempDir(): string {
 const QUIET = { flush: { interval_ms: 3_600_000, linger_ms: 20 }, compaction: { interval_ms: 3_600_000, min_rows: 1000 } };
 
 async function open(dir: string, config: Record<string, unknown>, readOnly = false): Promise<{ db: Database; exporter: ParquetExporter }> {
-  const db = await Database.open(dir);
-  const host = { database: db, settings: { data_dir: dir, lake: { path: join(dir, 'lake') } }, logger: pino({ level: 'silent' }) } as unknown as Host;
+  const { host } = await testHost({ dataDir: dir, extensions: ['duckdb'] });
+  const db = databaseOf(host);
   const exporter = parquetFactory.create({
     id: { type: 'parquet', text: 'parquet' },
     config: parquetConfigSchema.parse(config),

@@ -8,7 +8,7 @@ import { validationFactory } from '../../processors/validation/factory.js';
 import { groupingConfigSchema } from '../../processors/grouping/config.js';
 import { GroupingProcessor } from '../../processors/grouping/processor.js';
 import { validateEvent } from '../../processors/validation/validate.js';
-import type { Host } from '../../src/engine/host.js';
+import { settingsHost } from '../support/test-host.js';
 import type { Item } from '../../src/engine/item.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import { MAX_STORABLE_MILLIS } from '../../src/records/nanos.js';
@@ -17,7 +17,7 @@ import { expectCompiledParity } from '../support/validation-parity.js';
 
 const RECEIVED = Date.parse('2026-11-22T12:00:00Z');
 const config = validationConfigSchema.parse({ max_tags: 5, max_frames: 5, max_breadcrumbs: 3, max_string_length: 50 });
-const host = { settings: { retention: { events_days: 90, traces_days: 30 } } } as unknown as Host;
+const host = settingsHost({ retention: { events_days: 90, traces_days: 30 } });
 const processor = validationFactory.create({ id: { type: 'validation', text: 'validation' }, config, host, signal: 'events', pipeline: 'events' });
 const grouping = new GroupingProcessor(groupingConfigSchema.parse({}));
 

@@ -1,4 +1,5 @@
-import { describe, it, expect } from 'vitest';
+import { afterAll, beforeAll, describe, it, expect } from 'vitest';
+import { testHost, type TestHost } from '../support/test-host.js';
 import type { Item, Tenant } from '../../src/engine/item.js';
 import type { ErrorEvent, StackFrame } from '../../src/records/event.js';
 import { issueIdFor } from '../../src/records/issue-id.js';
@@ -46,11 +47,20 @@ function eventWith(type: string, value: string, stacktrace: StackFrame[], extra:
   return makeEvent({ exception: { type, value, stacktrace }, ...extra });
 }
 
+// A real issues extension (grouping versions) on a temporary data directory, as the service gives it.
+let issuesHost: TestHost;
+beforeAll(async () => {
+  issuesHost = await testHost({ extensions: ['issues'] });
+});
+afterAll(async () => {
+  await issuesHost?.close();
+});
+
 function newProcessor(config: Partial<GroupingConfig> = {}) {
   return groupingFactory.create({
     id: { type: 'grouping', text: 'grouping' },
     config: groupingConfigSchema.parse(config),
-    host: {} as never,
+    host: issuesHost.host,
     signal: 'events',
     pipeline: 'events',
   });

@@ -3,7 +3,6 @@
 // resolved (every exporter committed). And the record encodings round-trip.
 import { randomBytes, randomUUID } from 'node:crypto';
 import kafkajs from 'kafkajs';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeTracesData } from '../../exporters/kafka/otlp-proto.js';
 import { KafkaReceiver } from '../../receivers/kafka/receiver.js';
@@ -11,7 +10,7 @@ import { kafkaReceiverConfigSchema } from '../../receivers/kafka/config.js';
 import { decodeTraceRequestProtobuf } from '../../src/otlp/decode/protobuf.js';
 import type { Consumer } from '../../src/engine/component.js';
 import { OverloadedError } from '../../src/engine/errors.js';
-import type { Host } from '../../src/engine/host.js';
+import { settingsHost } from '../support/test-host.js';
 import type { Item, Tenant } from '../../src/engine/item.js';
 import { decodeRecord, encodeRecord, RecordDecodeError } from '../../src/kafka/record.js';
 import type { Span } from '../../src/records/span.js';
@@ -113,7 +112,7 @@ describe('kafka receiver', () => {
       },
     };
     const metrics = new Metrics();
-    const host = { logger: pino({ level: 'silent' }), metrics, settings: { retention: { traces_days: 36500 } } } as unknown as Host;
+    const host = settingsHost({ retention: { traces_days: 36500 } }, { metrics });
     const config = kafkaReceiverConfigSchema.parse({
       brokers: [broker.brokers],
       group_id: groupId,

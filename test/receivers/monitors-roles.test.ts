@@ -8,7 +8,8 @@ import { createMonitorSchema } from '../../receivers/monitors/input.js';
 import { Monitors, type MonitorTenant } from '../../receivers/monitors/monitors.js';
 import { definitionChange, MONITOR_CHANGE, MonitorStore, monitorId, type Checkin, type Monitor } from '../../src/storage/monitors.js';
 import type { ComponentChange } from '../../extensions/control-plane/control-journal.js';
-import { Database } from '../../extensions/duckdb/database.js';
+import type { Database } from '../../extensions/duckdb/database.js';
+import { migratedDatabase } from '../support/test-host.js';
 import { tempDir } from '../support/service.js';
 
 const MINUTE = 60_000;
@@ -30,7 +31,7 @@ describe('monitors decided on one node, followed on others', () => {
   const node = async (): Promise<Node> => {
     const dir = tempDir('faultline-monitors-roles-');
     dirs.push(dir);
-    const db = await Database.open(dir);
+    const db = await migratedDatabase(dir, []);
     const events: Node['events'] = [];
     const published: Node['published'] = [];
     const monitors = new Monitors({

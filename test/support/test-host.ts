@@ -2,7 +2,9 @@
 // extensions (DuckDB file, catalog, …) on a temporary data directory, with the built-in ones the
 // service adds (the HTTP server, the check-in relay). No casts: what a component
 // looks up is what the service would give it.
-import type { Logger } from 'pino';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
 import { authenticatorOf } from '../../extensions/catalog/index.js';
 import { databaseOf, type Database } from '../../extensions/duckdb/index.js';
 import { defaultRegistry } from '../../src/components.js';
@@ -12,7 +14,7 @@ import { defaultSettings, startExtensionHost } from '../../src/extension-host.js
 import { HttpHost } from '../../src/http/host.js';
 import { HTTP_SERVER_EXTENSION, HttpServerExtension } from '../../src/http/server-extension.js';
 import { CHECKINS_EXTENSION, CheckinRelay } from '../../src/records/checkin.js';
-import type { Metrics } from '../../src/telemetry/metrics.js';
+import { Metrics as MetricsImpl, type Metrics } from '../../src/telemetry/metrics.js';
 import { VERSION } from '../../src/version.js';
 import { tempDir } from './service.js';
 
@@ -82,4 +84,18 @@ export async function testHost(options: TestHostOptions = {}): Promise<TestHost>
 export async function migratedDatabase(dataDir: string, extensions: readonly string[]): Promise<Database> {
   const { host } = await testHost({ dataDir, extensions: ['duckdb', ...extensions] });
   return databaseOf(host);
+}
+
+/**
+ * A Host with service settings and no extensions, for components that read only settings (the
+ * validation processor's retention window, the kafka receiver's): what the service would give a
+ * component that declares no extension.
+ */
+export function settingsHost(service: Record<string, unknown>, options: { logger?: Logger; metrics?: Metrics } = {}): Host {
+  return {
+    logger: options.logger ?? pino({ level: 'silent' }),
+    metrics: options.metrics ?? new MetricsImpl(),
+    settings: defaultSettings(join(tmpdir(), 'faultline-settings-host'), service),
+    extension: () => undefined,
+  };
 }

@@ -249,6 +249,9 @@ function BulkForm({ v }: { v: IssuesView }) {
       </select>{' '}
       <button type="submit" name="op" value="assign">
         Assign
+      </button>{' '}
+      <button type="submit" name="op" value="merge" title="Into the checked issue with the most events">
+        Merge
       </button>
     </form>
   );

@@ -9,6 +9,8 @@ import { SearchSyntaxError } from '../../../extensions/query/issue-search.js';
 import type { Actor, Assignee, TriageChange } from '../../../extensions/query/issue-triage.js';
 import type { Issue, IssueStatus } from '../../../extensions/query/issues.js';
 import { chartWindow } from '../../../extensions/query/index.js';
+import { MAX_MERGE_SOURCES, TriageNotFound, TriageRefusal } from '../../../extensions/query/issue-merges.js';
+import { userActor } from './issue-triage.js';
 import type { PageKit, Signed } from '../kit.js';
 import { IssuesPage, type IssuesView } from '../pages/issues.js';
 
@@ -16,10 +18,16 @@ import { IssuesPage, type IssuesView } from '../pages/issues.js';
 const MAX_BULK = 1000;
 const LIST_STATUSES = ['', 'unresolved', 'resolved', 'ignored', 'regressed'];
 /** What the bulk form's buttons do. */
-const BULK_OPS: Record<string, TriageChange['status'] | 'assign'> = { resolve: 'resolved', ignore: 'ignored', unresolve: 'unresolved', assign: 'assign' };
+const BULK_OPS: Record<string, TriageChange['status'] | 'assign' | 'merge'> = {
+  resolve: 'resolved',
+  ignore: 'ignored',
+  unresolve: 'unresolved',
+  assign: 'assign',
+  merge: 'merge',
+};
 
 /** The query parameter a bulk change comes back with, holding how many issues it changed. */
-const OUTCOMES = ['changed', 'assigned', 'unassigned'] as const;
+const OUTCOMES = ['changed', 'assigned', 'unassigned', 'merged'] as const;
 
 const actorOf = (s: Signed): Actor => ({ kind: 'user', id: s.session.user.id, email: s.session.user.email });
 
@@ -100,10 +108,11 @@ export function registerTriagePages(http: HttpHost, kit: PageKit): void {
       const { storage } = kit.need();
       const { project } = await kit.pickProject(s, String(form.get('project') ?? ''));
       const op = BULK_OPS[String(form.get('op') ?? '')];
-      if (op === undefined) kit.fail(400, 'Choose resolve, ignore, unresolve or assign.');
+      if (op === undefined) kit.fail(400, 'Choose resolve, ignore, unresolve, assign or merge.');
       const ids = [...new Set(form.getAll('id').map(String))].filter((id) => id !== '');
       if (ids.length === 0) kit.fail(400, 'Check at least one issue.');
       if (ids.length > MAX_BULK) kit.fail(400, `At most ${MAX_BULK} issues at once.`);
+      if (op === 'merge') return mergeChecked(kit, s, project.id, ids, String(form.get('back') ?? ''));
       const change: TriageChange = op === 'assign' ? { assignee: await assigneeOf(kit, s, String(form.get('assignee') ?? '')) } : { status: op };
       const issues = await storage.issueFinder.byIds(s.session.dataset, project.id, ids);
       if (issues.length !== ids.length) kit.fail(404, `Some of these issues are not in project ${project.id}: nothing changed.`);
@@ -131,6 +140,33 @@ export function registerTriagePages(http: HttpHost, kit: PageKit): void {
       return kit.redirect(`/issues/${encodeURIComponent(id)}?assigned=1`);
     }),
   );
+}
+
+/**
+ * Merges the checked issues into the one with the most events (the oldest on a tie), as Sentry's
+ * list does: the others' events and fingerprints are its own from then on.
+ */
+async function mergeChecked(kit: PageKit, s: Signed, projectId: string, ids: string[], back: string): Promise<Response> {
+  const { storage } = kit.need();
+  if (ids.length < 2) kit.fail(400, 'Check at least two issues to merge.');
+  if (ids.length > MAX_MERGE_SOURCES + 1) kit.fail(400, `At most ${MAX_MERGE_SOURCES + 1} issues merge at once.`);
+  const issues = await storage.issueFinder.byIds(s.session.dataset, projectId, ids);
+  if (issues.length !== ids.length) kit.fail(404, `Some of these issues are not in project ${projectId}: nothing merged.`);
+  const [target, ...sources] = [...issues].sort((a, b) => b.count - a.count || a.first_seen.localeCompare(b.first_seen));
+  try {
+    await storage.merges.merge(
+      s.session.dataset,
+      [projectId],
+      target.id,
+      sources.map((i) => i.id),
+      userActor(s),
+    );
+  } catch (error) {
+    if (error instanceof TriageRefusal) kit.fail(400, `Cannot merge these: ${error.message}.`);
+    if (error instanceof TriageNotFound) kit.fail(404, error.message);
+    throw error;
+  }
+  return kit.redirect(`${safeBack(back)}merged=${sources.length}`);
 }
 
 /** The form's assignee: an email of the organization, `me`, or empty for nobody. */

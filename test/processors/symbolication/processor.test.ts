@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseConfigText } from '../../../src/config/load.js';
 import { resolveConfig } from '../../../src/config/resolve.js';
-import type { Consumer, ExporterFactory, ReceiverFactory } from '../../../src/engine/component.js';
+import type { Consumer, ExporterFactory, ProcessorFactory, ReceiverFactory } from '../../../src/engine/component.js';
 import { PipelineGraph } from '../../../src/engine/graph.js';
 import type { Host } from '../../../src/engine/host.js';
 import type { Item } from '../../../src/engine/item.js';
@@ -14,7 +14,12 @@ import { Metrics } from '../../../src/telemetry/metrics.js';
 import { groupingFactory } from '../../../processors/grouping/factory.js';
 import { symbolicationFactory } from '../../../processors/symbolication/factory.js';
 import { WorkerPool } from '../../../processors/symbolication/pool.js';
-import { needsSymbolication } from '../../../processors/symbolication/processor.js';
+import { needsSymbolication, SymbolicationProcessor } from '../../../processors/symbolication/processor.js';
+import type { SymbolicationConfig } from '../../../processors/symbolication/config.js';
+import { duckdbExtensionFactory } from '../../../extensions/duckdb/index.js';
+import { issuesExtensionFactory } from '../../../extensions/issues/index.js';
+import { catalogExtensionFactory } from '../../../extensions/catalog/index.js';
+import { testHost, type TestHost } from '../../support/test-host.js';
 import { validationFactory } from '../../../processors/validation/factory.js';
 import { BUNDLE_URL, bundle, framesOf, load, markers, removeSources, writeSources, type Bundle } from './fixture.js';
 import { InMemoryArtifacts, itemOf, makeEvent, processorsShutDownAfterEach, SCOPE, TENANT, uploadedApp } from './helpers.js';
@@ -35,6 +40,16 @@ const uploaded = () => uploadedApp(app);
 const appFrames = () => framesOf(() => appExports.run([{ price: 3 }])).frames.filter((f) => f.abs_path === BUNDLE_URL);
 
 describe('in a pipeline', () => {
+  // Grouping's issues extension is real (a temporary data directory); symbolication's artifacts
+  // are the in-memory store, given by a factory that is the stock one but for where artifacts come from.
+  let issuesHost: TestHost;
+  beforeAll(async () => {
+    issuesHost = await testHost({ extensions: ['issues'] });
+  });
+  afterAll(async () => {
+    await issuesHost?.close();
+  });
+
   function pipeline(yaml: string, artifacts: InMemoryArtifacts) {
     const exported: Item[] = [];
     const consumers: Partial<Record<'events', Consumer>> = {};
@@ -56,10 +71,24 @@ describe('in a pipeline', () => {
       configSchema: z.object({}).strict(),
       create: () => ({ export: async (_signal, items) => void exported.push(...items) }),
     };
-    const registry = new Registry([receiver, validationFactory, symbolicationFactory, groupingFactory, exporter]);
+    const inMemorySymbolication: ProcessorFactory<SymbolicationConfig> = {
+      ...symbolicationFactory,
+      extensions: [],
+      create: (settings) =>
+        new SymbolicationProcessor(settings.config, {
+          id: settings.id.text,
+          artifacts,
+          registry: settings.host.metrics.registry,
+          logger: settings.host.logger,
+        }),
+    };
+    const registry = new Registry(
+      [receiver, validationFactory, inMemorySymbolication, groupingFactory, exporter],
+      [duckdbExtensionFactory, catalogExtensionFactory, issuesExtensionFactory],
+    );
     const { config, errors } = resolveConfig(parseConfigText(yaml, 't.yaml'), registry, { FAULTLINE_DATA_DIR: '/tmp/unused' });
     const metrics = new Metrics();
-    const host = { metrics, artifacts, settings: { retention: {} } } as unknown as Host;
+    const host: Host = { ...issuesHost.host, metrics };
     const graph = config ? PipelineGraph.build(config, host) : undefined;
     return { graph, errors, consumers, exported, metrics };
   }
@@ -74,8 +103,8 @@ service:
 `;
 
   it('symbolicates ingested events before grouping, so the culprit and the issue come from the original source', async () => {
-    const { graph, consumers, exported, metrics } = pipeline(YAML, uploaded());
-    if (!graph) throw new Error('config refused');
+    const { graph, consumers, exported, metrics, errors } = pipeline(YAML, uploaded());
+    if (!graph) throw new Error(`config refused: ${JSON.stringify(errors)}`);
     await graph.start();
     try {
       const frames = framesOf(() => appExports.run([{ price: 3 }])).frames.map(({ abs_path, filename, lineno, colno, function: fn }) => ({
