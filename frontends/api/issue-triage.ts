@@ -1,6 +1,8 @@
 // Triage over the API: the body PATCH /v1/issues/{id} and the bulk PATCH /v1/issues take
 // (`status`, `assignee`), the list's search parameters (`query`, `assignee`, `sort`), and the bulk
 // route itself: every issue named (or every one a query matches) changes, or none does.
+import { keyActor } from './issue-merge.js';
+import { recordBulkActivity } from '../../extensions/query/bulk-activity.js';
 import type { Principal } from '../../src/auth/authenticator.js';
 import type { FieldError } from '../../src/engine/item.js';
 import { readJson } from '../../src/http/body.js';
@@ -174,6 +176,7 @@ export function bulkTriageRoutes({ catalog, storage }: ApiContext): RouteDefinit
         const updated = await storage.triage.apply(principal.dataset, issues, change, actorOf(principal), (changed) =>
           storage.issueFinder.byIds(principal.dataset, project.id, changed),
         );
+        await recordBulkActivity(storage, principal.dataset, project.id, issues, keyActor(principal));
         return json(ctx, 200, { updated });
       },
     },

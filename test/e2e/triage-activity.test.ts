@@ -103,4 +103,14 @@ describe('comments and activity', () => {
     await expectError(await svc.api(`/v1/issues/${issue}/activity`, { key: svc.testKey }), 404, 'not_found');
     expect((await activity(issue)).data.map((e) => e.kind)).toEqual(['first_seen']);
   });
+  it('records each issue of a bulk status change in its own activity', async () => {
+    const [a, b] = [await ingest('BulkOne'), await ingest('BulkTwo')];
+    const res = await send(`/v1/issues?project_id=default&id=${a}&id=${b}`, 'PATCH', { status: 'resolved' });
+    expect(res.status).toBe(200);
+    for (const issue of [a, b]) {
+      const [latest] = (await activity(issue)).data;
+      expect(latest).toMatchObject({ issue_id: issue, kind: 'status', actor: { type: 'key' } });
+      expect(JSON.stringify(latest.data)).toContain('resolved');
+    }
+  });
 });

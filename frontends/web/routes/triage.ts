@@ -11,6 +11,7 @@ import type { Issue, IssueStatus } from '../../../extensions/query/issues.js';
 import { chartWindow } from '../../../extensions/query/index.js';
 import { MAX_MERGE_SOURCES, TriageNotFound, TriageRefusal } from '../../../extensions/query/issue-merges.js';
 import { userActor } from './issue-triage.js';
+import { recordBulkActivity } from '../../../extensions/query/bulk-activity.js';
 import type { PageKit, Signed } from '../kit.js';
 import { IssuesPage, type IssuesView } from '../pages/issues.js';
 
@@ -119,6 +120,7 @@ export function registerTriagePages(http: HttpHost, kit: PageKit): void {
       const updated = await storage.triage.apply(s.session.dataset, issues, change, actorOf(s), (changed) =>
         storage.issueFinder.byIds(s.session.dataset, project.id, changed),
       );
+      await recordBulkActivity(storage, s.session.dataset, project.id, issues, userActor(s));
       const outcome = op !== 'assign' ? 'changed' : change.assignee ? 'assigned' : 'unassigned';
       return kit.redirect(`${safeBack(String(form.get('back') ?? ''))}${outcome}=${updated}`);
     }),
