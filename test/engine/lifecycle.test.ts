@@ -53,7 +53,11 @@ afterAll(async () => {
 
 /** The config a type gets here: its defaults, plus a broker for the Kafka components (they need one). */
 function configOf(factory: ComponentFactory): unknown {
-  const section = factory.type === 'kafka' ? { brokers: [broker.brokers], ...(factory.kind === 'receiver' && { group_id: `lifecycle-${hex(4)}` }) } : {};
+  // The mock broker has no controller: the exporter's idempotent producer cannot run against it.
+  const section =
+    factory.type === 'kafka'
+      ? { brokers: [broker.brokers], ...(factory.kind === 'receiver' ? { group_id: `lifecycle-${hex(4)}` } : { idempotent: false }) }
+      : {};
   return factory.configSchema.parse(section);
 }
 
@@ -131,9 +135,7 @@ describe('every component: created from its default config on a host of its decl
         const host = await hostFor(factory.extensions ?? []);
         const exporter = factory.create({ id, config, host, readOnly: false });
         await exporter.start?.();
-        // The kafka exporter's produce fails against this mock broker here ("Broker 0 not found in the
-        // cached metadata"); its items are tested end to end in test/e2e/kafka*.test.ts. Started and stopped only.
-        if (factory.type !== 'kafka') for (const signal of factory.signals) await exporter.export(signal, [await validItem(signal)]);
+        for (const signal of factory.signals) await exporter.export(signal, [await validItem(signal)]);
         await exporter.shutdown?.();
         return;
       }
