@@ -8,7 +8,7 @@ import type { IssueTransition } from '../../src/records/event.js';
 import type { Database } from '../duckdb/database.js';
 import { ignoreUntil, type IgnoreCondition, type IgnoreUntil } from '../../src/records/ignore-until.js';
 import { IssueIgnores } from './issue-ignores.js';
-import { IssueActivity } from './issue-activity.js';
+import { IssueActivity, recordActivity } from './issue-activity.js';
 import { IssueRedirects } from './issue-redirects.js';
 
 export type IssueStatus = 'unresolved' | 'resolved' | 'ignored' | 'regressed';
@@ -90,18 +90,16 @@ export class IssueStates {
     this.activity = new IssueActivity(db);
     // An ignored issue that came back is a line of its timeline, decided where the ignore was counted.
     this.ignores.onEscalated(async (e) => {
-      await this.activity.record([
-        {
-          id: `escalated:${e.issueId}:${e.at}`,
-          dataset: e.dataset,
-          project_id: e.projectId,
-          issue_id: e.issueId,
-          kind: 'escalated',
-          actor: { type: 'system' },
-          at: e.at,
-          data: { cause: e.cause, ...(e.eventId ? { event_id: e.eventId } : {}) },
-        },
-      ]);
+      await recordActivity(this.activity, {
+        id: `escalated:${e.issueId}:${e.at}`,
+        dataset: e.dataset,
+        project_id: e.projectId,
+        issue_id: e.issueId,
+        kind: 'escalated',
+        actor: { type: 'system' },
+        at: e.at,
+        data: { cause: e.cause, ...(e.eventId ? { event_id: e.eventId } : {}) },
+      });
     });
   }
 

@@ -1,5 +1,5 @@
 // The activity of a bulk change: each changed issue's status and assignee changes, recorded as a
-// single PATCH records them (by comparing the issue before and after).
+// single PATCH records them (by comparing the issue before and after), in one write.
 import type { Dataset } from '../../src/engine/item.js';
 import type { Actor } from '../issues/issue-activity.js';
 import type { Issue } from './issues.js';
@@ -15,8 +15,9 @@ export async function recordBulkActivity(storage: Storage, dataset: Dataset, pro
       )
     ).map((i) => [i.id, i]),
   );
-  for (const issue of before) {
+  const changes = before.flatMap((issue) => {
     const now = after.get(issue.id);
-    if (now) await storage.merges.recordChanges(dataset, issue, now, actor);
-  }
+    return now ? [{ before: issue, after: now }] : [];
+  });
+  await storage.merges.recordChanges(dataset, changes, actor);
 }

@@ -167,14 +167,15 @@ export class IssueMerges {
     return { entries: entries.slice(0, limit), hasMore: entries.length > limit };
   }
 
-  /** Records what a change of the issue's fields (status, assignee) did, if it changed them. */
-  async recordChanges(dataset: Dataset, before: Issue, after: Issue, actor: Actor): Promise<void> {
-    const entries: ActivityInput[] = [];
-    const base = { dataset, project_id: after.project_id, issue_id: after.id, actor };
-    if (before.status !== after.status) entries.push({ ...base, kind: 'status', data: { status: after.status, previous: before.status } });
-    const assignee = (issue: Issue) => (issue as Issue & { assignee?: unknown }).assignee;
-    if (assignee(after) !== undefined && JSON.stringify(assignee(before) ?? null) !== JSON.stringify(assignee(after)))
-      entries.push({ ...base, kind: 'assignee', data: { assignee: assignee(after), previous: assignee(before) ?? null } });
+  /** Records what changes of issues' fields (status, assignee) did, if they changed them, in one write. */
+  async recordChanges(dataset: Dataset, changes: ReadonlyArray<{ before: Issue; after: Issue }>, actor: Actor): Promise<void> {
+    const entries = changes.flatMap(({ before, after }): ActivityInput[] => {
+      const base = { dataset, project_id: after.project_id, issue_id: after.id, actor };
+      const found: ActivityInput[] = [];
+      if (before.status !== after.status) found.push({ ...base, kind: 'status', data: { status: after.status, previous: before.status } });
+      if (before.assignee?.id !== after.assignee?.id) found.push({ ...base, kind: 'assignee', data: { assignee: after.assignee, previous: before.assignee } });
+      return found;
+    });
     if (entries.length > 0) await recordActivity(this.activity, ...entries);
   }
 }

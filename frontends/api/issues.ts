@@ -95,7 +95,7 @@ export function issueRoutes({ catalog, storage, appUrl, issuePage }: ApiContext)
         await storage.triage.apply(principal.dataset, [issue], change, actorOf(principal), reread);
         const updated = await storage.issues.get(principal.dataset, projectIds, issue.id);
         if (!updated) throw errors.notFound(`no issue ${ctx.params.id}`);
-        await storage.merges.recordChanges(principal.dataset, issue, updated, keyActor(principal));
+        await storage.merges.recordChanges(principal.dataset, [{ before: issue, after: updated }], keyActor(principal));
         return json(ctx, 200, present(updated));
       },
     },

@@ -83,7 +83,7 @@ export function registerIssuePages(http: HttpHost, kit: PageKit): void {
       const before = await storage.issues.get(s.session.dataset, projectIds, id);
       const updated = before && (await storage.issues.setStatus(s.session.dataset, projectIds, id, status as (typeof SETTABLE_STATUSES)[number]));
       if (!before || !updated) kit.fail(404, `No issue ${id}.`);
-      await storage.merges.recordChanges(s.session.dataset, before, updated, userActor(s));
+      await storage.merges.recordChanges(s.session.dataset, [{ before, after: updated }], userActor(s));
       return kit.redirect(`/issues/${encodeURIComponent(id)}?changed=1`);
     }),
   );
