@@ -4,7 +4,8 @@
 // It owns its staging and journal tables (migrations.ts), serves reads from the lake and its
 // staging rows (read-source.ts), and drops expired day partitions. Replay segments' events are
 // gzip blobs under <lake>/replay-segments (content-addressed, synced before the row is staged), so
-// every node that reads the lake reads them too.
+// every node that reads the lake reads them too; with the lake on S3 they are objects of the
+// bucket instead (s3-segments.ts), PUT before the row is staged.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -26,6 +27,7 @@ import { LakeReadSource } from './read-source.js';
 import { RemoteLake } from './lake-store.js';
 import { S3LakeCache, S3LakeReadSource } from './s3-read-source.js';
 import { S3LakeStore } from './s3-store.js';
+import { S3SegmentBlobs, SEGMENTS_ROOT } from './s3-segments.js';
 import { LAKE_SIGNALS, recover } from './recovery.js';
 import { stagedTotals, stageItems } from './staging.js';
 import { databaseOf } from '../../extensions/duckdb/index.js';
@@ -68,8 +70,9 @@ export class ParquetExporter implements Exporter {
   private readonly compactionQueued: Record<LakeSignal, boolean> = { events: false, traces: false, replays: false };
   /** A flush failed after claiming its batch: retry on the next tick even if nothing new is staged. */
   private readonly retry: Record<LakeSignal, boolean> = { events: false, traces: false, replays: false };
-  /** Replay segments' events, under the lake directory. */
+  /** Replay segments' events, under the lake directory; with `s3`, in the bucket (`s3Blobs`). */
   private readonly blobs: SegmentBlobs;
+  private readonly s3Blobs?: S3SegmentBlobs;
   /** Blobs stored by an export whose rows are not staged yet: expiry must not take them. */
   private readonly storing = new Map<string, number>();
   private readonly counts = new RowCounts();
@@ -99,9 +102,20 @@ export class ParquetExporter implements Exporter {
       if (!this.readOnly) this.lake.remote = this.remote;
     }
     if (s3 && this.store && this.readOnly) {
-      this.cache = new S3LakeCache(this.store, join(this.lake.path, '.s3-cache'), s3.cache_max_bytes, s3.refresh_ms, this.logger);
-      this.source = new S3LakeReadSource(id.text, this.cache, this.lake.tables);
-    } else this.source = new LakeReadSource(id.text, this.lake, () => this.generation, this.blobs);
+      const cache = new S3LakeCache(this.store, join(this.lake.path, '.s3-cache'), s3.cache_max_bytes, s3.refresh_ms, this.logger);
+      this.cache = cache;
+      this.s3Blobs = new S3SegmentBlobs(this.store, (key) => cache.object(key));
+      this.source = new S3LakeReadSource(id.text, cache, this.lake.tables, this.s3Blobs);
+    } else {
+      if (this.store) this.s3Blobs = new S3SegmentBlobs(this.store);
+      const s3Blobs = this.s3Blobs;
+      this.source = new LakeReadSource(
+        id.text,
+        this.lake,
+        () => this.generation,
+        (row) => (s3Blobs ? s3Blobs.gzipped(row) : this.blobs.gzipped(String(row.blob))),
+      );
+    }
     this.config = config;
     const stage = (signal: LakeSignal) => (items: Item[]) =>
       this.lake.db.write(async (connection) => {
@@ -165,16 +179,18 @@ export class ParquetExporter implements Exporter {
   }
 
   /**
-   * Each segment's events go to the lake's blob directory first (compressed, synced), then its row
-   * to staging: a crash in between leaves an unreferenced blob, never a row without its events.
+   * Each segment's events go to the lake's blob directory (compressed, synced) or its bucket
+   * first, then its row to staging: a crash in between leaves an unreferenced blob, never a row
+   * without its events.
    */
   private async exportReplays(segments: Item<ReplaySegment>[]): Promise<void> {
     const shas = segments.map(({ data }) => SegmentBlobs.digest(data.events_json));
     for (const sha of shas) this.storing.set(sha, (this.storing.get(sha) ?? 0) + 1);
     try {
       await Promise.all(
-        segments.map(async ({ data }, i) => {
-          const blob = await this.blobs.put(data.events_json, shas[i]);
+        segments.map(async (segment, i) => {
+          const { data } = segment;
+          const blob = this.s3Blobs ? await this.s3Blobs.put(segment, shas[i]) : await this.blobs.put(data.events_json, shas[i]);
           data.blob = blob.sha;
           data.stored_bytes = blob.bytes;
         }),
@@ -260,9 +276,14 @@ export class ParquetExporter implements Exporter {
       const objects = await this.remote?.expireBefore(signal, day);
       if (objects) deletedRows[`${this.store?.description}/${signal}`] = objects;
     }
+    // In the bucket, a segment's blob is dated like its row: expired with the row's day.
+    if (firstKept.replays && this.remote) {
+      const blobs = await this.remote.expireBefore(SEGMENTS_ROOT, firstKept.replays);
+      if (blobs) deletedRows[`${this.store?.description}/${SEGMENTS_ROOT}`] = blobs;
+    }
     if (deletedPartitions.length) this.lake.changed();
     // The writer collects the blobs: a read-only node cannot see the rows its writer has staged.
-    if (firstKept.replays && !this.readOnly) {
+    if (firstKept.replays && !this.readOnly && !this.s3Blobs) {
       const removed = await this.enqueue('replays', () => this.collectBlobs());
       if (removed) deletedRows['replay-segments'] = removed;
     }

@@ -17,8 +17,12 @@ export interface LakeStore {
   readonly description: string;
   /** Stores a local file under the key; replaces what is there. The object appears whole or not at all. */
   put(key: string, file: string): Promise<void>;
+  /** Stores bytes under the key, whole or not at all. */
+  putBytes(key: string, body: Buffer): Promise<void>;
   /** Every object whose key starts with the prefix. */
   list(prefix: string): Promise<LakeObject[]>;
+  /** The object's bytes; undefined when it is gone. */
+  get(key: string): Promise<Buffer | undefined>;
   /** Writes the object to `to` (whole: a partial download never has that name); false when it is gone. */
   download(key: string, to: string): Promise<boolean>;
   /** Deletes the objects (those already gone are no error). */
@@ -73,9 +77,12 @@ export class RemoteLake {
     if (keys.length) await this.store.delete(keys);
   }
 
-  /** Deletes the signal's objects dated before `firstKept` (whatever node wrote them); returns how many. */
-  async expireBefore(signal: string, firstKept: string): Promise<number> {
-    const expired = (await this.store.list(`${signal}/`)).filter((object) => {
+  /**
+   * Deletes the objects under `root` (a signal, or the replay segments) in day partitions
+   * (`<root>/project_id=<id>/date=<day>/…`) before `firstKept`, whatever node wrote them; returns how many.
+   */
+  async expireBefore(root: string, firstKept: string): Promise<number> {
+    const expired = (await this.store.list(`${root}/`)).filter((object) => {
       const date = /\/date=(\d{4}-\d{2}-\d{2})\//.exec(object.key)?.[1];
       return date !== undefined && date < firstKept;
     });

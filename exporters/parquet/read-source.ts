@@ -1,9 +1,8 @@
 // What the parquet exporter serves reads from: its lake files plus the rows it acknowledged and
 // has not flushed yet (its staging tables), as one relation per signal in the read layout, and
-// replay segments' events from the blobs under the lake directory.
+// replay segments' events from the blobs under the lake directory, or in the lake's bucket.
 import type { Signal } from '../../src/engine/item.js';
 import type { DateSelection, ReadSource, Row } from '../../src/engine/read-source.js';
-import type { SegmentBlobs } from '../../src/storage/segment-blobs.js';
 import { fileListSql, LAKE_READ_SQL, listDates, listFiles, type Lake, type LakeSignal } from './lake.js';
 import type { LakeTables } from './migrations.js';
 
@@ -22,7 +21,8 @@ export class LakeReadSource implements ReadSource {
     readonly id: string,
     private readonly lake: Lake,
     readonly generation: () => number,
-    private readonly blobs: SegmentBlobs,
+    /** A segment row's events (gzip): from the blobs under the lake directory, or the bucket's. */
+    private readonly segments: (row: Row) => Promise<Buffer | undefined>,
   ) {}
 
   relation(signal: Signal, projectIds: string[], selection: DateSelection): string {
@@ -38,9 +38,9 @@ export class LakeReadSource implements ReadSource {
     return listDates(this.lake.path, asLakeSignal(signal), projectId);
   }
 
-  /** A segment's events: the gzip blob under <lake>/replay-segments that its row names. */
+  /** A segment's events: the gzip blob its row names. */
   segment(row: Row): Promise<Buffer | undefined> {
-    return this.blobs.gzipped(String(row.blob));
+    return this.segments(row);
   }
 }
 

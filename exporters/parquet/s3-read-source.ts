@@ -7,15 +7,17 @@
 // then asks fetchMissing() to download what the read named, and runs the read again. An object
 // that vanished (compacted or expired) is read as gone: the listing is refreshed and the read
 // retried over the new files, which hold the same rows.
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Signal } from '../../src/engine/item.js';
-import type { DateSelection, ReadSource } from '../../src/engine/read-source.js';
+import type { DateSelection, ReadSource, Row } from '../../src/engine/read-source.js';
 import type { LakeSignal } from './lake.js';
 import { asLakeSignal, lakeRelation } from './read-source.js';
 import type { LakeStore } from './lake-store.js';
 import type { LakeTables } from './migrations.js';
+import type { S3SegmentBlobs } from './s3-segments.js';
 
 /** Downloads at a time. */
 const PARALLEL = 4;
@@ -100,6 +102,27 @@ export class S3LakeCache {
     return true;
   }
 
+  /**
+   * An object read whole through the cache (a replay segment's blob: immutable, its key names its
+   * digest); undefined when it is gone from the bucket. It counts towards max_bytes like a file.
+   */
+  async object(key: string): Promise<Buffer | undefined> {
+    if (!(await this.fetch(key))) return undefined;
+    const size = this.cached.get(key);
+    if (size !== undefined) {
+      this.cached.delete(key);
+      this.cached.set(key, size);
+    }
+    this.evict(new Set([key]));
+    try {
+      return await readFile(join(this.dir, key));
+    } catch (error) {
+      // Evicted meanwhile for a read that needed the room: read it from the bucket instead.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return this.store.get(key);
+      throw error;
+    }
+  }
+
   /** One download per key at a time: a read and the prefetch may want the same file. */
   private fetch(key: string): Promise<boolean> {
     let running = this.fetching.get(key);
@@ -115,7 +138,8 @@ export class S3LakeCache {
     const to = join(this.dir, key);
     mkdirSync(dirname(to), { recursive: true });
     if (!(await this.store.download(key, to))) return false;
-    const size = this.sizes.get(key) ?? 0;
+    // Listed files have their size from the listing; other objects (segment blobs) are measured.
+    const size = this.sizes.get(key) ?? statSync(to).size;
     this.cached.set(key, size);
     this.cachedBytes += size;
     return true;
@@ -187,6 +211,7 @@ export class S3LakeReadSource implements ReadSource {
     readonly id: string,
     private readonly cache: S3LakeCache,
     private readonly tables: LakeTables,
+    private readonly blobs: S3SegmentBlobs,
   ) {}
 
   relation(signal: Signal, projectIds: string[], selection: DateSelection): string {
@@ -210,6 +235,11 @@ export class S3LakeReadSource implements ReadSource {
 
   fetchMissing(): Promise<boolean> {
     return this.cache.fetchMissing();
+  }
+
+  /** A segment's events: its blob in the bucket, through the cache. */
+  segment(row: Row): Promise<Buffer | undefined> {
+    return this.blobs.gzipped(row);
   }
 }
 

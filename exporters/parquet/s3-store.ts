@@ -49,25 +49,39 @@ export class S3LakeStore implements LakeStore {
 
   async put(key: string, file: string): Promise<void> {
     const size = statSync(file).size;
+    // A buffer, not a stream: the SDK can retry a buffer's PUT on a transient error.
+    if (size <= this.config.multipart_bytes) return this.putBytes(key, readFileSync(file));
+    const handle = await open(file, 'r');
+    try {
+      await this.putParts(this.objectKey(key), size, async (offset, length) => {
+        const body = Buffer.alloc(length);
+        await handle.read(body, 0, length, offset);
+        return body;
+      });
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Stores bytes under the key (one PUT, or multipart past `multipart_bytes`); whole or not at all. */
+  async putBytes(key: string, body: Buffer): Promise<void> {
     const Key = this.objectKey(key);
-    if (size <= this.config.multipart_bytes) {
-      // A buffer, not a stream: the SDK can retry a buffer's PUT on a transient error.
-      await this.client.send(new PutObjectCommand({ Bucket: this.config.bucket, Key, Body: readFileSync(file) }));
+    if (body.length <= this.config.multipart_bytes) {
+      await this.client.send(new PutObjectCommand({ Bucket: this.config.bucket, Key, Body: body }));
       return;
     }
+    await this.putParts(Key, body.length, (offset, length) => Promise.resolve(body.subarray(offset, offset + length)));
+  }
+
+  /** A multipart upload of `size` bytes read part by part; aborted on failure, so no part outlives it but by a crash. */
+  private async putParts(Key: string, size: number, part: (offset: number, length: number) => Promise<Buffer>): Promise<void> {
     const { UploadId } = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.config.bucket, Key }));
     try {
       const parts: Array<{ ETag?: string; PartNumber: number }> = [];
-      const handle = await open(file, 'r');
-      try {
-        for (let offset = 0, number = 1; offset < size; offset += PART_BYTES, number++) {
-          const body = Buffer.alloc(Math.min(PART_BYTES, size - offset));
-          await handle.read(body, 0, body.length, offset);
-          const { ETag } = await this.client.send(new UploadPartCommand({ Bucket: this.config.bucket, Key, UploadId, PartNumber: number, Body: body }));
-          parts.push({ ETag, PartNumber: number });
-        }
-      } finally {
-        await handle.close();
+      for (let offset = 0, number = 1; offset < size; offset += PART_BYTES, number++) {
+        const Body = await part(offset, Math.min(PART_BYTES, size - offset));
+        const { ETag } = await this.client.send(new UploadPartCommand({ Bucket: this.config.bucket, Key, UploadId, PartNumber: number, Body }));
+        parts.push({ ETag, PartNumber: number });
       }
       await this.client.send(new CompleteMultipartUploadCommand({ Bucket: this.config.bucket, Key, UploadId, MultipartUpload: { Parts: parts } }));
     } catch (error) {
@@ -97,7 +111,18 @@ export class S3LakeStore implements LakeStore {
       return true;
     } catch (error) {
       rmSync(partial, { force: true });
-      if (error instanceof S3ServiceException && (error.name === 'NoSuchKey' || error.$metadata.httpStatusCode === 404)) return false;
+      if (isMissing(error)) return false;
+      throw error;
+    }
+  }
+
+  /** The object's bytes, or undefined when it is gone. */
+  async get(key: string): Promise<Buffer | undefined> {
+    try {
+      const object = await this.client.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: this.objectKey(key) }));
+      return Buffer.from((await object.Body?.transformToByteArray()) ?? []);
+    } catch (error) {
+      if (isMissing(error)) return undefined;
       throw error;
     }
   }
@@ -114,4 +139,8 @@ export class S3LakeStore implements LakeStore {
   close(): void {
     this.client.destroy();
   }
+}
+
+function isMissing(error: unknown): boolean {
+  return error instanceof S3ServiceException && (error.name === 'NoSuchKey' || error.$metadata.httpStatusCode === 404);
 }
