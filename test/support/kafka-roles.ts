@@ -68,21 +68,30 @@ export function roleEnv(brokers: string, lake: string, workerId = 'w1'): Record<
 /**
  * The three roles of config/examples (ingest, worker, query) on one broker and lake, each on a
  * copy of one seeded catalog; each node is pushed to `started` as it starts (for the caller's stop).
+ * With `s3` (the parquet exporter's `s3` section) the lake is that bucket and each node has lake
+ * and artifacts directories of its own: no directory is shared between the nodes.
  */
-export async function startRoles(broker: MockBroker, started: TestService[]): Promise<{ ingest: TestService; query: TestService; queryDir: string }> {
+export async function startRoles(
+  broker: MockBroker,
+  started: TestService[],
+  options: { s3?: Record<string, unknown> } = {},
+): Promise<{ ingest: TestService; query: TestService; queryDir: string; lakeDirs: string[] }> {
   const seeded = await seededDataDirs(3);
-  const lake = tempDir('faultline-shared-lake-');
+  const shared = tempDir('faultline-shared-lake-');
+  const lakeDirs: string[] = [];
   for (const [index, role] of (['ingest', 'worker', 'query'] as const).entries()) {
+    const lake = options.s3 ? tempDir(`faultline-${role}-lake-`) : shared;
+    lakeDirs.push(lake);
     started.push(
       await startService({
-        yaml: roleYaml(role),
+        yaml: roleYaml(role, { s3: options.s3 }),
         dataDir: seeded.dirs[index],
         keys: { live: seeded.liveKey, test: seeded.testKey },
         env: roleEnv(broker.brokers, lake),
       }),
     );
   }
-  return { ingest: started[started.length - 3], query: started[started.length - 1], queryDir: seeded.dirs[2] };
+  return { ingest: started[started.length - 3], query: started[started.length - 1], queryDir: seeded.dirs[2], lakeDirs };
 }
 
 /** Spans as an OpenTelemetry Collector hands them to its kafka exporter (otlp_proto), 30 s ago. */
