@@ -5,15 +5,15 @@
 // survivor reads it again after the rebalance, and every acknowledged event and span is readable
 // exactly once through the query role within 60 s. Run twice: the lake on a shared directory, and
 // on an S3-compatible bucket (s3rver on loopback; each node then has a local directory of its own).
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startMockBroker, seededDataDirs, type MockBroker } from '../support/kafka.js';
-import { roleEnv, roleYaml, spanCountBy, type Role } from '../support/kafka-roles.js';
+import { listEventIds, postEventsAcked, roleEnv, roleYaml, spanCountBy, type Role } from '../support/kafka-roles.js';
 import { startProcess, type RunningProcess } from '../support/process.js';
 import { startS3, type LoopbackS3 } from '../support/s3.js';
-import { fullEvent, startService, tempDir, type TestService } from '../support/service.js';
+import { startService, tempDir, type TestService } from '../support/service.js';
 
 // The sizes of the issue's measurement (2,000 events, 20,000 spans).
 const EVENTS = 2000;
@@ -87,28 +87,13 @@ describe('two ingest processes, two workers, one lake, a worker killed mid-strea
     const auth = { authorization: `Bearer ${seeded.liveKey}`, 'content-type': 'application/json' };
 
     const acked = new Set<string>();
-    let sent = 0;
-    const postEvents = async (count: number) => {
-      for (let i = 0; i < count; i += 100) {
-        await Promise.all(
-          Array.from({ length: Math.min(100, count - i) }, async () => {
-            const id = randomUUID();
-            // As an SDK does: a 503 (the broker slow to acknowledge) is sent again after Retry-After.
-            for (let attempt = 0; attempt < 10; attempt++) {
-              const ingest = ingests[sent++ % 2];
-              const res = await fetch(`${ingest.baseUrl}/v1/events`, {
-                method: 'POST',
-                headers: auth,
-                body: JSON.stringify(fullEvent({ id, timestamp: new Date().toISOString() })),
-              });
-              if (res.status === 202) return void acked.add(id);
-              expect(res.status).toBe(503);
-              await new Promise((r) => setTimeout(r, 1000));
-            }
-          }),
-        );
-      }
-    };
+    const postEvents = (count: number) =>
+      postEventsAcked(
+        ingests.map((ingest) => ingest.baseUrl),
+        seeded.liveKey,
+        count,
+        acked,
+      );
     const traces: string[] = [];
     const postTrace = async (index: number) => {
       const trace = randomBytes(16).toString('hex');
@@ -157,16 +142,9 @@ describe('two ingest processes, two workers, one lake, a worker killed mid-strea
     const deadline = Math.max(Date.now(), killedAt + REBALANCE_MS) + READABLE_WITHIN_MS;
     let ids: string[];
     for (;;) {
-      ids = [];
-      let cursor: string | undefined;
-      for (let page = 0; page < 100; page++) {
-        const res = await query.api(`/v1/events?project_id=${seeded.projectId}&limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-        if (res.status !== 200) throw new Error(`the query node answered ${res.status}: ${await res.text()} (log: ${configDir}/query.log)`);
-        const body = (await res.json()) as { data: Array<{ id: string }>; next_cursor?: string | null };
-        ids.push(...body.data.map((e) => e.id));
-        cursor = body.next_cursor ?? undefined;
-        if (!cursor) break;
-      }
+      ids = await listEventIds(query, seeded.projectId).catch((error: unknown) => {
+        throw new Error(`${String(error)} (log: ${configDir}/query.log)`);
+      });
       const read = new Set(ids);
       if ([...acked].every((id) => read.has(id)) || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 500));

@@ -4,12 +4,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { packageRoot } from '../../src/paths.js';
 import type { Span } from '../../src/records/span.js';
 import type { MockBroker } from './mock-broker.js';
 import { seededDataDirs } from './seeded-dirs.js';
-import { startService, tempDir, type TestService } from './service.js';
+import { fullEvent, startService, tempDir, type TestService } from './service.js';
 
 export type Role = 'ingest' | 'worker' | 'query' | 'single';
 
@@ -149,4 +149,42 @@ export function eventIssueOn(node: TestService, eventId: string, timeoutMs?: num
     },
     timeoutMs,
   );
+}
+
+/**
+ * Posts `count` new events, 100 at a time, to the ingest nodes in turn, as an SDK does: a 503 (the
+ * broker slow to acknowledge) is sent again after Retry-After. Each acknowledged id goes into `acked`.
+ */
+export async function postEventsAcked(ingestUrls: string[], key: string, count: number, acked: Set<string>): Promise<void> {
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  let sent = 0;
+  for (let i = 0; i < count; i += 100) {
+    await Promise.all(
+      Array.from({ length: Math.min(100, count - i) }, async () => {
+        const id = randomUUID();
+        for (let attempt = 0; attempt < 10; attempt++) {
+          const body = JSON.stringify(fullEvent({ id, timestamp: new Date().toISOString() }));
+          const res = await fetch(`${ingestUrls[sent++ % ingestUrls.length]}/v1/events`, { method: 'POST', headers, body });
+          if (res.status === 202) return void acked.add(id);
+          if (res.status !== 503) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
+          await new Promise((r) => setTimeout(r, 1000));
+        }
+      }),
+    );
+  }
+}
+
+/** Every event id of the project as the node lists it, all pages (a duplicate shows twice). */
+export async function listEventIds(node: TestService, projectId: string): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 100; page++) {
+    const res = await node.api(`/v1/events?project_id=${projectId}&limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    if (res.status !== 200) throw new Error(`the node answered ${res.status}: ${await res.text()}`);
+    const body = (await res.json()) as { data: Array<{ id: string }>; next_cursor?: string | null };
+    ids.push(...body.data.map((e) => e.id));
+    cursor = body.next_cursor ?? undefined;
+    if (!cursor) break;
+  }
+  return ids;
 }
