@@ -51,7 +51,7 @@ const s3Schema = z
       .positive()
       .default(2 * 1024 * 1024 * 1024)
       .describe(
-        'A query node: most bytes of downloaded lake files kept in its local cache (`<path>/.s3-cache`, emptied at start), least recently read evicted first',
+        'A query node: most bytes of downloaded lake files and replay segment blobs kept in its local cache (`<path>/.s3-cache`, emptied at start), least recently read evicted first',
       ),
     refresh_ms: z.number().int().positive().default(1000).describe('A query node: how often it lists the bucket for new and removed files'),
     replaced_grace_ms: z
