@@ -6,6 +6,7 @@
 // gzip blobs under <lake>/replay-segments (content-addressed, synced before the row is staged), so
 // every node that reads the lake reads them too; with the lake on S3 they are objects of the
 // bucket instead (s3-segments.ts), PUT before the row is staged.
+import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -113,7 +114,8 @@ export class ParquetExporter implements Exporter {
         id.text,
         this.lake,
         () => this.generation,
-        (row) => (s3Blobs ? s3Blobs.gzipped(row) : this.blobs.gzipped(String(row.blob))),
+        // On S3, a blob this writer stored on disk before its blobs went to the bucket is still read.
+        async (row) => (await s3Blobs?.gzipped(row)) ?? this.blobs.gzipped(String(row.blob)),
       );
     }
     this.config = config;
@@ -283,7 +285,7 @@ export class ParquetExporter implements Exporter {
     }
     if (deletedPartitions.length) this.lake.changed();
     // The writer collects the blobs: a read-only node cannot see the rows its writer has staged.
-    if (firstKept.replays && !this.readOnly && !this.s3Blobs) {
+    if (firstKept.replays && !this.readOnly && (!this.s3Blobs || existsSync(this.blobs.dir))) {
       const removed = await this.enqueue('replays', () => this.collectBlobs());
       if (removed) deletedRows['replay-segments'] = removed;
     }
