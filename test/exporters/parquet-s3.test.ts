@@ -201,6 +201,10 @@ describe('parquet exporter: the lake on S3', () => {
     expect(await store.download('events/project_id=p1/date=2026-11-22/big.bin', back)).toBe(true);
     expect((await import('node:fs')).readFileSync(back).equals(bytes)).toBe(true);
     expect(await store.download('events/project_id=p1/date=2026-11-22/gone.bin', join(tempDir(), 'gone'))).toBe(false);
+    // Bytes in memory (a replay segment's blob) go up in parts past multipart_bytes the same way.
+    await store.putBytes('replay-segments/big.json.gz', bytes);
+    expect((await store.get('replay-segments/big.json.gz'))?.equals(bytes)).toBe(true);
+    expect(await store.get('replay-segments/gone.json.gz')).toBeUndefined();
     client.destroy();
     store.close();
   });
