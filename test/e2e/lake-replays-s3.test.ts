@@ -4,7 +4,7 @@
 // query node with a directory of its own, started on an empty cache, serves the replay and its
 // segments through its cache; retention deletes the blobs of expired days with their rows.
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -117,6 +117,32 @@ service:
     expect(await json(query, `/v1/replays/${ids.a}/segments/1`)).toEqual(second);
     expect(await json(query, `/v1/replays/${ids.old}/segments/0`)).toEqual(oldEvents);
     expect((await query.api(`/v1/replays/${ids.a}/segments/7`)).status).toBe(404);
+  });
+
+  it('blobs count towards the cache bound: a cache with room for one keeps one, and every read still answers', async () => {
+    const smallLake = join(root, 'small-query-lake');
+    const small = await startService({
+      yaml: `
+exporters:
+  parquet:
+    path: ${smallLake}
+    s3: ${JSON.stringify({ ...s3.lakeConfig('replays'), refresh_ms: 100, cache_max_bytes: 1 })}
+service:
+  storage:
+    replays: [parquet]
+`,
+      dataDir: join(root, 'small-query'),
+    });
+    try {
+      const cachedBlobs = () => readdirSync(join(smallLake, '.s3-cache'), { recursive: true }).filter((path) => String(path).endsWith('.json.gz'));
+      for (let round = 0; round < 2; round++) {
+        expect(await json(small, `/v1/replays/${ids.a}/segments/0`)).toEqual(first);
+        expect(await json(small, `/v1/replays/${ids.a}/segments/1`)).toEqual(second);
+        expect(cachedBlobs()).toEqual([expect.stringContaining(`${ids.a}/1-`)]); // the last read, the other evicted
+      }
+    } finally {
+      await small.stop();
+    }
   });
 
   it('retention deletes the blobs of expired days from the bucket with their rows, and keeps the others', async () => {
