@@ -8,6 +8,12 @@ import { drive, settle } from './driver.js';
 import { CpuWindow, RssSampler } from './memory.js';
 import { offer, tally } from './overload.js';
 
+/** The closed loop runs until about this many answers per connection (at most 4 x capacitySeconds). */
+const MIN_ANSWERS_PER_CONNECTION = 10;
+
+/** The open-loop levels offer at least this many requests (for at most 4 x levelSeconds). */
+const MIN_OPEN_LOOP_REQUESTS = 40;
+
 export type LevelName = '25 %' | '70 %' | '100 %';
 
 export interface LevelResult {
@@ -53,12 +59,18 @@ export interface LevelOptions {
 export async function measureLevels(target: LevelTarget, options: LevelOptions): Promise<LevelResult[]> {
   const url = `${target.baseUrl}${target.path}`;
   const base = { url, connections: options.connections, headers: target.headers, nextBody: options.nextBody };
-  if (options.warmupSeconds > 0) await settle(await drive({ ...base, duration: options.warmupSeconds }));
+  let duration = options.capacitySeconds;
+  if (options.warmupSeconds > 0) {
+    const warm = await drive({ ...base, duration: options.warmupSeconds });
+    await settle(warm);
+    // A window of a few answers per connection is mostly its edges: slow targets get a longer one.
+    if (warm.okPerSecond > 0) duration = Math.min(4 * duration, Math.max(duration, (MIN_ANSWERS_PER_CONNECTION * options.connections) / warm.okPerSecond));
+  }
   const cpu = new CpuWindow(target.pid);
   const mark = (level: LevelName) => options.sampler?.mark(`${options.label} ${level}`);
   mark('100 %');
   cpu.start();
-  const closed = await drive({ ...base, duration: options.capacitySeconds });
+  const closed = await drive({ ...base, duration });
   const closedCpu = cpu.stop();
   options.sampler?.mark(`${options.label} between`);
   const results: LevelResult[] = [
@@ -67,7 +79,7 @@ export async function measureLevels(target: LevelTarget, options: LevelOptions):
   options.log?.(`    100 %: ${Math.round(closed.okPerSecond)} requests/s, ${results[0].cpuMicrosPerItem.toFixed(1)} µs CPU/item`);
   for (const fraction of [0.7, 0.25]) {
     const level: LevelName = fraction === 0.7 ? '70 %' : '25 %';
-    const rate = Math.max(5, fraction * closed.okPerSecond);
+    const rate = Math.max(0.5, fraction * closed.okPerSecond);
     await settle(closed);
     cpu.start();
     const open = await offer({
@@ -76,7 +88,7 @@ export async function measureLevels(target: LevelTarget, options: LevelOptions):
       headers: target.headers,
       nextBody: options.nextBody,
       rate,
-      duration: options.levelSeconds,
+      duration: Math.min(4 * options.levelSeconds, Math.max(options.levelSeconds, MIN_OPEN_LOOP_REQUESTS / rate)),
       connections: options.connections,
       maxInFlight: options.maxInFlight,
       drainTimeout: 30,

@@ -61,8 +61,8 @@ How each figure is taken: bench/README.md
 
 const quick = args.quick;
 // Loaded through the ingest routes (load.ts): the full run's N is what loads in about two minutes.
-const N_EVENTS = Number(args.events ?? (quick ? 20_000 : 200_000));
-const N_SPANS = Number(args.spans ?? (quick ? 50_000 : 1_000_000));
+const N_EVENTS = Number(args.events ?? (quick ? 10_000 : 200_000));
+const N_SPANS = Number(args.spans ?? (quick ? 20_000 : 1_000_000));
 const phases = new Set(
   (args.only ?? 'events,spans,reads,symbolication,issues,grouping,scrubbing,alerting,monitors,replays,kafka').split(',').map((s) => s.trim()),
 );
@@ -392,7 +392,11 @@ async function main(): Promise<void> {
 
   if (phases.has('replays')) {
     log(`Replays: 1 MB chunks through the service (child process), ${settings.symbolicationSeconds} s per case…`);
-    results.replays = await measureReplays({ seconds: settings.symbolicationSeconds });
+    results.replays = await measureReplays({
+      seconds: settings.symbolicationSeconds,
+      levelSeconds: { warmup: settings.warmupSeconds, capacity: settings.capacitySeconds, level: settings.levelSeconds },
+      log,
+    });
     const [baseline, json, raw] = results.replays.cases;
     const row = (signal: 'replay chunks (JSON events)' | 'replay chunks (raw gzip)', c: typeof json) =>
       yardstickRow(
@@ -403,6 +407,10 @@ async function main(): Promise<void> {
         baseline.cpuMillisPerChunk * 1000,
       );
     (results.yardstick ??= []).push(row('replay chunks (JSON events)', json), row('replay chunks (raw gzip)', raw));
+    // The in-process baseline has one figure: the same at every level.
+    const base = baseline.cpuMillisPerChunk * 1000;
+    const baseLevels = results.replays.levels.map((l) => ({ ...l, cpuMicrosPerItem: base, cpuMicrosPerRequest: base, latency: { p50: NaN, p99: NaN, max: NaN, n: 0 }, steadyAnonMB: NaN, steadyRssMB: NaN }));
+    (results.levels ??= []).push(levelsRow('replay chunks: JSON events', 1, json.chunks ? results.replays.chunkBytes : NaN, results.replays.levels, baseLevels, 'JSON.parse + gzip in process'));
   }
 
   if (phases.has('grouping')) {
