@@ -5,7 +5,7 @@
 // /proc/<pid>/stat) is divided by the items accepted; its anonymous RSS is sampled throughout.
 // The same is run against the service and against the bare baseline, with the same bodies.
 import { drive, settle } from './driver.js';
-import { CpuWindow, RssSampler } from './memory.js';
+import { CpuWindow, type RssSampler } from './memory.js';
 import { offer, tally } from './overload.js';
 
 /** The closed loop runs until about this many answers per connection (at most 4 x capacitySeconds). */

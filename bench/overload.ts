@@ -229,7 +229,12 @@ export async function offer(options: OfferOptions): Promise<OfferResult> {
 }
 
 /** Answers by kind: 2xx, refusals (503, 429), other 5xx, anything else. */
-export function tally(statuses: Record<string, number>): { accepted: number; refused: number; otherServerErrors: number; otherStatuses: Record<string, number> } {
+export function tally(statuses: Record<string, number>): {
+  accepted: number;
+  refused: number;
+  otherServerErrors: number;
+  otherStatuses: Record<string, number>;
+} {
   let accepted = 0;
   let refused = 0;
   let otherServerErrors = 0;

@@ -311,7 +311,12 @@ export function sdkErrorTemplates(count = 200): ErrorTemplate[] {
 }
 
 /** One SDK-like event in both forms: the body of POST /v1/events and a Sentry event payload (an envelope item). */
-export function sdkEvent(template: ErrorTemplate, releaseIndex: number, random: () => number, now: number): { native: Record<string, unknown>; sentry: Record<string, unknown> } {
+export function sdkEvent(
+  template: ErrorTemplate,
+  releaseIndex: number,
+  random: () => number,
+  now: number,
+): { native: Record<string, unknown>; sentry: Record<string, unknown> } {
   const ts = now - int(random, 1, 120_000);
   const route = pick(random, ROUTES);
   const browser = pick(random, BROWSERS);
@@ -469,7 +474,8 @@ export class IdBodies {
 /** Sentry envelope bytes: a header line, then per item its header line (with length) and payload. */
 export function envelopeOf(header: Record<string, unknown>, items: Array<[Record<string, unknown>, Buffer]>): Buffer {
   const parts: Buffer[] = [Buffer.from(`${JSON.stringify(header)}\n`)];
-  for (const [itemHeader, payload] of items) parts.push(Buffer.from(`${JSON.stringify({ ...itemHeader, length: payload.length })}\n`), payload, Buffer.from('\n'));
+  for (const [itemHeader, payload] of items)
+    parts.push(Buffer.from(`${JSON.stringify({ ...itemHeader, length: payload.length })}\n`), payload, Buffer.from('\n'));
   return Buffer.concat(parts);
 }
 
@@ -501,8 +507,13 @@ export function sdkEventSets(count: number, options: { now?: number; spreadMs?: 
   const envelopes = (k: number): IdTemplate[] => {
     const out: IdTemplate[] = [];
     for (let i = 0; i + k <= events.length; i += k) {
-      const items = events.slice(i, i + k).map(({ sentry }): [Record<string, unknown>, Buffer] => [{ type: 'event', content_type: 'application/json' }, Buffer.from(JSON.stringify(sentry))]);
-      const bytes = envelopeOf({ event_id: ID_MARK, sent_at: new Date(now).toISOString(), sdk: { name: 'sentry.javascript.browser', version: '8.42.0' } }, items);
+      const items = events
+        .slice(i, i + k)
+        .map(({ sentry }): [Record<string, unknown>, Buffer] => [{ type: 'event', content_type: 'application/json' }, Buffer.from(JSON.stringify(sentry))]);
+      const bytes = envelopeOf(
+        { event_id: ID_MARK, sent_at: new Date(now).toISOString(), sdk: { name: 'sentry.javascript.browser', version: '8.42.0' } },
+        items,
+      );
       const at = idOffsets(bytes);
       // The header names the first item's event: one id at two places, then one per item.
       out.push({ bytes, ids: [[at[0], at[1]], ...at.slice(2).map((o) => [o])] });

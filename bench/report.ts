@@ -135,7 +135,14 @@ export interface LevelsRow {
   baseline: LevelResult[];
 }
 
-export function levelsRow(signal: string, itemsPerRequest: number, averageRequestBytes: number, faultline: LevelResult[], baseline: LevelResult[], baselineName: string): LevelsRow {
+export function levelsRow(
+  signal: string,
+  itemsPerRequest: number,
+  averageRequestBytes: number,
+  faultline: LevelResult[],
+  baseline: LevelResult[],
+  baselineName: string,
+): LevelsRow {
   return { signal, itemsPerRequest, averageRequestBytes, baselineName, faultline, baseline };
 }
 
@@ -173,7 +180,11 @@ export function evaluateGoals(r: Results): Goal[] {
         value: `${fmt(ratio, 2)} x (${fmt(sat.cpuMicrosPerRequest, 1)} against ${fmt(satBare.cpuMicrosPerRequest, 1)} µs)`,
         pass: ratio <= 2,
       });
-      goals.push({ goal: 'events CPU <= ~100 µs per 5.5 KB event at saturation', value: `${fmt(sat.cpuMicrosPerItem, 1)} µs`, pass: sat.cpuMicrosPerItem <= 100 });
+      goals.push({
+        goal: 'events CPU <= ~100 µs per 5.5 KB event at saturation',
+        value: `${fmt(sat.cpuMicrosPerItem, 1)} µs`,
+        pass: sat.cpuMicrosPerItem <= 100,
+      });
     }
     if (low && lowBare) {
       const ratio = low.cpuMicrosPerRequest / lowBare.cpuMicrosPerRequest;
@@ -206,7 +217,11 @@ export function evaluateGoals(r: Results): Goal[] {
       .flatMap((l) => l.faultline.map((x) => ({ signal: l.signal, level: x.level, mb: x.steadyAnonMB })))
       .filter((x) => Number.isFinite(x.mb))
       .reduce((a, b) => (b.mb > a.mb ? b : a));
-    goals.push({ goal: 'steady anonymous RSS <= 400 MB under each load', value: `max ${fmt(worst.mb)} MB (${worst.signal} at ${worst.level})`, pass: worst.mb <= 400 });
+    goals.push({
+      goal: 'steady anonymous RSS <= 400 MB under each load',
+      value: `max ${fmt(worst.mb)} MB (${worst.signal} at ${worst.level})`,
+      pass: worst.mb <= 400,
+    });
   }
   if (r.reads) {
     const worst = r.reads.cases.reduce((a, b) => (b.api.p99 > a.api.p99 ? b : a));
@@ -270,7 +285,7 @@ export function formatReport(r: Results): string {
   if (r.levels?.length) {
     const st = r.settings as { connections: number; spanConnections: number; capacitySeconds: number; levelSeconds: number; warmupSeconds: number };
     out.push(
-      'CPU PER ITEM AT 25 %, 70 % AND 100 % OF CAPACITY  the process\'s CPU (user + system, all threads, /proc/<pid>/stat) over the window / items accepted;',
+      "CPU PER ITEM AT 25 %, 70 % AND 100 % OF CAPACITY  the process's CPU (user + system, all threads, /proc/<pid>/stat) over the window / items accepted;",
       `        100 % = closed loop (${st.connections} connections for events, ${st.spanConnections} for spans, ${st.capacitySeconds} s after ${st.warmupSeconds} s warm-up), 25 % and 70 % of its rate offered open loop`,
       `        for ${st.levelSeconds} s (latency from each scheduled send); the baseline with the same bodies and driver, at its own capacity's levels; anon = steady RssAnon`,
     );
@@ -281,7 +296,11 @@ export function formatReport(r: Results): string {
         const b = atLevel(l.baseline, level);
         if (!f) continue;
         rows.push([
-          level === '25 %' ? `${l.signal} (${l.itemsPerRequest}/request, ${n1(l.averageRequestBytes / 1024)} KB)` : level === '70 %' ? `  baseline: ${l.baselineName}` : '',
+          level === '25 %'
+            ? `${l.signal} (${l.itemsPerRequest}/request, ${n1(l.averageRequestBytes / 1024)} KB)`
+            : level === '70 %'
+              ? `  baseline: ${l.baselineName}`
+              : '',
           level,
           n0(f.requestsPerSecond),
           n1(f.cpuMicrosPerItem),
@@ -297,10 +316,7 @@ export function formatReport(r: Results): string {
       }
     }
     out.push(
-      table(
-        ['', 'level', 'requests/s', 'µs/item', 'base µs/item', 'ratio', 'µs/request', 'base µs/req', 'p50 ms', 'p99 ms', 'errors', 'anon MB'],
-        rows,
-      ),
+      table(['', 'level', 'requests/s', 'µs/item', 'base µs/item', 'ratio', 'µs/request', 'base µs/req', 'p50 ms', 'p99 ms', 'errors', 'anon MB'], rows),
     );
     out.push('');
   }

@@ -211,7 +211,14 @@ async function main(): Promise<void> {
         bareSampler,
       });
       (results.levels ??= []).push(
-        levelsRow(`events: ${variant}`, measured.itemsPerRequest, measured.averageBytes, measured.faultline, measured.bare, variant === 'POST /v1/events' ? 'bare node:http + JSON.parse' : 'bare node:http + envelope split + JSON.parse'),
+        levelsRow(
+          `events: ${variant}`,
+          measured.itemsPerRequest,
+          measured.averageBytes,
+          measured.faultline,
+          measured.bare,
+          variant === 'POST /v1/events' ? 'bare node:http + JSON.parse' : 'bare node:http + envelope split + JSON.parse',
+        ),
       );
     }
     bareSampler.stop();
@@ -312,7 +319,9 @@ async function main(): Promise<void> {
     const fl = await measureFaultlineSpans(svc, { ...options, sampler });
     log('  bare node:http + protobufjs decode');
     const bareLevels = await measureBareSpans(bare, options);
-    (results.levels ??= []).push(levelsRow('spans: OTLP protobuf', spanPayloads.spansPerRequest, spanPayloads.averageBytes, fl, bareLevels, 'bare node:http + protobufjs decode'));
+    (results.levels ??= []).push(
+      levelsRow('spans: OTLP protobuf', spanPayloads.spansPerRequest, spanPayloads.averageBytes, fl, bareLevels, 'bare node:http + protobufjs decode'),
+    );
     const memory = {
       steadyMB: Math.max(...fl.map((l) => l.steadyRssMB)),
       steadyAnonMB: Math.max(...fl.map((l) => l.steadyAnonMB)),
@@ -341,7 +350,9 @@ async function main(): Promise<void> {
     // `large`: the reads at 10M rows (large.ts).
     const large = phases.has('large') ? largeSizes(args) : undefined;
     const [nEvents, nSpans] = large ? [large.events, large.spans] : [N_EVENTS, N_SPANS];
-    log(`Reads: loading ${nEvents.toLocaleString('en-US')} events and ${nSpans.toLocaleString('en-US')} spans over HTTP (envelopes of 100, OTLP requests of 1,000)…`);
+    log(
+      `Reads: loading ${nEvents.toLocaleString('en-US')} events and ${nSpans.toLocaleString('en-US')} spans over HTTP (envelopes of 100, OTLP requests of 1,000)…`,
+    );
     // --data DIR: load there once and reuse the rows in later runs (large.ts).
     const dataDir = args.data ?? removeLater(tempDir('faultline-bench-reads-'));
     const { svc, loaded } = await loadOnce(dataDir, nEvents, nSpans, log, (liveKey) => startChild({ dataDir, nodeArgs, liveKey, env: READS_ENV }));
@@ -349,7 +360,9 @@ async function main(): Promise<void> {
     await sleep(3000); // the DuckDB index follows the acknowledgments by a linger
     const rssMB = readRss(svc.pid).rssMB;
     const webCookie = await webSession(svc.baseUrl, dataDir);
-    log(`  loaded in ${loaded.seconds.toFixed(1)} s${loaded.reused ? ' (an earlier run)' : ''}; reading over HTTP, then the same SQL on the stopped service's file…`);
+    log(
+      `  loaded in ${loaded.seconds.toFixed(1)} s${loaded.reused ? ' (an earlier run)' : ''}; reading over HTTP, then the same SQL on the stopped service's file…`,
+    );
     const cases = await measureReads({
       baseUrl: svc.baseUrl,
       liveKey: svc.liveKey,
@@ -409,8 +422,24 @@ async function main(): Promise<void> {
     (results.yardstick ??= []).push(row('replay chunks (JSON events)', json), row('replay chunks (raw gzip)', raw));
     // The in-process baseline has one figure: the same at every level.
     const base = baseline.cpuMillisPerChunk * 1000;
-    const baseLevels = results.replays.levels.map((l) => ({ ...l, cpuMicrosPerItem: base, cpuMicrosPerRequest: base, latency: { p50: NaN, p99: NaN, max: NaN, n: 0 }, steadyAnonMB: NaN, steadyRssMB: NaN }));
-    (results.levels ??= []).push(levelsRow('replay chunks: JSON events', 1, json.chunks ? results.replays.chunkBytes : NaN, results.replays.levels, baseLevels, 'JSON.parse + gzip in process'));
+    const baseLevels = results.replays.levels.map((l) => ({
+      ...l,
+      cpuMicrosPerItem: base,
+      cpuMicrosPerRequest: base,
+      latency: { p50: NaN, p99: NaN, max: NaN, n: 0 },
+      steadyAnonMB: NaN,
+      steadyRssMB: NaN,
+    }));
+    (results.levels ??= []).push(
+      levelsRow(
+        'replay chunks: JSON events',
+        1,
+        json.chunks ? results.replays.chunkBytes : NaN,
+        results.replays.levels,
+        baseLevels,
+        'JSON.parse + gzip in process',
+      ),
+    );
   }
 
   if (phases.has('grouping')) {

@@ -94,7 +94,6 @@ export async function startChild(options: ChildOptions): Promise<ChildService> {
   };
 }
 
-
 /** `node bin/faultline.js ARGS` on a data directory (the admin commands work while the service runs). */
 export function runCli(args: string[], dataDir: string, input?: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -117,7 +116,10 @@ export async function sentryTarget(baseUrl: string, key: string): Promise<{ path
   if (!project || !publicKey) throw new Error('no project with a DSN');
   return {
     path: `/api/${project.ingest_id}/envelope/`,
-    headers: { 'x-sentry-auth': `Sentry sentry_key=${publicKey}, sentry_version=7, sentry_client=sentry.javascript.browser/8.42.0`, 'content-type': 'application/x-sentry-envelope' },
+    headers: {
+      'x-sentry-auth': `Sentry sentry_key=${publicKey}, sentry_version=7, sentry_client=sentry.javascript.browser/8.42.0`,
+      'content-type': 'application/x-sentry-envelope',
+    },
   };
 }
 
