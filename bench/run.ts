@@ -175,8 +175,8 @@ async function main(): Promise<void> {
   const m = results.machine;
   log(`Faultline benchmark (${results.mode}) on ${m.cpu}, ${m.cores} cores, Node ${m.node}`);
   log('Generating payloads…');
-  const events = sdkEventSets(settings.eventBodies);
-  const spanPayloads = new SpanPayloads(512, 4);
+  const events = sdkEventSets(phases.has('events') ? settings.eventBodies : 1);
+  const spanPayloads = new SpanPayloads(512, phases.has('spans') ? 4 : 1);
   spanPayloads.selfCheck();
   const levelSettings = {
     warmupSeconds: settings.warmupSeconds,
