@@ -7,10 +7,12 @@
 import { drive, settle } from './driver.js';
 import { CpuWindow, type RssSampler } from './memory.js';
 import { offer, tally } from './overload.js';
+import { sleep } from './stats.js';
 
 /** The closed loop runs until about this many answers per connection (at most 4 x capacitySeconds). */
 const MIN_ANSWERS_PER_CONNECTION = 10;
 
+const SLOW_SETTLE_MS = 3000;
 /** The open-loop levels offer at least this many requests (for at most 4 x levelSeconds). */
 const MIN_OPEN_LOOP_REQUESTS = 40;
 
@@ -63,8 +65,11 @@ export async function measureLevels(target: LevelTarget, options: LevelOptions):
   if (options.warmupSeconds > 0) {
     const warm = await drive({ ...base, duration: options.warmupSeconds });
     await settle(warm);
+    // Fewer answers than connections: requests slower than the warm-up are still in the service.
+    if (warm.ok < options.connections) await sleep(SLOW_SETTLE_MS);
     // A window of a few answers per connection is mostly its edges: slow targets get a longer one.
-    if (warm.okPerSecond > 0) duration = Math.min(4 * duration, Math.max(duration, (MIN_ANSWERS_PER_CONNECTION * options.connections) / warm.okPerSecond));
+    const wanted = warm.okPerSecond > 0 ? (MIN_ANSWERS_PER_CONNECTION * options.connections) / warm.okPerSecond : Number.POSITIVE_INFINITY;
+    duration = Math.min(4 * duration, Math.max(duration, wanted));
   }
   const cpu = new CpuWindow(target.pid);
   const mark = (level: LevelName) => options.sampler?.mark(`${options.label} ${level}`);
