@@ -3,7 +3,7 @@
 // as OTLP/HTTP protobuf requests of 1,000 spans on the OTLP port, several requests in flight.
 // Events: the 200 errors over 3 releases of payloads.ts (so 200 issues), 4 environments,
 // timestamps spread over the last 30 days (the service runs with 365 days of retention), every
-// event its own id. Spans: traces of 5-20 spans from the real OpenTelemetry SDK, fresh ids per
+// event its own id, 30 % carrying the id of a loaded trace (spans are loaded first). Spans: traces of 5-20 spans from the real OpenTelemetry SDK, fresh ids per
 // request. A sample of the event and trace ids sent is kept for the one-event and one-trace reads.
 import { postMany } from './bulk-http.js';
 import { SpanPayloads, sdkEventSets } from './payloads.js';
@@ -15,6 +15,8 @@ export const EVENTS_PER_ENVELOPE = 100;
 export const SPANS_PER_REQUEST = 1000;
 const IN_FLIGHT = 8;
 const SAMPLE = 200;
+/** Trace ids (a uniform sample of those loaded) that linked events draw from. */
+const LINKABLE_TRACES = 20_000;
 
 export interface LoadResult {
   events: number;
@@ -52,7 +54,34 @@ const dashed = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.sl
 
 export async function loadOverHttp(svc: ChildService, events: number, spans: number, log: (line: string) => void): Promise<LoadResult> {
   const started = performance.now();
-  const sets = sdkEventSets(4000, { spreadMs: 30 * DAY_MS - 3600_000, envelopeItems: EVENTS_PER_ENVELOPE });
+  // Spans first: 30 % of the events then carry the id of a loaded trace, as the trace read expects.
+  const payloads = new SpanPayloads(SPANS_PER_REQUEST, 4);
+  const requests = Math.ceil(spans / SPANS_PER_REQUEST);
+  const traceIds = new Reservoir(SAMPLE);
+  const linkable = new Reservoir(LINKABLE_TRACES);
+  let traces = 0;
+  const spanLoad = await postMany({
+    baseUrl: svc.otlpUrl,
+    path: '/v1/traces',
+    headers: { authorization: `Bearer ${svc.liveKey}`, 'content-type': 'application/x-protobuf' },
+    requests,
+    concurrency: IN_FLIGHT,
+    next: () => {
+      const { body, traceIds: ids } = payloads.nextBodyWithTraceIds();
+      traces += ids.length;
+      for (const id of ids) {
+        traceIds.offer(id);
+        linkable.offer(id);
+      }
+      return body;
+    },
+    progress: (done) => log(`    ${(done * SPANS_PER_REQUEST).toLocaleString('en-US')} spans…`),
+  });
+  log(`  ${(requests * SPANS_PER_REQUEST).toLocaleString('en-US')} spans in ${spanLoad.seconds.toFixed(1)} s (${spanLoad.retried} retried)`);
+
+  const sets = sdkEventSets(4000, { spreadMs: 30 * DAY_MS - 3600_000, envelopeItems: EVENTS_PER_ENVELOPE, linkedTraces: 0.3 });
+  let pick = 0;
+  sets.envelope10.traceSource = () => linkable.items[pick++ % linkable.items.length];
   const envelopes = Math.ceil(events / EVENTS_PER_ENVELOPE);
   const eventIds = new Reservoir(SAMPLE);
   let skipped = 0;
@@ -74,26 +103,6 @@ export async function loadOverHttp(svc: ChildService, events: number, spans: num
   });
   if (skipped) throw new Error(`the service skipped ${skipped} envelope items`);
   log(`  ${(envelopes * EVENTS_PER_ENVELOPE).toLocaleString('en-US')} events in ${eventLoad.seconds.toFixed(1)} s (${eventLoad.retried} retried)`);
-
-  const payloads = new SpanPayloads(SPANS_PER_REQUEST, 4);
-  const requests = Math.ceil(spans / SPANS_PER_REQUEST);
-  const traceIds = new Reservoir(SAMPLE);
-  let traces = 0;
-  const spanLoad = await postMany({
-    baseUrl: svc.otlpUrl,
-    path: '/v1/traces',
-    headers: { authorization: `Bearer ${svc.liveKey}`, 'content-type': 'application/x-protobuf' },
-    requests,
-    concurrency: IN_FLIGHT,
-    next: () => {
-      const { body, traceIds: ids } = payloads.nextBodyWithTraceIds();
-      traces += ids.length;
-      for (const id of ids) traceIds.offer(id);
-      return body;
-    },
-    progress: (done) => log(`    ${(done * SPANS_PER_REQUEST).toLocaleString('en-US')} spans…`),
-  });
-  log(`  ${(requests * SPANS_PER_REQUEST).toLocaleString('en-US')} spans in ${spanLoad.seconds.toFixed(1)} s (${spanLoad.retried} retried)`);
   return {
     events: envelopes * EVENTS_PER_ENVELOPE,
     spans: requests * SPANS_PER_REQUEST,

@@ -279,6 +279,8 @@ export function eventBodies(count: number): EventBodies {
 
 /** Where an id goes in a body template: replaced by 32 fresh hex digits in every request. */
 const ID_MARK = 'f'.repeat(32);
+/** Where the id of a loaded trace goes (the reads link some events to traces). */
+const TRACE_MARK = 'e'.repeat(32);
 
 /** The 200 distinct errors of the SDK-like events: 20-25 frames, about half in-app (the last one unique per error). */
 export function sdkErrorTemplates(count = 200): ErrorTemplate[] {
@@ -316,6 +318,7 @@ export function sdkEvent(
   releaseIndex: number,
   random: () => number,
   now: number,
+  linkedTrace = false,
 ): { native: Record<string, unknown>; sentry: Record<string, unknown> } {
   const ts = now - int(random, 1, 120_000);
   const route = pick(random, ROUTES);
@@ -342,7 +345,8 @@ export function sdkEvent(
     });
   }
   const frames = template.frames.map((f) => (f.in_app ? { ...f, lineno: (f.lineno as number) + releaseIndex * 3 } : f));
-  const traceId = hex(random, 32);
+  const random32 = hex(random, 32);
+  const traceId = linkedTrace ? TRACE_MARK : random32;
   const common = {
     environment: weightedEnvironment(random),
     release: RELEASES[releaseIndex],
@@ -397,15 +401,19 @@ export function sdkEvent(
   return { native, sentry };
 }
 
-/** Request bodies with ids to refresh: each `ids` entry lists the offsets of one id (32 hex digits). */
+/**
+ * Request bodies with ids to refresh: each `ids` entry lists the offsets of one id (32 hex digits);
+ * `traces` the offsets of trace ids to fill in (each its own).
+ */
 interface IdTemplate {
   bytes: Buffer;
   ids: number[][];
+  traces: number[];
 }
 
-function idOffsets(bytes: Buffer): number[] {
+function idOffsets(bytes: Buffer, id = ID_MARK): number[] {
   const out: number[] = [];
-  const mark = Buffer.from(ID_MARK);
+  const mark = Buffer.from(id);
   for (let at = bytes.indexOf(mark); at !== -1; at = bytes.indexOf(mark, at + mark.length)) out.push(at);
   return out;
 }
@@ -447,14 +455,11 @@ export class IdBodies {
     return this.pool.toString('hex', this.poolAt - 16, this.poolAt);
   }
 
+  /** Where the linked events' trace ids come from (the reads phase: ids of loaded traces); random without. */
+  traceSource?: () => string;
+
   nextBody(): Buffer {
-    const template = this.templates[this.next++ % this.templates.length];
-    const body = Buffer.from(template.bytes);
-    for (const offsets of template.ids) {
-      const id = this.freshHex();
-      for (const at of offsets) body.write(id, at, 'latin1');
-    }
-    return body;
+    return this.nextBodyWithIds().body;
   }
 
   /** A fresh body and the ids written into it (the reads phase keeps them to request the events). */
@@ -467,6 +472,7 @@ export class IdBodies {
       ids.push(id);
       for (const at of offsets) body.write(id, at, 'latin1');
     }
+    for (const at of template.traces) body.write(this.traceSource?.() ?? this.freshHex(), at, 'latin1');
     return { body, ids };
   }
 }
@@ -492,17 +498,26 @@ export interface SdkEventSets {
  * `count` SDK-like events (200 errors over 3 releases), as /v1/events bodies and as envelopes of 1
  * and 10 items made of the same events. `now` sets their timestamps (the reads phase spreads them).
  */
-export function sdkEventSets(count: number, options: { now?: number; spreadMs?: number; envelopeItems?: number } = {}): SdkEventSets {
+export function sdkEventSets(
+  count: number,
+  options: {
+    now?: number;
+    spreadMs?: number;
+    envelopeItems?: number;
+    /** Share of events whose trace id is filled in per request (IdBodies.traceSource). */ linkedTraces?: number;
+  } = {},
+): SdkEventSets {
   const templates = sdkErrorTemplates();
   const random = rng(5);
+  const linking = rng(6);
   const now = options.now ?? Date.now();
   const events = Array.from({ length: count }, (_, i) => {
     const at = options.spreadMs ? now - options.spreadMs + Math.floor((i / count) * options.spreadMs) : now;
-    return sdkEvent(templates[i % templates.length], Math.floor(i / templates.length) % RELEASES.length, random, at);
+    return sdkEvent(templates[i % templates.length], Math.floor(i / templates.length) % RELEASES.length, random, at, linking() < (options.linkedTraces ?? 0));
   });
   const single = events.map(({ native }) => {
     const bytes = Buffer.from(JSON.stringify(native));
-    return { bytes, ids: [idOffsets(bytes)] };
+    return { bytes, ids: [idOffsets(bytes)], traces: idOffsets(bytes, TRACE_MARK) };
   });
   const envelopes = (k: number): IdTemplate[] => {
     const out: IdTemplate[] = [];
@@ -516,7 +531,7 @@ export function sdkEventSets(count: number, options: { now?: number; spreadMs?: 
       );
       const at = idOffsets(bytes);
       // The header names the first item's event: one id at two places, then one per item.
-      out.push({ bytes, ids: [[at[0], at[1]], ...at.slice(2).map((o) => [o])] });
+      out.push({ bytes, ids: [[at[0], at[1]], ...at.slice(2).map((o) => [o])], traces: idOffsets(bytes, TRACE_MARK) });
     }
     return out;
   };
