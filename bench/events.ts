@@ -33,10 +33,18 @@ export async function measureEventsVariant(
     ? { pid: service.pid, baseUrl: service.baseUrl, ...(await sentryTarget(service.baseUrl, service.liveKey)) }
     : { pid: service.pid, baseUrl: service.baseUrl, path: '/v1/events', headers: { authorization: `Bearer ${service.liveKey}`, ...json } };
   const bareTarget = { pid: bare.pid, baseUrl: bare.url, path: envelope ? '/api/1/envelope/' : '/v1/events', headers: json };
+  await acceptsEveryItem(target, bodies.nextBody());
   const common = { ...options, nextBody: () => bodies.nextBody(), itemsPerRequest: bodies.itemsPerBody };
   options.log?.(`  ${variant}: Faultline`);
   const faultline = await measureLevels(target, { ...common, label: `events ${variant}` });
   options.log?.(`  ${variant}: bare node:http`);
   const bareLevels = await measureLevels(bareTarget, { ...common, label: `bare ${variant}`, sampler: options.bareSampler });
   return { variant, itemsPerRequest: bodies.itemsPerBody, averageBytes: bodies.averageBytes, faultline, bare: bareLevels };
+}
+
+/** One request before the loads: every item is counted as accepted later, so none may be skipped. */
+async function acceptsEveryItem(target: { baseUrl: string; path: string; headers: Record<string, string> }, body: Buffer): Promise<void> {
+  const res = await fetch(`${target.baseUrl}${target.path}`, { method: 'POST', headers: target.headers, body });
+  const text = await res.text();
+  if (!res.ok || text.includes('"skipped"')) throw new Error(`POST ${target.path} answered ${res.status}: ${text.slice(0, 300)}`);
 }

@@ -47,7 +47,7 @@ const { values: args } = parseArgs({
 
 if (args.help) {
   process.stdout.write(`npm run bench [-- options]
-  --quick              every phase, short (under a minute)
+  --quick              every phase, short
   --only P1,P2         phases: events, spans, reads, symbolication, issues, grouping, scrubbing, alerting, monitors, replays, kafka, large
   --profile            also CPU-profile the service and print where its main thread went
   --events N --spans N rows for the reads phase (and --only large), loaded over HTTP
