@@ -1,58 +1,58 @@
-// The reads at scale (`npm run bench -- --only large [--events N] [--spans N] [--documents K]`):
-// the reads phase (load.ts, reads.ts) at 10M events and 10M spans by default. The rows are written
-// straight into the duckdb exporter's storage (DuckDB tables, DocStore) by SQL, not over HTTP:
-// minutes instead of days at today's ingest rate. Only the newest K events and the spans of the
-// newest K/12.5 traces get documents (500,000 by default): all 10M of each would take ~150 GB of
-// DocStore and most of an hour to write. The pages read (first, filtered, deep, the issue page)
-// are of the newest events, and the random event and trace ids are drawn among rows with
-// documents, so every request reads what it would read with all the documents present; what
-// differs is the DocStore's size (a B-tree lookup, depth log N) and how much of it the page
-// cache holds.
+// The reads at scale (`npm run bench -- --only large [--events N] [--spans N] [--data DIR]`): the
+// reads phase at 10M events and 10M spans by default, loaded like the reads phase's rows through
+// the public ingest routes (load.ts: Sentry envelopes of 100 events, OTLP requests of 1,000 spans).
+// That takes long (bench/README.md has the estimate), so `--data DIR` loads once and later runs
+// with the same DIR and sizes reuse the rows: the service prints its keys only on a data
+// directory's first start, so the live key is kept beside the rows with the sample of ids sent.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bulkLoad, type LoadResult } from './load.js';
+import { loadOverHttp, type LoadResult } from './load.js';
+import type { ChildService } from './service.js';
 
 export interface LargeSizes {
   events: number;
   spans: number;
-  documents: number;
 }
 
-export const LARGE_DEFAULTS: LargeSizes = { events: 10_000_000, spans: 10_000_000, documents: 500_000 };
+export const LARGE_DEFAULTS: LargeSizes = { events: 10_000_000, spans: 10_000_000 };
 
-export function largeSizes(args: { events?: string; spans?: string; documents?: string }): LargeSizes {
+export function largeSizes(args: { events?: string; spans?: string }): LargeSizes {
   const events = Number(args.events ?? LARGE_DEFAULTS.events);
   const spans = Number(args.spans ?? LARGE_DEFAULTS.spans);
-  const documents = Math.min(Number(args.documents ?? LARGE_DEFAULTS.documents), events, spans);
-  for (const [name, n] of Object.entries({ events, spans, documents }))
+  for (const [name, n] of Object.entries({ events, spans }))
     if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got ${n}`);
-  return { events, spans, documents };
+  return { events, spans };
 }
 
 const LOADED = 'bench-load.json';
 
+export interface Loaded extends LoadResult {
+  /** True when the rows of an earlier run were reused. */
+  reused: boolean;
+}
+
 /**
- * Loads the rows into `dataDir` (bulkLoad), or, when an earlier run with `--data DIR` loaded them
- * there already, reuses them: a 10M-row load takes minutes, the reads after a change of the read
- * path a fraction of that.
+ * Starts the service on `dataDir` (`start(liveKey)`), and loads the rows through it, or, when an
+ * earlier run with `--data DIR` loaded the same sizes there, reuses them.
  */
 export async function loadOnce(
   dataDir: string,
   events: number,
   spans: number,
   log: (line: string) => void,
-  documents?: number,
-): Promise<Omit<LoadResult, 'fileBytes'>> {
+  start: (liveKey?: string) => Promise<ChildService>,
+): Promise<{ svc: ChildService; loaded: Loaded }> {
   const marker = join(dataDir, LOADED);
   if (existsSync(marker)) {
-    const loaded = JSON.parse(readFileSync(marker, 'utf8')) as Omit<LoadResult, 'fileBytes'> & { documents?: number };
-    if (loaded.events !== events || loaded.documents !== documents)
-      throw new Error(`${dataDir} holds ${loaded.events} events (documents: ${loaded.documents ?? 'all'}), not the ${events} asked for`);
+    const kept = JSON.parse(readFileSync(marker, 'utf8')) as LoadResult & { liveKey: string; asked: LargeSizes };
+    if (kept.asked.events !== events || kept.asked.spans !== spans)
+      throw new Error(`${dataDir} holds ${kept.asked.events} events and ${kept.asked.spans} spans, not the ${events} and ${spans} asked for`);
     log(`  reusing the rows loaded into ${dataDir}`);
-    return loaded;
+    return { svc: await start(kept.liveKey), loaded: { ...kept, reused: true } };
   }
   mkdirSync(dataDir, { recursive: true });
-  const loaded = await bulkLoad(dataDir, events, spans, log, undefined, { documents });
-  writeFileSync(marker, JSON.stringify({ ...loaded, documents }));
-  return loaded;
+  const svc = await start();
+  const loaded = await loadOverHttp(svc, events, spans, log);
+  writeFileSync(marker, JSON.stringify({ ...loaded, liveKey: svc.liveKey, asked: { events, spans } }));
+  return { svc, loaded: { ...loaded, reused: false } };
 }

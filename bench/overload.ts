@@ -99,10 +99,163 @@ class PipelinedConnection {
   }
 }
 
+/** Requests offered open loop at a fixed rate (the sending half of the overload, and the bench's fixed-rate levels). */
+export interface OfferOptions {
+  /** http://host:port */
+  baseUrl: string;
+  path: string;
+  headers: Record<string, string>;
+  /** The next request body (each request gets its own). */
+  nextBody: () => Buffer;
+  /** Offered requests per second. */
+  rate: number;
+  /** Seconds. */
+  duration: number;
+  connections: number;
+  /** The client never has more than this many requests outstanding (it sheds the rest itself). */
+  maxInFlight: number;
+  /** Longest wait for the outstanding answers after the last send, seconds. */
+  drainTimeout: number;
+  sampler?: RssSampler;
+  /** The sampler's phase name while sending. */
+  phase?: string;
+}
+
+export interface OfferResult {
+  seconds: number;
+  sent: number;
+  answered: number;
+  statuses: Record<string, number>;
+  lost: number;
+  clientShed: number;
+  accepted: Samples;
+  refused: Samples;
+  /** Seconds from the last send until every outstanding request was answered (or given up). */
+  drainSeconds: number;
+}
+
+interface Offering {
+  stoppedAt: number;
+  /** Resolves once nothing is outstanding (or at the deadline), with the seconds since the last send; closes the connections. */
+  drained(deadline: number): Promise<number>;
+  result(drainSeconds: number): OfferResult;
+}
+
+async function startOffer(options: OfferOptions): Promise<Offering> {
+  const url = new URL(options.baseUrl);
+  const port = Number(url.port);
+  const head = Object.entries({ host: url.host, ...options.headers })
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  const request = (body: Buffer) =>
+    Buffer.concat([Buffer.from(`POST ${options.path} HTTP/1.1\r\n${head}content-length: ${body.length}\r\n\r\n`, 'latin1'), body]);
+  const statuses: Record<string, number> = {};
+  const accepted = new Samples();
+  const refused = new Samples();
+  let answered = 0;
+  let lost = 0;
+  let inFlight = 0;
+  const onResponse = (status: number, scheduledAt: number) => {
+    const latency = performance.now() - scheduledAt;
+    answered++;
+    inFlight--;
+    statuses[status] = (statuses[status] ?? 0) + 1;
+    if (status >= 200 && status < 300) accepted.add(latency);
+    else if (status === 503 || status === 429) refused.add(latency);
+  };
+  const onLost = (count: number) => {
+    lost += count;
+    inFlight -= count;
+  };
+  const connections = Array.from({ length: options.connections }, () => new PipelinedConnection(port, onResponse, onLost));
+  await sleep(200); // let the connections open
+
+  if (options.phase) options.sampler?.mark(options.phase);
+  const start = performance.now();
+  const end = start + options.duration * 1000;
+  let sent = 0;
+  let shed = 0;
+  let next = 0;
+  await new Promise<void>((resolve) => {
+    const timer = setInterval(() => {
+      const now = performance.now();
+      const until = Math.min(now, end);
+      const due = Math.floor(((until - start) / 1000) * options.rate);
+      while (sent + shed < due) {
+        const scheduledAt = start + ((sent + shed) / options.rate) * 1000;
+        if (inFlight >= options.maxInFlight) {
+          shed++;
+          continue;
+        }
+        const connection = connections[next++ % connections.length];
+        connection.send(request(options.nextBody()), scheduledAt);
+        inFlight++;
+        sent++;
+      }
+      if (now >= end) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, 1);
+  });
+  const stoppedAt = performance.now();
+  return {
+    stoppedAt,
+    drained: async (deadline: number) => {
+      while (inFlight > 0 && performance.now() < deadline) await sleep(5);
+      const seconds = (performance.now() - stoppedAt) / 1000;
+      for (const connection of connections) connection.close();
+      return seconds;
+    },
+    result: (drainSeconds: number) => ({
+      seconds: (stoppedAt - start) / 1000,
+      sent,
+      answered,
+      statuses: { ...statuses },
+      lost,
+      clientShed: shed,
+      accepted,
+      refused,
+      drainSeconds,
+    }),
+  };
+}
+
+/** Offers requests open loop at `rate` for `duration` seconds and waits for the answers. */
+export async function offer(options: OfferOptions): Promise<OfferResult> {
+  const offering = await startOffer(options);
+  const drainSeconds = await offering.drained(offering.stoppedAt + options.drainTimeout * 1000);
+  return offering.result(drainSeconds);
+}
+
+/** Answers by kind: 2xx, refusals (503, 429), other 5xx, anything else. */
+export function tally(statuses: Record<string, number>): {
+  accepted: number;
+  refused: number;
+  otherServerErrors: number;
+  otherStatuses: Record<string, number>;
+} {
+  let accepted = 0;
+  let refused = 0;
+  let otherServerErrors = 0;
+  const otherStatuses: Record<string, number> = {};
+  for (const [status, count] of Object.entries(statuses)) {
+    const code = Number(status);
+    if (code >= 200 && code < 300) accepted += count;
+    else if (code === 503 || code === 429) refused += count;
+    else {
+      otherStatuses[status] = count;
+      if (code >= 500) otherServerErrors += count;
+    }
+  }
+  return { accepted, refused, otherServerErrors, otherStatuses };
+}
+
 export interface OverloadOptions {
   baseUrl: string;
   key: string;
-  bodies: Buffer[];
+  /** The next POST /v1/events body. */
+  nextBody: () => Buffer;
   /** Offered requests per second. */
   rate: number;
   /** Seconds. */
@@ -144,74 +297,28 @@ export interface OverloadResult {
 }
 
 export async function measureOverload(options: OverloadOptions): Promise<OverloadResult> {
-  const url = new URL(options.baseUrl);
-  const port = Number(url.port);
-  const requests = options.bodies.map((body) =>
-    Buffer.concat([
-      Buffer.from(
-        `POST /v1/events HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${options.key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
-        'latin1',
-      ),
-      body,
-    ]),
-  );
-  const statuses: Record<string, number> = {};
-  const accepted = new Samples();
-  const refused = new Samples();
-  let answered = 0;
-  let lost = 0;
-  let inFlight = 0;
-  const onResponse = (status: number, scheduledAt: number) => {
-    const latency = performance.now() - scheduledAt;
-    answered++;
-    inFlight--;
-    statuses[status] = (statuses[status] ?? 0) + 1;
-    if (status >= 200 && status < 300) accepted.add(latency);
-    else if (status === 503 || status === 429) refused.add(latency);
-  };
-  const onLost = (count: number) => {
-    lost += count;
-    inFlight -= count;
-  };
-  const connections = Array.from({ length: options.connections }, () => new PipelinedConnection(port, onResponse, onLost));
-  await sleep(200); // let the connections open
-
-  options.sampler?.mark('overload');
-  const start = performance.now();
-  const end = start + options.duration * 1000;
-  let sent = 0;
-  let shed = 0;
-  let next = 0;
-  await new Promise<void>((resolve) => {
-    const timer = setInterval(() => {
-      const now = performance.now();
-      const until = Math.min(now, end);
-      const due = Math.floor(((until - start) / 1000) * options.rate);
-      while (sent + shed < due) {
-        const scheduledAt = start + ((sent + shed) / options.rate) * 1000;
-        if (inFlight >= options.maxInFlight) {
-          shed++;
-          continue;
-        }
-        const connection = connections[next++ % connections.length];
-        connection.send(requests[(sent + shed) % requests.length], scheduledAt);
-        inFlight++;
-        sent++;
-      }
-      if (now >= end) {
-        clearInterval(timer);
-        resolve();
-      }
-    }, 1);
+  const port = Number(new URL(options.baseUrl).port);
+  const offering = await startOffer({
+    baseUrl: options.baseUrl,
+    path: '/v1/events',
+    headers: { authorization: `Bearer ${options.key}`, 'content-type': 'application/json' },
+    nextBody: options.nextBody,
+    rate: options.rate,
+    duration: options.duration,
+    connections: options.connections,
+    maxInFlight: options.maxInFlight,
+    drainTimeout: options.recoveryTimeout,
+    sampler: options.sampler,
+    phase: 'overload',
   });
-  const stoppedAt = performance.now();
+  const stoppedAt = offering.stoppedAt;
   options.sampler?.mark('overload-recovery');
 
   // Recovery: one request at a time on a fresh keep-alive connection, every 20 ms.
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const probeBody = options.bodies[0];
   const probe = () =>
     new Promise<{ status: number; ms: number }>((resolve) => {
+      const probeBody = options.nextBody();
       const t0 = performance.now();
       const req = httpRequest(
         {
@@ -243,44 +350,27 @@ export async function measureOverload(options: OverloadOptions): Promise<Overloa
       await sleep(20);
     }
   })();
-  const drain = (async () => {
-    while (inFlight > 0 && performance.now() < recoveryDeadline) await sleep(20);
-    return (performance.now() - stoppedAt) / 1000;
-  })();
-  const [, drainSeconds] = await Promise.all([recovery, drain]);
-  for (const connection of connections) connection.close();
+  const [, drainSeconds] = await Promise.all([recovery, offering.drained(recoveryDeadline)]);
   agent.destroy();
   options.sampler?.mark('after-overload');
 
-  let refusedCount = 0;
-  let otherServerErrors = 0;
-  let acceptedCount = 0;
-  const otherStatuses: Record<string, number> = {};
-  for (const [status, count] of Object.entries(statuses)) {
-    const code = Number(status);
-    if (code >= 200 && code < 300) acceptedCount += count;
-    else if (code === 503 || code === 429) refusedCount += count;
-    else {
-      otherStatuses[status] = count;
-      if (code >= 500) otherServerErrors += count;
-    }
-  }
-  const seconds = (stoppedAt - start) / 1000;
+  const offered = offering.result(drainSeconds);
+  const counts = tally(offered.statuses);
   return {
     offeredRate: options.rate,
-    sentRate: sent / seconds,
-    seconds,
-    sent,
-    answered,
-    accepted: acceptedCount,
-    refused: refusedCount,
-    refusedShare: answered ? refusedCount / answered : 0,
-    otherServerErrors,
-    otherStatuses,
-    lost,
-    clientShed: shed,
-    acceptedLatency: accepted.summary(),
-    refusedLatency: refused.summary(),
+    sentRate: offered.sent / offered.seconds,
+    seconds: offered.seconds,
+    sent: offered.sent,
+    answered: offered.answered,
+    accepted: counts.accepted,
+    refused: counts.refused,
+    refusedShare: offered.answered ? counts.refused / offered.answered : 0,
+    otherServerErrors: counts.otherServerErrors,
+    otherStatuses: counts.otherStatuses,
+    lost: offered.lost,
+    clientShed: offered.clientShed,
+    acceptedLatency: offered.accepted.summary(),
+    refusedLatency: offered.refused.summary(),
     peakRssMB: Math.max(options.sampler?.peak('overload') ?? Number.NaN, options.sampler?.peak('overload-recovery') ?? Number.NaN),
     recoverySeconds,
     drainSeconds,

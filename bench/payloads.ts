@@ -7,11 +7,12 @@
 //   BatchSpanProcessor sends them; every request gets fresh trace and span ids (patched into the
 //   encoded bytes), so nothing is deduplicated.
 import { randomFillSync } from 'node:crypto';
+
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { decodeTraceRequestProtobuf } from '../src/otlp/decode/index.js';
+import { decodeOtlpTraces, spansOf } from './otlp-proto.js';
 
 /** A small deterministic PRNG (mulberry32), so every run sends the same bodies. */
 export function rng(seed: number): () => number {
@@ -274,6 +275,274 @@ export function eventBodies(count: number): EventBodies {
   };
 }
 
+// --- events as SDKs send them (issue #30) ------------------------------------------------------
+
+/** Where an id goes in a body template: replaced by 32 fresh hex digits in every request. */
+const ID_MARK = 'f'.repeat(32);
+/** Where the id of a loaded trace goes (the reads link some events to traces). */
+const TRACE_MARK = 'e'.repeat(32);
+
+/** The 200 distinct errors of the SDK-like events: 20-25 frames, about half in-app (the last one unique per error). */
+export function sdkErrorTemplates(count = 200): ErrorTemplate[] {
+  const r = rng(20261127);
+  const out: ErrorTemplate[] = [];
+  for (let i = 0; i < count; i++) {
+    const [type, value] = ERROR_KINDS[i % ERROR_KINDS.length];
+    const frameCount = int(r, 20, 25) - 1;
+    const frames: Array<Record<string, unknown>> = [];
+    for (let f = 0; f < frameCount; f++) {
+      if (r() < 0.5) {
+        const module = pick(r, APP_MODULES);
+        frames.push({ filename: `src/${module}.tsx`, function: pick(r, APP_FUNCTIONS), lineno: int(r, 10, 400), colno: int(r, 3, 80), in_app: true });
+      } else {
+        const [file, fns] = pick(r, LIB_FRAMES);
+        frames.push({ filename: file, function: pick(r, fns), lineno: int(r, 1, 9000), colno: int(r, 1, 200), in_app: false });
+      }
+    }
+    frames.push({
+      filename: `src/features/f${i}/handler.ts`,
+      function: `handle${i}`,
+      lineno: int(r, 10, 200),
+      colno: int(r, 3, 60),
+      in_app: true,
+      context_line: `  return ${pick(r, ['cart', 'order', 'session'])}.${pick(r, ['items', 'user', 'lines'])}[index].${pick(r, ['id', 'price'])};`,
+    });
+    out.push({ type, value: value(r), message: '', level: r() < 0.9 ? 'error' : 'fatal', frames });
+  }
+  return out;
+}
+
+/** One SDK-like event in both forms: the body of POST /v1/events and a Sentry event payload (an envelope item). */
+export function sdkEvent(
+  template: ErrorTemplate,
+  releaseIndex: number,
+  random: () => number,
+  now: number,
+  linkedTrace = false,
+): { native: Record<string, unknown>; sentry: Record<string, unknown> } {
+  const ts = now - int(random, 1, 120_000);
+  const route = pick(random, ROUTES);
+  const browser = pick(random, BROWSERS);
+  const user = int(random, 1, 50_000);
+  const crumbs = int(random, 11, 13);
+  const breadcrumbs = [];
+  for (let b = 0; b < crumbs; b++) {
+    const kind = pick(random, ['http', 'navigation', 'ui', 'console'] as const);
+    breadcrumbs.push({
+      timestamp: new Date(ts - (crumbs - b) * int(random, 200, 3000)).toISOString(),
+      type: kind === 'ui' ? 'default' : kind,
+      category: kind === 'http' ? 'fetch' : kind === 'ui' ? 'ui.click' : kind,
+      message:
+        kind === 'http'
+          ? `${pick(random, ['GET', 'POST'])} https://api.shop.example.com${pick(random, ROUTES).replace(':id', String(int(random, 1, 99999)))}`
+          : kind === 'navigation'
+            ? `from ${pick(random, ROUTES)} to ${route}`
+            : kind === 'ui'
+              ? `button#${pick(random, ['checkout', 'add-to-cart', 'pay-now'])}.btn`
+              : `[cart] totals in ${int(random, 1, 90)}ms`,
+      level: 'info',
+      ...(kind === 'http' && { data: { status_code: pick(random, [200, 200, 201, 304, 404, 500]) } }),
+    });
+  }
+  const frames = template.frames.map((f) => (f.in_app ? { ...f, lineno: (f.lineno as number) + releaseIndex * 3 } : f));
+  const random32 = hex(random, 32);
+  const traceId = linkedTrace ? TRACE_MARK : random32;
+  const common = {
+    environment: weightedEnvironment(random),
+    release: RELEASES[releaseIndex],
+    level: template.level,
+    platform: 'javascript',
+    user: { id: `user-${user}`, email: `customer${user}@example.com`, ip_address: `10.${int(random, 0, 255)}.${int(random, 0, 255)}.${int(random, 1, 254)}` },
+    tags: {
+      route,
+      browser,
+      os: pick(random, ['Windows 11', 'macOS 15.1', 'iOS 18.1', 'Android 15']),
+      region: pick(random, REGIONS),
+      customer_tier: pick(random, ['free', 'plus', 'business']),
+      transaction: route,
+    },
+  };
+  const contexts = {
+    browser: { name: browser.split(' ')[0], version: browser.split(' ').at(-1) },
+    os: { name: 'Windows', version: '11' },
+    device: { family: 'Desktop' },
+    culture: { locale: 'en-GB', timezone: 'Europe/London' },
+    app: { app_start_time: new Date(ts - int(random, 60_000, 3_600_000)).toISOString() },
+  };
+  const request = {
+    url: `https://shop.example.com${route.replace(':id', String(int(random, 1, 99999)))}`,
+    method: 'GET',
+    headers: {
+      'user-agent': `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) ${browser} Safari/537.36`,
+      referer: 'https://shop.example.com/',
+    },
+  };
+  const native = {
+    id: ID_MARK,
+    timestamp: new Date(ts).toISOString(),
+    ...common,
+    exception: { type: template.type, value: template.value, stacktrace: frames },
+    trace_id: traceId,
+    breadcrumbs,
+    contexts,
+    request,
+    sdk: { name: 'sentry.javascript.browser', version: '8.42.0' },
+  };
+  const sentry = {
+    event_id: ID_MARK,
+    timestamp: ts / 1000,
+    ...common,
+    exception: { values: [{ type: template.type, value: template.value, mechanism: { type: 'onerror', handled: false }, stacktrace: { frames } }] },
+    breadcrumbs: { values: breadcrumbs.map((b) => ({ ...b, timestamp: Date.parse(b.timestamp) / 1000 })) },
+    contexts: { ...contexts, trace: { trace_id: traceId, span_id: hex(random, 16) } },
+    request,
+    sdk: { name: 'sentry.javascript.browser', version: '8.42.0' },
+  };
+  return { native, sentry };
+}
+
+/**
+ * Request bodies with ids to refresh: each `ids` entry lists the offsets of one id (32 hex digits);
+ * `traces` the offsets of trace ids to fill in (each its own).
+ */
+interface IdTemplate {
+  bytes: Buffer;
+  ids: number[][];
+  traces: number[];
+}
+
+function idOffsets(bytes: Buffer, id = ID_MARK): number[] {
+  const out: number[] = [];
+  const mark = Buffer.from(id);
+  for (let at = bytes.indexOf(mark); at !== -1; at = bytes.indexOf(mark, at + mark.length)) out.push(at);
+  return out;
+}
+
+/**
+ * Bodies handed out in turn, each a fresh copy with new random ids (an SDK gives every event its
+ * own id, and the service stores a known id once): the copy and the hex are the sender's work.
+ */
+export class IdBodies {
+  private next = 0;
+  private readonly pool = Buffer.alloc(1 << 16);
+  private poolAt = this.pool.length;
+
+  constructor(
+    private readonly templates: IdTemplate[],
+    /** Events per body. */
+    readonly itemsPerBody: number,
+  ) {}
+
+  get count(): number {
+    return this.templates.length;
+  }
+
+  get averageBytes(): number {
+    return this.templates.reduce((n, t) => n + t.bytes.length, 0) / this.templates.length;
+  }
+
+  /** Body sizes, sorted. */
+  sizes(): number[] {
+    return this.templates.map((t) => t.bytes.length).sort((a, b) => a - b);
+  }
+
+  private freshHex(): string {
+    if (this.poolAt + 16 > this.pool.length) {
+      randomFillSync(this.pool);
+      this.poolAt = 0;
+    }
+    this.poolAt += 16;
+    return this.pool.toString('hex', this.poolAt - 16, this.poolAt);
+  }
+
+  /** Where the linked events' trace ids come from (the reads phase: ids of loaded traces); random without. */
+  traceSource?: () => string;
+
+  nextBody(): Buffer {
+    return this.nextBodyWithIds().body;
+  }
+
+  /** A fresh body and the ids written into it (the reads phase keeps them to request the events). */
+  nextBodyWithIds(): { body: Buffer; ids: string[] } {
+    const template = this.templates[this.next++ % this.templates.length];
+    const body = Buffer.from(template.bytes);
+    const ids: string[] = [];
+    for (const offsets of template.ids) {
+      const id = this.freshHex();
+      ids.push(id);
+      for (const at of offsets) body.write(id, at, 'latin1');
+    }
+    for (const at of template.traces) body.write(this.traceSource?.() ?? this.freshHex(), at, 'latin1');
+    return { body, ids };
+  }
+}
+
+/** Sentry envelope bytes: a header line, then per item its header line (with length) and payload. */
+export function envelopeOf(header: Record<string, unknown>, items: Array<[Record<string, unknown>, Buffer]>): Buffer {
+  const parts: Buffer[] = [Buffer.from(`${JSON.stringify(header)}\n`)];
+  for (const [itemHeader, payload] of items)
+    parts.push(Buffer.from(`${JSON.stringify({ ...itemHeader, length: payload.length })}\n`), payload, Buffer.from('\n'));
+  return Buffer.concat(parts);
+}
+
+export interface SdkEventSets {
+  /** One event per POST /v1/events. */
+  single: IdBodies;
+  /** Sentry envelopes of 1 and of 10 event items. */
+  envelope1: IdBodies;
+  envelope10: IdBodies;
+  distinctErrors: number;
+}
+
+/**
+ * `count` SDK-like events (200 errors over 3 releases), as /v1/events bodies and as envelopes of 1
+ * and 10 items made of the same events. `now` sets their timestamps (the reads phase spreads them).
+ */
+export function sdkEventSets(
+  count: number,
+  options: {
+    now?: number;
+    spreadMs?: number;
+    envelopeItems?: number;
+    /** Share of events whose trace id is filled in per request (IdBodies.traceSource). */ linkedTraces?: number;
+  } = {},
+): SdkEventSets {
+  const templates = sdkErrorTemplates();
+  const random = rng(5);
+  const linking = rng(6);
+  const now = options.now ?? Date.now();
+  const events = Array.from({ length: count }, (_, i) => {
+    const at = options.spreadMs ? now - options.spreadMs + Math.floor((i / count) * options.spreadMs) : now;
+    return sdkEvent(templates[i % templates.length], Math.floor(i / templates.length) % RELEASES.length, random, at, linking() < (options.linkedTraces ?? 0));
+  });
+  const single = events.map(({ native }) => {
+    const bytes = Buffer.from(JSON.stringify(native));
+    return { bytes, ids: [idOffsets(bytes)], traces: idOffsets(bytes, TRACE_MARK) };
+  });
+  const envelopes = (k: number): IdTemplate[] => {
+    const out: IdTemplate[] = [];
+    for (let i = 0; i + k <= events.length; i += k) {
+      const items = events
+        .slice(i, i + k)
+        .map(({ sentry }): [Record<string, unknown>, Buffer] => [{ type: 'event', content_type: 'application/json' }, Buffer.from(JSON.stringify(sentry))]);
+      const bytes = envelopeOf(
+        { event_id: ID_MARK, sent_at: new Date(now).toISOString(), sdk: { name: 'sentry.javascript.browser', version: '8.42.0' } },
+        items,
+      );
+      const at = idOffsets(bytes);
+      // The header names the first item's event: one id at two places, then one per item.
+      out.push({ bytes, ids: [[at[0], at[1]], ...at.slice(2).map((o) => [o])], traces: idOffsets(bytes, TRACE_MARK) });
+    }
+    return out;
+  };
+  return {
+    single: new IdBodies(single, 1),
+    envelope1: new IdBodies(envelopes(1), 1),
+    envelope10: new IdBodies(envelopes(options.envelopeItems ?? 10), options.envelopeItems ?? 10),
+    distinctErrors: templates.length,
+  };
+}
+
 // --- spans -------------------------------------------------------------------------------------
 
 const SERVICES = ['checkout-api', 'catalog-api', 'orders-worker', 'gateway'] as const;
@@ -456,10 +725,17 @@ export class SpanPayloads {
 
   /** A fresh request body: a template with every trace and span id replaced by new random ones. */
   nextBody(): Buffer {
+    return this.nextBodyWithTraceIds().body;
+  }
+
+  /** A fresh request body and its trace ids (hex). */
+  nextBodyWithTraceIds(): { body: Buffer; traceIds: string[] } {
     const template = this.templates[this.next++ % this.templates.length];
     const body = Buffer.from(template.bytes);
+    const traceIds: string[] = [];
     for (const offsets of template.traceIdOffsets) {
       const id = this.randomBytes(16);
+      traceIds.push(id.toString('hex'));
       for (const at of offsets) id.copy(body, at);
     }
     for (const offsets of template.spanIdOffsets) {
@@ -470,20 +746,19 @@ export class SpanPayloads {
     // request): the DocStore keys spans by start time, and the times decide where they land.
     const shift = BigInt(Date.now() - template.recordedAt) * 1_000_000n;
     for (const at of template.timeOffsets) body.writeBigUInt64LE(body.readBigUInt64LE(at) + shift, at);
-    return body;
+    return { body, traceIds };
   }
 
   /** Decodes a patched body and checks it holds the expected spans with fresh, consistent ids. */
   selfCheck(): void {
-    const a = decodeTraceRequestProtobuf(this.nextBody());
-    const b = decodeTraceRequestProtobuf(this.nextBody());
-    const spansA = a.resourceSpans.flatMap((r) => r.spans) as Array<{ trace_id: string; span_id: string; parent_span_id: string }>;
-    const spansB = b.resourceSpans.flatMap((r) => r.spans) as Array<{ trace_id: string; span_id: string }>;
+    const hexOf = (b: Uint8Array) => Buffer.from(b).toString('hex');
+    const spansA = spansOf(decodeOtlpTraces(this.nextBody()));
+    const spansB = spansOf(decodeOtlpTraces(this.nextBody()));
     if (spansA.length !== this.spansPerRequest) throw new Error(`patched request decodes to ${spansA.length} spans, expected ${this.spansPerRequest}`);
-    const ids = new Set(spansA.map((s) => s.span_id));
+    const ids = new Set(spansA.map((s) => hexOf(s.span_id)));
     if (ids.size !== spansA.length) throw new Error('patched request has repeated span ids');
-    const orphans = spansA.filter((s) => s.parent_span_id && !ids.has(s.parent_span_id));
+    const orphans = spansA.filter((s) => s.parent_span_id.length && !ids.has(hexOf(s.parent_span_id)));
     if (orphans.length) throw new Error(`patched request broke ${orphans.length} parent links`);
-    if (spansB.some((s) => ids.has(s.span_id))) throw new Error('two patched requests share span ids');
+    if (spansB.some((s) => ids.has(hexOf(s.span_id)))) throw new Error('two patched requests share span ids');
   }
 }

@@ -1,14 +1,13 @@
-// Reads: after N events and N spans are bulk-loaded (load.ts), the service runs in this process on
-// that data directory, and each read endpoint is timed over sequential requests; then the same
-// SELECT the storage layer runs for it (extensions/query/events.ts, traces.ts with the DuckDB source)
-// is run with the same parameters straight on one of the service's own DuckDB reader connections
-// (`databaseOf(service.host).reader()`), so the ratio is what the HTTP layer, auth, routing and
-// response assembly add on top of DuckDB.
+// Reads: after N events and N spans are loaded through the service's ingest routes (load.ts),
+// each read endpoint of the service child is timed over sequential requests on one keep-alive
+// connection. The baseline: the service is stopped, its DuckDB file opened read-only with
+// @duckdb/node-api, and the SELECT the query layer runs for each endpoint (extensions/query/
+// events.ts, traces.ts; the SQL text is kept here) run with the same parameters, so the ratio is
+// what the service adds on top of DuckDB (HTTP, auth, routing, documents, response assembly).
 import { Agent, request as httpRequest } from 'node:http';
-import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
-import type { InProcessService } from './service.js';
+import { join } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { Samples } from './stats.js';
-import { databaseOf } from '../extensions/duckdb/index.js';
 
 export interface ReadTiming {
   name: string;
@@ -57,7 +56,15 @@ async function rowsOf(connection: DuckDBConnection, sql: string, params: Record<
 }
 
 export interface ReadsOptions {
-  svc: InProcessService;
+  baseUrl: string;
+  liveKey: string;
+  /** The service's data directory (its DuckDB file is opened read-only once it stopped). */
+  dataDir: string;
+  /** Stops the service: the SQL side runs after it. */
+  stopService: () => Promise<void>;
+  /** Ids of loaded events and traces (load.ts's sample). */
+  eventIds: string[];
+  traceIds: string[];
   /** Sequential requests per endpoint (and SQL runs). */
   requests: number;
   /** Pages walked for the deep-page case. */
@@ -67,21 +74,16 @@ export interface ReadsOptions {
   /** Longest time spent walking the cursor, seconds. */
   walkSeconds: number;
   filter: { environment: string; release: string; query: string };
-  /**
-   * Draw the random event and trace ids among the newest this many rows (the large mode loads
-   * documents for those only: load.ts); from every row by default.
-   */
-  sampleNewest?: number;
   /** A web app session cookie (`fl_session=…`): adds the issue page to the cases. */
   webCookie?: string;
   log?: (line: string) => void;
 }
 
 export async function measureReads(options: ReadsOptions): Promise<ReadTiming[]> {
-  const { svc, requests } = options;
+  const { requests } = options;
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const url = new URL(svc.baseUrl);
-  const get = (path: string, headers: Record<string, string> = { authorization: `Bearer ${svc.liveKey}` }) =>
+  const url = new URL(options.baseUrl);
+  const get = (path: string, headers: Record<string, string> = { authorization: `Bearer ${options.liveKey}` }) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = httpRequest({ host: url.hostname, port: url.port, path, agent, headers }, (res) => {
         const chunks: Buffer[] = [];
@@ -91,14 +93,11 @@ export async function measureReads(options: ReadsOptions): Promise<ReadTiming[]>
       req.on('error', reject);
       req.end();
     });
-  const database = databaseOf(svc.service.host);
-  const reader = () => database.reader();
-  const sample = async (sql: string) => (await reader().runAndReadAll(sql)).getRows().map((r) => String(r[0]));
-  const newest = (table: string, column: string, order: string) =>
-    options.sampleNewest ? `(SELECT ${column} FROM ${table} ORDER BY ${order} DESC LIMIT ${Math.floor(options.sampleNewest * 0.9)})` : table;
-  const eventIds = await sample(`SELECT id FROM ${newest('events', 'id', 'timestamp')} USING SAMPLE ${Math.max(requests, 50)} ROWS`);
-  const traceIds = await sample(`SELECT trace_id FROM ${newest('spans', 'trace_id', 'start_ns')} USING SAMPLE ${Math.max(requests, 50)} ROWS`);
-  const issueIds = await sample(`SELECT issue_id FROM events USING SAMPLE ${Math.max(requests, 50)} ROWS`);
+  const { eventIds, traceIds } = options;
+  const issues = await get('/v1/issues?project_id=default');
+  if (issues.status !== 200) throw new Error(`GET /v1/issues: ${issues.status} ${issues.body.slice(0, 300)}`);
+  const issueIds = (JSON.parse(issues.body) as { data: Array<{ id: string }> }).data.map((i) => i.id);
+  if (!eventIds.length || !traceIds.length || !issueIds.length) throw new Error('no ids to read: was anything loaded?');
 
   // Walk the cursor; the deep case cycles over the cursors of the last 10 pages walked.
   const cursors: string[] = [];
@@ -211,14 +210,15 @@ export async function measureReads(options: ReadsOptions): Promise<ReadTiming[]>
     });
   }
 
-  const out: ReadTiming[] = [];
+  // The API side of every case while the service runs.
+  const apiSide: Array<{ samples: Samples; bytes: number }> = [];
+  const minSamples = Math.min(requests, 10);
   for (const c of cases) {
     const warm = Math.min(3, requests);
     for (let i = 0; i < warm; i++) await get(c.path(i), c.headers);
     const api = new Samples();
     let bytes = 0;
-    const minSamples = Math.min(requests, 10);
-    let started = performance.now();
+    const started = performance.now();
     for (let i = 0; i < requests && (i < minSamples || performance.now() - started < options.maxSeconds * 1000); i++) {
       const t0 = performance.now();
       const res = await get(c.path(i), c.headers);
@@ -226,31 +226,49 @@ export async function measureReads(options: ReadsOptions): Promise<ReadTiming[]>
       if (res.status !== 200) throw new Error(`${c.request}: ${res.status} ${res.body.slice(0, 300)}`);
       bytes += res.body.length;
     }
-    for (let i = 0; i < warm; i++) await c.sql(reader, i);
-    const sql = new Samples();
-    let rows = 0;
-    started = performance.now();
-    for (let i = 0; i < requests && (i < minSamples || performance.now() - started < options.maxSeconds * 1000); i++) {
-      const t0 = performance.now();
-      rows += await c.sql(reader, i);
-      sql.add(performance.now() - t0);
-    }
+    apiSide.push({ samples: api, bytes });
     const a = api.summary();
-    const s = sql.summary();
-    out.push({
-      name: c.name,
-      request: c.request,
-      api: { p50: a.p50, p99: a.p99, n: a.n },
-      sql: { p50: s.p50, p99: s.p99, n: s.n },
-      ratioP50: a.p50 / s.p50,
-      ratioP99: a.p99 / s.p99,
-      responseBytes: bytes / Math.max(1, api.size),
-      rows: rows / Math.max(1, sql.size),
-    });
-    options.log?.(
-      `  ${c.name}: API p50 ${a.p50.toFixed(2)} ms p99 ${a.p99.toFixed(2)} ms (n=${a.n}); SQL p50 ${s.p50.toFixed(2)} ms p99 ${s.p99.toFixed(2)} ms (n=${s.n})`,
-    );
+    options.log?.(`  ${c.name}: API p50 ${a.p50.toFixed(2)} ms p99 ${a.p99.toFixed(2)} ms (n=${a.n})`);
   }
   agent.destroy();
+
+  // The SQL side on the stopped service's file, read-only, two connections (the trace read runs two SELECTs at once).
+  await options.stopService();
+  const instance = await DuckDBInstance.create(join(options.dataDir, 'faultline.duckdb'), { access_mode: 'READ_ONLY' });
+  const connections = [await instance.connect(), await instance.connect()];
+  let turn = 0;
+  const reader = () => connections[turn++ % connections.length];
+  const out: ReadTiming[] = [];
+  try {
+    for (const [index, c] of cases.entries()) {
+      const warm = Math.min(3, requests);
+      for (let i = 0; i < warm; i++) await c.sql(reader, i);
+      const sql = new Samples();
+      let rows = 0;
+      const started = performance.now();
+      for (let i = 0; i < requests && (i < minSamples || performance.now() - started < options.maxSeconds * 1000); i++) {
+        const t0 = performance.now();
+        rows += await c.sql(reader, i);
+        sql.add(performance.now() - t0);
+      }
+      const { samples: api, bytes } = apiSide[index];
+      const a = api.summary();
+      const s = sql.summary();
+      out.push({
+        name: c.name,
+        request: c.request,
+        api: { p50: a.p50, p99: a.p99, n: a.n },
+        sql: { p50: s.p50, p99: s.p99, n: s.n },
+        ratioP50: a.p50 / s.p50,
+        ratioP99: a.p99 / s.p99,
+        responseBytes: bytes / Math.max(1, api.size),
+        rows: rows / Math.max(1, sql.size),
+      });
+      options.log?.(`  ${c.name}: SQL p50 ${s.p50.toFixed(2)} ms p99 ${s.p99.toFixed(2)} ms (n=${s.n}, ${(rows / Math.max(1, sql.size)).toFixed(1)} rows)`);
+    }
+  } finally {
+    for (const c of connections) c.closeSync();
+    instance.closeSync();
+  }
   return out;
 }

@@ -6,7 +6,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { CpuWindow, directoryBytes } from './memory.js';
+import { measureLevels, type LevelResult } from './levels.js';
+import { CpuWindow, directoryBytes, RssSampler } from './memory.js';
 import { startChild, tempDir } from './service.js';
 
 export interface ReplaysResult {
@@ -19,6 +20,8 @@ export interface ReplaysResult {
   cases: Array<{ label: string; chunks: number; chunksPerSecond: number; rawMBPerSecond: number; cpuMillisPerChunk: number; serviceCpuMillisPerChunk: number }>;
   /** Bytes on disk under <data_dir>/replays per raw byte posted (unique chunks). */
   storedPerRawByte: number;
+  /** JSON-events chunks at 25 %, 70 % and 100 % of capacity over 4 connections (levels.ts), the service child's CPU per chunk. */
+  levels: LevelResult[];
 }
 
 /** About `bytes` of rrweb-like events: a full snapshot of a page, then incremental mutations and inputs. */
@@ -80,7 +83,13 @@ async function timed(run: () => Promise<[chunks: number, raw: number]>, seconds:
   return { n, raw, elapsed: (performance.now() - t0) / 1000, cpuMicros: cpu.user + cpu.system + (service ? serviceCpuMicros : 0), serviceCpuMicros };
 }
 
-export async function measureReplays(options: { seconds: number; chunkBytes?: number }): Promise<ReplaysResult> {
+export async function measureReplays(options: {
+  seconds: number;
+  chunkBytes?: number;
+  /** For the levels: warm-up, closed loop and each open-loop level, seconds. */
+  levelSeconds?: { warmup: number; capacity: number; level: number };
+  log?: (line: string) => void;
+}): Promise<ReplaysResult> {
   const chunkBytes = options.chunkBytes ?? 1_000_000;
   const dir = tempDir('faultline-bench-replays-');
   const svc = await startChild({ dataDir: dir });
@@ -141,8 +150,32 @@ export async function measureReplays(options: { seconds: number; chunkBytes?: nu
       ),
     );
     const unique = prepared.reduce((sum, p) => sum + p.json.length, 0);
+    const timing = options.levelSeconds ?? { warmup: 1, capacity: options.seconds, level: options.seconds };
+    const sampler = new RssSampler(svc.pid).start();
+    options.log?.('  JSON events chunks, 4 connections: capacity then 70 % and 25 % of it');
+    const levels = await measureLevels(
+      { pid: svc.pid, baseUrl: svc.baseUrl, path: '/v1/replays', headers: { authorization: `Bearer ${svc.liveKey}`, 'content-type': 'application/json' } },
+      {
+        nextBody: () => {
+          const { json } = prepared[segment % prepared.length];
+          const n = segment++;
+          rawPosted += json.length;
+          return Buffer.from(`{"replay_id":"rpl_bench${Math.floor(n / prepared.length)}","segment_id":${n},"events":${json}}`);
+        },
+        itemsPerRequest: 1,
+        connections: 4,
+        warmupSeconds: timing.warmup,
+        capacitySeconds: timing.capacity,
+        levelSeconds: timing.level,
+        maxInFlight: 64,
+        label: 'replays',
+        sampler,
+        log: options.log,
+      },
+    );
+    sampler.stop();
     // Every distinct chunk was posted (content addressing stores each once): stored bytes over their raw bytes.
-    return { chunkBytes, cases, storedPerRawByte: rawPosted >= unique ? directoryBytes(join(dir, 'replays')) / unique : 0 };
+    return { chunkBytes, cases, storedPerRawByte: rawPosted >= unique ? directoryBytes(join(dir, 'replays')) / unique : 0, levels };
   } finally {
     await svc.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -1,11 +1,10 @@
 // The machine, the goals, and the printed table. The same figures go to bench/results/latest.json.
 import { readFileSync } from 'node:fs';
 import { cpus, totalmem, platform, arch, release } from 'node:os';
-import type { DriveResult } from './driver.js';
+import type { LevelName, LevelResult } from './levels.js';
 import type { OverloadResult } from './overload.js';
 import type { ProfileSummary } from './profile.js';
 import type { ReadTiming } from './reads.js';
-import type { DecodeResult, SpansResult } from './spans.js';
 import type { SymbolicationResult } from './symbolication.js';
 import type { GroupingResult } from './grouping.js';
 import type { ScrubbingResult } from './scrubbing.js';
@@ -51,30 +50,17 @@ export interface Results {
   settings: Record<string, unknown>;
   events?: {
     bodies: { count: number; averageBytes: number; p5Bytes: number; p95Bytes: number; distinctErrors: number; releases: number };
-    faultline: DriveResult;
-    bare: DriveResult;
-    /** Faultline events/s over the bare server's. */
-    ratio: number;
+    /** Requests/s of the closed loop (one event per POST /v1/events), Faultline and the bare server. */
+    capacity: number;
+    bareCapacity: number;
     memory: PhaseMemory;
-    /** Offered open loop at 70 % of the measured events/s (latency from each scheduled send). */
-    at70?: {
-      offeredRate: number;
-      accepted: number;
-      refused: number;
-      otherServerErrors: number;
-      latency: { p50: number; p99: number; max: number; n: number };
-      /** The service's CPU over the phase (incl. the answers still arriving after it) per accepted event. */
-      cpuMicrosPerEvent: number;
-    };
   };
+  /** CPU per item at 25 %, 70 % and 100 % of capacity, each load beside its baseline (levels.ts). */
+  levels?: LevelsRow[];
   overload?: OverloadResult;
   spans?: {
     requestBytes: number;
     spansPerRequest: number;
-    faultline: SpansResult;
-    decode: DecodeResult;
-    /** Faultline spans/s over the raw decode rate. */
-    ratio: number;
     memory: PhaseMemory;
   };
   storage?: {
@@ -96,13 +82,15 @@ export interface Results {
     events: number;
     spans: number;
     traces: number;
-    issues: number;
+    /** Wall seconds of the load over HTTP, and the rates it reached. */
     loadSeconds: number;
+    eventsPerSecondLoaded: number;
+    spansPerSecondLoaded: number;
+    /** The rows of an earlier run with the same --data (large.ts). */
+    reused: boolean;
     databaseBytes: number;
     cases: ReadTiming[];
-    /** The large mode: only the newest this many rows have documents (bench/large.ts). */
-    documents?: number;
-    /** RSS of this process (bench + in-process service) after the reads. */
+    /** RSS of the service child after the load, before the reads. */
     rssMB: number;
   };
   memory?: { steadyMB: number; steadyAnonMB: number; peakMB: number; note: string };
@@ -137,6 +125,31 @@ export interface YardstickRow {
   ratio: number;
 }
 
+/** One load (a signal and a request shape) at the three levels, on the service and on its baseline. */
+export interface LevelsRow {
+  signal: string;
+  itemsPerRequest: number;
+  averageRequestBytes: number;
+  baselineName: string;
+  faultline: LevelResult[];
+  baseline: LevelResult[];
+}
+
+export function levelsRow(
+  signal: string,
+  itemsPerRequest: number,
+  averageRequestBytes: number,
+  faultline: LevelResult[],
+  baseline: LevelResult[],
+  baselineName: string,
+): LevelsRow {
+  return { signal, itemsPerRequest, averageRequestBytes, baselineName, faultline, baseline };
+}
+
+export function atLevel(levels: LevelResult[], level: LevelName): LevelResult | undefined {
+  return levels.find((l) => l.level === level);
+}
+
 export function yardstickRow(signal: YardstickRow['signal'], cpuSeconds: number, items: number, baseline: string, baselineMicrosPerItem: number): YardstickRow {
   const microsPerItem = items > 0 ? (cpuSeconds * 1e6) / items : Number.NaN;
   return { signal, cpuSeconds, items, microsPerItem, baseline, baselineMicrosPerItem, ratio: microsPerItem / baselineMicrosPerItem };
@@ -152,42 +165,73 @@ export interface Goal {
 export function evaluateGoals(r: Results): Goal[] {
   const goals: Goal[] = [];
   const fmt = (x: number, d = 0) => (Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a');
-  if (r.events) {
-    const e = r.events;
-    goals.push({ goal: 'events >= 10,000/s', value: `${fmt(e.faultline.okPerSecond)}/s`, pass: e.faultline.okPerSecond >= 10_000 });
-    if (e.at70)
+  const row = (signal: string) => r.levels?.find((l) => l.signal === signal);
+  const single = row('events: POST /v1/events');
+  if (single) {
+    const sat = atLevel(single.faultline, '100 %');
+    const satBare = atLevel(single.baseline, '100 %');
+    const low = atLevel(single.faultline, '25 %');
+    const lowBare = atLevel(single.baseline, '25 %');
+    const at70 = atLevel(single.faultline, '70 %');
+    if (sat && satBare) {
+      const ratio = sat.cpuMicrosPerRequest / satBare.cpuMicrosPerRequest;
+      goals.push({
+        goal: 'events CPU <= 2 x bare server per request at saturation',
+        value: `${fmt(ratio, 2)} x (${fmt(sat.cpuMicrosPerRequest, 1)} against ${fmt(satBare.cpuMicrosPerRequest, 1)} µs)`,
+        pass: ratio <= 2,
+      });
+      goals.push({
+        goal: 'events CPU <= ~100 µs per 5.5 KB event at saturation',
+        value: `${fmt(sat.cpuMicrosPerItem, 1)} µs`,
+        pass: sat.cpuMicrosPerItem <= 100,
+      });
+    }
+    if (low && lowBare) {
+      const ratio = low.cpuMicrosPerRequest / lowBare.cpuMicrosPerRequest;
+      goals.push({
+        goal: 'events CPU <= 3 x bare server per request at 25 % of capacity',
+        value: `${fmt(ratio, 2)} x (${fmt(low.cpuMicrosPerRequest, 1)} against ${fmt(lowBare.cpuMicrosPerRequest, 1)} µs)`,
+        pass: ratio <= 3,
+      });
+    }
+    if (at70)
       goals.push({
         goal: 'events p99 <= 25 ms at 70 % of capacity',
-        value: `${fmt(e.at70.latency.p99, 1)} ms at ${fmt(e.at70.offeredRate)}/s`,
-        pass: e.at70.latency.p99 <= 25 && e.at70.refused === 0 && e.at70.otherServerErrors === 0,
+        value: `${fmt(at70.latency.p99, 1)} ms at ${fmt(at70.requestsPerSecond)}/s offered`,
+        pass: at70.latency.p99 <= 25 && at70.errors === 0,
+        note: at70.errors ? `${at70.errors} requests not accepted` : undefined,
       });
-    goals.push({ goal: 'events >= 0.35 x bare node:http', value: `${fmt(e.ratio, 3)} x`, pass: e.ratio >= 0.35 });
   }
-  const ys = (signal: YardstickRow['signal']) => r.yardstick?.find((y) => y.signal === signal);
-  const ye = ys('events');
-  if (ye) {
-    goals.push({ goal: 'events CPU <= 100 µs/event', value: `${fmt(ye.microsPerItem, 1)} µs`, pass: ye.microsPerItem <= 100 });
-    goals.push({ goal: 'events CPU <= 2 x bare node:http', value: `${fmt(ye.ratio, 2)} x`, pass: ye.ratio <= 2 });
+  const spans = row('spans: OTLP protobuf');
+  if (spans) {
+    const worst = spans.faultline.reduce((a, b) => (b.cpuMicrosPerItem > a.cpuMicrosPerItem ? b : a));
+    goals.push({
+      goal: 'spans CPU <= 10 µs per span over OTLP protobuf (every level)',
+      value: spans.faultline.map((l) => `${fmt(l.cpuMicrosPerItem, 1)} µs at ${l.level}`).join(', '),
+      pass: worst.cpuMicrosPerItem <= 10,
+    });
   }
-  const ysp = ys('spans');
-  if (ysp) {
-    goals.push({ goal: 'spans CPU <= 10 µs/span', value: `${fmt(ysp.microsPerItem, 1)} µs`, pass: ysp.microsPerItem <= 10 });
-  }
-  if (r.spans) {
-    const s = r.spans;
-    goals.push({ goal: 'spans >= 100,000/s', value: `${fmt(s.faultline.spansPerSecond)}/s`, pass: s.faultline.spansPerSecond >= 100_000 });
-    goals.push({ goal: 'spans >= 0.5 x raw decode', value: `${fmt(s.ratio, 3)} x`, pass: s.ratio >= 0.5 });
+  const loads = (r.levels ?? []).filter((l) => l.faultline.some((x) => Number.isFinite(x.steadyAnonMB)));
+  if (loads.length) {
+    const worst = loads
+      .flatMap((l) => l.faultline.map((x) => ({ signal: l.signal, level: x.level, mb: x.steadyAnonMB })))
+      .filter((x) => Number.isFinite(x.mb))
+      .reduce((a, b) => (b.mb > a.mb ? b : a));
+    goals.push({
+      goal: 'steady anonymous RSS <= 400 MB under each load',
+      value: `max ${fmt(worst.mb)} MB (${worst.signal} at ${worst.level})`,
+      pass: worst.mb <= 400,
+    });
   }
   if (r.reads) {
     const worst = r.reads.cases.reduce((a, b) => (b.api.p99 > a.api.p99 ? b : a));
     goals.push({
-      goal: 'reads p99 <= 20 ms at 10M rows',
+      goal: 'reads p99 <= 20 ms at 10M events and spans',
       value: `worst ${fmt(worst.api.p99, 1)} ms (${worst.name})`,
       pass: worst.api.p99 <= 20,
       note: r.reads.events >= 10_000_000 ? undefined : `measured at ${fmt(r.reads.events)} events / ${fmt(r.reads.spans)} spans, not 10M`,
     });
   }
-  if (r.memory) goals.push({ goal: 'steady RSS <= 400 MB', value: `${fmt(r.memory.steadyMB)} MB`, pass: r.memory.steadyMB <= 400 });
   if (r.storage) {
     const p = r.storage.parquet;
     if ('na' in p) goals.push({ goal: 'Parquet <= 1/8 of raw JSON bytes', value: p.na, pass: null });
@@ -220,12 +264,6 @@ function table(header: string[], rows: string[][], indent = '  '): string {
   return [line(header), ...rows.map(line)].join('\n');
 }
 
-function errorsOf(d: DriveResult): string {
-  const parts = Object.entries(d.statuses).map(([s, c]) => `${c}x${s}`);
-  if (d.socketErrors) parts.push(`${d.socketErrors} socket`);
-  return parts.length ? `${d.non2xx + d.socketErrors} (${parts.join(', ')})` : '0';
-}
-
 export function formatReport(r: Results): string {
   const out: string[] = [];
   const m = r.machine;
@@ -236,69 +274,55 @@ export function formatReport(r: Results): string {
 
   if (r.events) {
     const e = r.events;
-    const s = r.settings as { connections: number; eventsSeconds: number; warmupSeconds: number };
     out.push(
-      `EVENTS  POST /v1/events, one event per request, ${s.connections} connections, ${s.eventsSeconds} s measured after ${s.warmupSeconds} s warm-up;`,
-      `        ${e.bodies.count} pregenerated bodies, avg ${n1(e.bodies.averageBytes / 1024)} KB (p5-p95 ${n1(e.bodies.p5Bytes / 1024)}-${n1(e.bodies.p95Bytes / 1024)} KB), ${e.bodies.distinctErrors} errors x ${e.bodies.releases} releases, no ids`,
+      `EVENTS  SDK-like: ${e.bodies.count} pregenerated events, avg ${n1(e.bodies.averageBytes / 1024)} KB as a /v1/events body (p5-p95 ${n1(e.bodies.p5Bytes / 1024)}-${n1(e.bodies.p95Bytes / 1024)} KB),`,
+      `        an id each (fresh per request), 20-25 frames about half in-app, ~12 breadcrumbs, contexts, request, tags; ${e.bodies.distinctErrors} errors x ${e.bodies.releases} releases`,
+      `        capacity (closed loop, one event per request): ${n0(e.capacity)} requests/s; bare server ${n0(e.bareCapacity)}/s`,
+      '',
     );
-    out.push(
-      table(
-        ['', 'events/s', 'p50 ms', 'p99 ms', 'errors'],
-        [
-          ['Faultline (child process)', n0(e.faultline.okPerSecond), n2(e.faultline.latency.p50), n2(e.faultline.latency.p99), errorsOf(e.faultline)],
-          ['bare node:http + JSON.parse (child process)', n0(e.bare.okPerSecond), n2(e.bare.latency.p50), n2(e.bare.latency.p99), errorsOf(e.bare)],
-          ['ratio Faultline / bare', n3(e.ratio), '', '', ''],
-        ],
-      ),
-    );
-    out.push(`  service: steady RSS ${n0(e.memory.steadyMB)} MB, peak ${n0(e.memory.peakMB)} MB, CPU ${n2(e.memory.cpuCores)} cores`);
-    if (e.at70)
-      out.push(
-        `  at 70 % of capacity (${n0(e.at70.offeredRate)}/s offered open loop over the same connections, latency from each scheduled send):`,
-        `    p50 ${n2(e.at70.latency.p50)} ms, p99 ${n2(e.at70.latency.p99)} ms, max ${n2(e.at70.latency.max)} ms; ${n0(e.at70.accepted)} accepted, ${n0(e.at70.refused)} refused, ${n0(e.at70.otherServerErrors)} other 5xx; CPU ${n1(e.at70.cpuMicrosPerEvent)} µs/event`,
-      );
-    out.push('');
   }
 
-  if (r.spans) {
-    const s = r.spans;
-    const st = r.settings as { spanConnections: number; spansSeconds: number; warmupSeconds: number };
+  if (r.levels?.length) {
+    const st = r.settings as { connections: number; spanConnections: number; capacitySeconds: number; levelSeconds: number; warmupSeconds: number };
     out.push(
-      `SPANS   OTLP/HTTP protobuf POST /v1/traces, ${s.spansPerRequest} spans x ~10 attributes per request (avg ${n0(s.requestBytes / 1024)} KB, real SDK + ProtobufTraceSerializer,`,
-      `        fresh trace/span ids per request), ${st.spanConnections} connections, ${st.spansSeconds} s measured after ${st.warmupSeconds} s warm-up`,
+      "CPU PER ITEM AT 25 %, 70 % AND 100 % OF CAPACITY  the process's CPU (user + system, all threads, /proc/<pid>/stat) over the window / items accepted;",
+      `        100 % = closed loop (${st.connections} connections for events, ${st.spanConnections} for spans, ${st.capacitySeconds} s after ${st.warmupSeconds} s warm-up), 25 % and 70 % of its rate offered open loop`,
+      `        for ${st.levelSeconds} s (latency from each scheduled send); the baseline with the same bodies and driver, at its own capacity's levels; anon = steady RssAnon`,
     );
+    const rows: string[][] = [];
+    for (const l of r.levels) {
+      for (const level of ['25 %', '70 %', '100 %'] as const) {
+        const f = atLevel(l.faultline, level);
+        const b = atLevel(l.baseline, level);
+        if (!f) continue;
+        rows.push([
+          level === '25 %'
+            ? `${l.signal} (${l.itemsPerRequest}/request, ${n1(l.averageRequestBytes / 1024)} KB)`
+            : level === '70 %'
+              ? `  baseline: ${l.baselineName}`
+              : '',
+          level,
+          n0(f.requestsPerSecond),
+          n1(f.cpuMicrosPerItem),
+          b ? n1(b.cpuMicrosPerItem) : '',
+          b ? n2(f.cpuMicrosPerItem / b.cpuMicrosPerItem) : '',
+          n1(f.cpuMicrosPerRequest),
+          b ? n1(b.cpuMicrosPerRequest) : '',
+          n2(f.latency.p50),
+          n2(f.latency.p99),
+          String(f.errors),
+          n0(f.steadyAnonMB),
+        ]);
+      }
+    }
     out.push(
-      table(
-        ['', 'spans/s', 'requests/s', 'p50 ms', 'p99 ms', 'errors'],
-        [
-          [
-            'Faultline OTLP receiver (child process)',
-            n0(s.faultline.spansPerSecond),
-            n1(s.faultline.okPerSecond),
-            n2(s.faultline.latency.p50),
-            n2(s.faultline.latency.p99),
-            errorsOf(s.faultline),
-          ],
-          [
-            'decodeTraceRequestProtobuf alone (1 thread)',
-            n0(s.decode.spansPerSecond),
-            n1(s.decode.requests / s.decode.seconds),
-            n2(s.decode.msPerRequest),
-            '',
-            '',
-          ],
-          ['ratio Faultline / decode', n3(s.ratio), '', '', '', ''],
-        ],
-      ),
+      table(['', 'level', 'requests/s', 'µs/item', 'base µs/item', 'ratio', 'µs/request', 'base µs/req', 'p50 ms', 'p99 ms', 'errors', 'anon MB'], rows),
     );
-    out.push(`  service: steady RSS ${n0(s.memory.steadyMB)} MB, peak ${n0(s.memory.peakMB)} MB, CPU ${n2(s.memory.cpuCores)} cores`);
     out.push('');
   }
 
   if (r.yardstick?.length) {
-    out.push(
-      "CPU PER ITEM  the service child's CPU (user + system, all threads, /proc/<pid>/stat) over the measured load / items accepted; baselines in the same run",
-    );
+    out.push("CPU PER ITEM (replays)  the service child's CPU (user + system, all threads, /proc/<pid>/stat) over the measured load / items accepted");
     out.push(
       table(
         ['', 'Faultline µs/item', 'items', 'baseline', 'baseline µs/item', 'ratio'],
@@ -311,8 +335,9 @@ export function formatReport(r: Results): string {
   if (r.reads) {
     const rd = r.reads;
     out.push(
-      `READS   ${n0(rd.events)} events + ${n0(rd.spans)} spans (${n0(rd.traces)} traces, ${rd.issues} issues) bulk-loaded in ${n0(rd.loadSeconds)} s, DuckDB file ${n1(rd.databaseBytes / 2 ** 30)} GiB;`,
-      `        sequential requests; API = HTTP through the service in this process, SQL = the same SELECT on its DuckDB reader connection`,
+      `READS   ${n0(rd.events)} events + ${n0(rd.spans)} spans (${n0(rd.traces)} traces) loaded over HTTP${rd.reused ? ' by an earlier run (--data)' : ''} in ${n0(rd.loadSeconds)} s`,
+      `        (events ${n0(rd.eventsPerSecondLoaded)}/s as envelopes of 100, spans ${n0(rd.spansPerSecondLoaded)}/s as OTLP requests of 1,000), DuckDB file ${n2(rd.databaseBytes / 2 ** 30)} GiB;`,
+      `        sequential requests to the service child; SQL = the same SELECT on its DuckDB file opened read-only after it stopped`,
     );
     out.push(
       table(
@@ -321,8 +346,7 @@ export function formatReport(r: Results): string {
       ),
     );
     for (const c of rd.cases) out.push(`    ${c.name}: ${c.request}`);
-    if (rd.documents) out.push(`  documents in the DocStore for the newest ${n0(rd.documents)} events and spans only (bench/large.ts)`);
-    out.push(`  RSS of the bench process holding the in-process service after the reads: ${n0(rd.rssMB)} MB`);
+    out.push(`  RSS of the service child after the load: ${n0(rd.rssMB)} MB`);
     out.push('');
   }
 

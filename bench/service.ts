@@ -1,19 +1,16 @@
-// Starting the service under test: as a child process (`node bin/faultline.js start`, the honest
-// way to measure its RSS and CPU apart from the load generator), or in-process (for the reads,
-// which compare each endpoint with the same SQL on the service's own DuckDB reader connection).
-import { spawn, type ChildProcess } from 'node:child_process';
+// Starting the service under test as a child process (`node bin/faultline.js start`, the honest
+// way to measure its RSS and CPU apart from the load generator), and what the bench needs from it
+// through its public interfaces only: the keys it prints on its first start, the project's DSN
+// over HTTP, web app users through the CLI and a session through the sign-in form.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
-import { defaultRegistry } from '../src/components.js';
-import { parseConfigText, readConfigFile } from '../src/config/load.js';
-import { resolveConfig } from '../src/config/resolve.js';
-import { packageRoot } from '../src/paths.js';
-import { Service } from '../src/service.js';
-import { catalogOf } from '../extensions/catalog/index.js';
+import { BIN } from './paths.js';
 
-export const BIN = join(packageRoot, 'bin/faultline.js');
+export { BIN };
+// kafka.ts (converted separately) still runs the roles in process: remove once it imports in-process.js.
+export { startInProcess, type InProcessService } from './in-process.js';
 
 export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -38,6 +35,8 @@ export interface ChildOptions {
   /** A YAML config file (else the embedded default). */
   configFile?: string;
   env?: Record<string, string>;
+  /** The key to use on a data directory bootstrapped by an earlier start (its keys are printed once). */
+  liveKey?: string;
 }
 
 export async function startChild(options: ChildOptions): Promise<ChildService> {
@@ -46,6 +45,7 @@ export async function startChild(options: ChildOptions): Promise<ChildService> {
     env: {
       ...process.env,
       FAULTLINE_DATA_DIR: options.dataDir,
+      FAULTLINE_APP_URL: 'http://faultline.bench',
       FAULTLINE_HTTP_PORT: '0',
       FAULTLINE_OTLP_PORT: '0',
       FAULTLINE_LOG_LEVEL: 'warn',
@@ -77,7 +77,7 @@ export async function startChild(options: ChildOptions): Promise<ChildService> {
   });
   const port = Number(/HTTP on [^:]+:(\d+)/.exec(stdout)?.[1]);
   const otlpPort = Number(/otlp listening on port (\d+)/.exec(stdout)?.[1]);
-  const liveKey = /live key: (\S+)/.exec(stdout)?.[1];
+  const liveKey = /live key: (\S+)/.exec(stdout)?.[1] ?? options.liveKey;
   if (!liveKey) throw new Error(`faultline printed no live key (not a fresh data directory?)\n${stdout}`);
   return {
     child,
@@ -94,32 +94,61 @@ export async function startChild(options: ChildOptions): Promise<ChildService> {
   };
 }
 
-export interface InProcessService {
-  service: Service;
-  baseUrl: string;
-  liveKey: string;
-  stop(): Promise<void>;
+/** `node bin/faultline.js ARGS` on a data directory (the admin commands work while the service runs). */
+export function runCli(args: string[], dataDir: string, input?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { ...process.env, FAULTLINE_DATA_DIR: dataDir, FAULTLINE_LOG_LEVEL: 'warn' }, maxBuffer: 16 << 20 },
+      (error, stdout, stderr) => (error ? reject(new Error(`faultline ${args.join(' ')}: ${error.message}\n${stderr}`)) : resolve(stdout)),
+    );
+    child.stdin?.end(input ?? '');
+  });
 }
 
-/** The service in this process on `dataDir` (bootstrapped on its first start, or seeded with a catalog whose live key is `seededKey`), as the tests start it. */
-export async function startInProcess(
-  dataDir: string,
-  yaml?: string,
-  options: { env?: Record<string, string>; seededKey?: string } = {},
-): Promise<InProcessService> {
-  const env = { FAULTLINE_DATA_DIR: dataDir, FAULTLINE_HTTP_PORT: '0', FAULTLINE_OTLP_PORT: '0', FAULTLINE_APP_URL: 'http://faultline.bench', ...options.env };
-  const source = yaml ? parseConfigText(yaml, 'bench.yaml') : readConfigFile(undefined);
-  const { config, errors } = resolveConfig(source, defaultRegistry(), env);
-  if (!config) throw new Error(`invalid config: ${JSON.stringify(errors)}`);
-  const service = await Service.open(config, pino({ level: 'silent' }));
-  const started = await service.start();
-  // A catalog bootstrapped by an earlier run (rows reused with --data: large.ts) gets a new key.
-  const liveKey =
-    started.bootstrap?.live.secret ?? options.seededKey ?? (await catalogOf(service.host).createKey({ dataset: 'live', projectId: 'default' })).secret;
+/** The default project's ingest id and DSN public key (GET /v1/projects), for Sentry envelopes. */
+export async function sentryTarget(baseUrl: string, key: string): Promise<{ path: string; headers: Record<string, string> }> {
+  const res = await fetch(`${baseUrl}/v1/projects`, { headers: { authorization: `Bearer ${key}` } });
+  if (!res.ok) throw new Error(`GET /v1/projects: ${res.status} ${await res.text()}`);
+  const project = ((await res.json()) as { data: Array<{ id: string; ingest_id: number; dsn: string }> }).data.find((p) => p.dsn);
+  const publicKey = project && /\/\/([^@:]+)@/.exec(project.dsn)?.[1];
+  if (!project || !publicKey) throw new Error('no project with a DSN');
   return {
-    service,
-    baseUrl: `http://127.0.0.1:${started.httpPort}`,
-    liveKey,
-    stop: () => service.stop(),
+    path: `/api/${project.ingest_id}/envelope/`,
+    headers: {
+      'x-sentry-auth': `Sentry sentry_key=${publicKey}, sentry_version=7, sentry_client=sentry.javascript.browser/8.42.0`,
+      'content-type': 'application/x-sentry-envelope',
+    },
   };
+}
+
+/** A web app user made with the CLI, signed in through the form: the session cookie a browser would hold. */
+export async function webSession(baseUrl: string, dataDir: string): Promise<string> {
+  const email = `bench-${Date.now()}@example.com`;
+  const password = 'bench-password-1234';
+  await runCli(['users', 'create', '--email', email, '--role', 'member'], dataDir, `${password}\n`);
+  const cookies = new Map<string, string>();
+  const keep = (res: Response) => {
+    for (const line of res.headers.getSetCookie()) {
+      const pair = line.split(';')[0];
+      cookies.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
+    }
+  };
+  const cookieHeader = () => [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  const page = await fetch(`${baseUrl}/signin`, { headers: { accept: 'text/html' }, redirect: 'manual' });
+  keep(page);
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1];
+  if (!csrf) throw new Error('no CSRF token on the sign-in page');
+  const res = await fetch(`${baseUrl}/signin`, {
+    method: 'POST',
+    redirect: 'manual',
+    body: new URLSearchParams({ _csrf: csrf, email, password, next: '/issues' }),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: baseUrl, cookie: cookieHeader(), accept: 'text/html' },
+  });
+  keep(res);
+  const session = cookies.get('fl_session');
+  if (res.status !== 302 && res.status !== 303 && !session) throw new Error(`sign-in answered ${res.status}`);
+  if (!session) throw new Error('sign-in set no session cookie');
+  return `fl_session=${session}`;
 }
