@@ -9,6 +9,8 @@ import type { DecodeResult, SpansResult } from './spans.js';
 import type { SymbolicationResult } from './symbolication.js';
 import type { GroupingResult } from './grouping.js';
 import type { ScrubbingResult } from './scrubbing.js';
+import { formatFeaturePhase } from './feature-report.js';
+import { n0, n1, table } from './table.js';
 import type { IssuesResult } from './issues.js';
 import type { ReplaysResult } from './replays.js';
 import type { AlertingResult } from './alerting.js';
@@ -203,22 +205,9 @@ export function evaluateGoals(r: Results): Goal[] {
 
 // --- the table ---------------------------------------------------------------------------------
 
-const n0 = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : 'n/a');
-const n1 = (x: number) => (Number.isFinite(x) ? x.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 }) : 'n/a');
 const n2 = (x: number) => (Number.isFinite(x) ? x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }) : 'n/a');
 const n3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
 const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : 'n/a');
-
-function table(header: string[], rows: string[][], indent = '  '): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    indent +
-    cells
-      .map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
-      .join('   ')
-      .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n');
-}
 
 function errorsOf(d: DriveResult): string {
   const parts = Object.entries(d.statuses).map(([s, c]) => `${c}x${s}`);
@@ -415,22 +404,7 @@ export function formatReport(r: Results): string {
     out.push('');
   }
 
-  if (r.scrubbing) {
-    const sc = r.scrubbing;
-    out.push(
-      `SCRUBBING  in process, ${sc.events} validated events (mean ${n1(sc.meanEventBytes / 1024)} KiB as stored), the processor's process() per event; without it: 0`,
-    );
-    out.push(
-      table(
-        ['', 'CPU µs/event', 'net of the loop'],
-        [
-          ['baseline: the same loop over fresh copies, nothing done (their GC)', n1(sc.baselineCpuMicrosPerEvent), '—'],
-          ...sc.cases.map((c) => [c.label, n1(c.cpuMicrosPerEvent), n1(c.cpuMicrosPerEvent - sc.baselineCpuMicrosPerEvent)]),
-        ],
-      ),
-    );
-    out.push('');
-  }
+  if (r.scrubbing) out.push(...formatFeaturePhase(r.scrubbing));
 
   if (r.alerting) {
     const a = r.alerting;

@@ -452,7 +452,7 @@ async function main(): Promise<void> {
   }
 
   if (phases.has('scrubbing')) {
-    log(`Scrubbing processor: in process, ${settings.symbolicationSeconds} s per case…`);
+    log(`Scrubbing: the service (child process) with and without it, ${settings.symbolicationSeconds} s per case…`);
     results.scrubbing = await measureScrubbing({ seconds: settings.symbolicationSeconds });
   }
 
