@@ -170,7 +170,7 @@ export interface FeaturePhase {
 }
 
 /** Seconds of load before the first measured run on a fresh child: its first seconds cost several times the steady state (JIT, DuckDB's first commits). */
-export const WARMUP = 4;
+export const WARMUP = 3;
 
 /** The loads of several runs as one: their CPU over their items. */
 export function pooled(loads: CpuLoad[]): CpuLoad {
@@ -202,14 +202,16 @@ export async function interleaved<K extends string>(rounds: number, cases: Recor
   return Object.fromEntries(keys.map((k) => [k, pooled(runs.get(k) ?? [])])) as Record<K, CpuLoad>;
 }
 
-/** Starts the variants side by side (each warmed with `warm`), runs `use` on them, and always stops them. */
+/** Starts the variants side by side, runs `use` on them, and always stops them. */
 export async function withPhaseChildren<T>(
   variants: Array<{ name: string; doc: ConfigDoc; env?: Record<string, string> }>,
   use: (children: PhaseChild[]) => Promise<T>,
 ): Promise<T> {
-  const children: PhaseChild[] = [];
+  const started = await Promise.allSettled(variants.map((v) => startPhaseChild(v.name, v.doc, v.env)));
+  const children = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   try {
-    for (const v of variants) children.push(await startPhaseChild(v.name, v.doc, v.env));
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
     return await use(children);
   } finally {
     for (const child of children) await child.stop().catch(() => undefined);
@@ -219,4 +221,23 @@ export async function withPhaseChildren<T>(
 /** Events at `rate` for WARMUP seconds on each child at once, not measured. */
 export async function warmEvents(children: PhaseChild[], bodies: Buffer[], rate: number): Promise<void> {
   await Promise.all(children.map(({ svc }) => eventLoad(svc, bodies, rate, WARMUP, 0)));
+}
+
+/** Posts each body once (8 at a time), e.g. to open every issue before a measured run; throws unless all are accepted. */
+export async function postEach(child: PhaseChild, bodies: Buffer[], path = '/v1/events'): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++];
+        const res = await fetch(`${child.svc.baseUrl}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${child.svc.liveKey}`, 'content-type': 'application/json' },
+          body,
+        });
+        if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+        await res.body?.cancel().catch(() => undefined);
+      }
+    }),
+  );
 }

@@ -406,26 +406,7 @@ export function formatReport(r: Results): string {
 
   if (r.scrubbing) out.push(...formatFeaturePhase(r.scrubbing));
 
-  if (r.alerting) {
-    const a = r.alerting;
-    out.push("ALERTING PROCESSOR  in process, batches of 100 items, rules on the items' project");
-    out.push(
-      table(
-        ['', 'items/s', 'CPU µs/item'],
-        [
-          ['events, no rules', n0(a.events.none.eventsPerSecond), n1(a.events.none.cpuMicrosPerEvent)],
-          [
-            'events, 100 active rules (60 error_spike, 20 new_issue, 20 regression)',
-            n0(a.events.rules100.eventsPerSecond),
-            n1(a.events.rules100.cpuMicrosPerEvent),
-          ],
-          ['spans, no rules', n0(a.spans.none.eventsPerSecond), n1(a.spans.none.cpuMicrosPerEvent)],
-          ['spans, 100 active latency rules', n0(a.spans.rules100.eventsPerSecond), n1(a.spans.rules100.cpuMicrosPerEvent)],
-        ],
-      ),
-    );
-    out.push('');
-  }
+  if (r.alerting) out.push(...formatFeaturePhase(r.alerting));
 
   if (r.monitors) {
     const m = r.monitors;

@@ -52,7 +52,7 @@ export async function measureScrubbing(options: { seconds: number; rate?: number
   const rate = options.rate ?? 200;
   const plain = bodies(false);
   const secrets = bodies(true);
-  const run = (svc: ChildService, events: Buffer[]) => () => eventLoad(svc, events, rate, options.seconds, 0.5);
+  const run = (svc: ChildService, events: Buffer[]) => () => eventLoad(svc, events, rate, options.seconds, 0.3);
   const base = defaultConfig();
   const variants = [
     { name: 'scrubbing-off', doc: withSection(base, 'processors', 'scrubbing', { enabled: false }) },
