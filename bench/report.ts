@@ -346,30 +346,7 @@ export function formatReport(r: Results): string {
     out.push('');
   }
 
-  if (r.issues) {
-    const i = r.issues;
-    out.push('ISSUES PROCESSOR  in process, one event per process() call (without it: no work at all)');
-    out.push(
-      table(
-        ['', 'events/s', 'CPU µs/event'],
-        [
-          ['200 known issues (cached: no catalog round trip)', n0(i.cached.eventsPerSecond), n1(i.cached.cpuMicrosPerEvent)],
-          ['every event opens an issue (a catalog write each)', n0(i.newIssues.eventsPerSecond), n1(i.newIssues.cpuMicrosPerEvent)],
-          ...(i.ignoredCounting
-            ? [
-                [
-                  '200 issues ignored until U more users (counted; progress stored each second)',
-                  n0(i.ignoredCounting.eventsPerSecond),
-                  n1(i.ignoredCounting.cpuMicrosPerEvent),
-                ],
-              ]
-            : []),
-          ...(i.merged ? [['200 known issues, 100 merged into others (routed)', n0(i.merged.eventsPerSecond), n1(i.merged.cpuMicrosPerEvent)]] : []),
-        ],
-      ),
-    );
-    out.push('');
-  }
+  if (r.issues) out.push(...formatFeaturePhase(r.issues));
 
   if (r.replays) {
     const p = r.replays;

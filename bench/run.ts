@@ -427,7 +427,7 @@ async function main(): Promise<void> {
   }
 
   if (phases.has('issues')) {
-    log(`Issues processor: in process, ${settings.symbolicationSeconds} s…`);
+    log(`Issues: the service (child process), known, new and merged issues, ${settings.symbolicationSeconds} s per case…`);
     results.issues = await measureIssues({ seconds: settings.symbolicationSeconds });
   }
 
