@@ -368,18 +368,7 @@ export function formatReport(r: Results): string {
     out.push('');
   }
 
-  if (r.grouping) {
-    const g = r.grouping;
-    const base = g.cases[0].cpuMicrosPerEvent;
-    out.push(`GROUPING  in process, ${g.events} validated events (200 errors x 3 releases), computeGrouping per event`);
-    out.push(
-      table(
-        ['', 'CPU µs/event', 'vs version 1'],
-        g.cases.map((c) => [c.label, n1(c.cpuMicrosPerEvent), `${n1((c.cpuMicrosPerEvent / base) * 100)} %`]),
-      ),
-    );
-    out.push('');
-  }
+  if (r.grouping) out.push(...formatFeaturePhase(r.grouping));
 
   if (r.scrubbing) out.push(...formatFeaturePhase(r.scrubbing));
 

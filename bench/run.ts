@@ -447,8 +447,8 @@ async function main(): Promise<void> {
   }
 
   if (phases.has('grouping')) {
-    log(`Grouping: in process, ${settings.symbolicationSeconds} s per case…`);
-    results.grouping = measureGrouping({ seconds: settings.symbolicationSeconds });
+    log(`Grouping: the service (child process) with and without grouping rules, ordinary and hostile events, ${settings.symbolicationSeconds} s per case…`);
+    results.grouping = await measureGrouping({ seconds: settings.symbolicationSeconds });
   }
 
   if (phases.has('scrubbing')) {
