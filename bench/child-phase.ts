@@ -100,11 +100,13 @@ export interface LoadOptions {
   warmup?: number;
   /** Items per accepted request (spans per OTLP request). */
   itemsPerRequest?: number;
+  /** Count every answered request, 4xx included (a baseline of requests the service refuses). */
+  countEveryAnswer?: boolean;
 }
 
 /** A measured run: the child's CPU over it divided by the items it accepted. */
 export interface CpuLoad {
-  /** Items accepted (2xx requests × items per request). */
+  /** Items accepted (2xx requests × items per request; every answered request with `countEveryAnswer`). */
   items: number;
   /** Requests not answered 2xx (refusals, errors, timeouts). */
   rejected: number;
@@ -122,10 +124,10 @@ export async function cpuPerItem(svc: ChildService, options: LoadOptions): Promi
   const result = await drive({ ...base, duration: options.seconds });
   await sleep(300);
   const cpu = cpuSeconds(svc.pid) - cpu0;
-  const items = result.ok * (options.itemsPerRequest ?? 1);
+  const items = (options.countEveryAnswer ? result.requests : result.ok) * (options.itemsPerRequest ?? 1);
   return {
     items,
-    rejected: result.non2xx + result.socketErrors + result.timeouts,
+    rejected: (options.countEveryAnswer ? 0 : result.non2xx) + result.socketErrors + result.timeouts,
     itemsPerSecond: items / result.seconds,
     cpuSeconds: cpu,
     cpuMicrosPerItem: items > 0 ? (cpu * 1e6) / items : Number.NaN,

@@ -374,20 +374,7 @@ export function formatReport(r: Results): string {
 
   if (r.alerting) out.push(...formatFeaturePhase(r.alerting));
 
-  if (r.monitors) {
-    const m = r.monitors;
-    out.push('MONITORS  in process, one uptime check at a time against a loopback server');
-    out.push(
-      table(
-        ['', 'checks/s', 'CPU µs/check'],
-        [
-          ['baseline: a bare node:http GET', n0(m.bare.checksPerSecond), n1(m.bare.cpuMicrosPerCheck)],
-          ['an uptime check (request through the guard, result and state recorded)', n0(m.check.checksPerSecond), n1(m.check.cpuMicrosPerCheck)],
-        ],
-      ),
-    );
-    out.push('');
-  }
+  if (r.monitors) out.push(...formatFeaturePhase(r.monitors));
 
   if (r.kafka) {
     const k = r.kafka;

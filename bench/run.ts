@@ -462,7 +462,7 @@ async function main(): Promise<void> {
   }
 
   if (phases.has('monitors')) {
-    log(`Monitors: uptime checks in process, ${settings.symbolicationSeconds} s per case…`);
+    log(`Monitors: check-ins over HTTP and uptime checks of the service (child process), ${settings.symbolicationSeconds} s per case…`);
     results.monitors = await measureMonitors({ seconds: settings.symbolicationSeconds });
   }
 
