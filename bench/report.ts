@@ -315,36 +315,7 @@ export function formatReport(r: Results): string {
     out.push('');
   }
 
-  if (r.symbolication) {
-    const y = r.symbolication;
-    out.push(
-      `SYMBOLICATION  in process, one event per process() call; ${y.events.distinct} real V8 stack traces of an esbuild bundle (${n1(y.events.bundleFramesPerEvent)} frames each),`,
-      `        source map ${n1(y.map.bytes / 2 ** 20)} MiB (${n0(y.map.segments)} segments, ${y.map.sources} sources), minified ${n1(y.map.minifiedBytes / 2 ** 20)} MiB; cache charged ${n1(y.map.cacheBytes / 2 ** 20)} MiB`,
-    );
-    out.push(
-      table(
-        ['', 'events/s', 'CPU µs/event'],
-        [
-          ['map and minified source uploaded (warm)', n0(y.withMap.eventsPerSecond), n1(y.withMap.cpuMicrosPerEvent)],
-          ['same events, nothing uploaded', n0(y.withoutMap.eventsPerSecond), n1(y.withoutMap.cpuMicrosPerEvent)],
-          ['ratio with map / without', n3(y.ratio), ''],
-          ['no frame to symbolicate (fast path)', n0(y.fastPath.eventsPerSecond), n1(y.fastPath.cpuMicrosPerEvent)],
-        ],
-      ),
-    );
-    out.push(
-      `  one frame through the map without the memo (position, function name, context): p50 ${n1(y.frameMicros.p50)} µs, p99 ${n1(y.frameMicros.p99)} µs, max ${n1(y.frameMicros.max)} µs`,
-      ...(y.scopes
-        ? [
-            `  scope-based names: ${n0(y.scopes.count)} function scopes parsed once in ${n0(y.scopes.parseMs)} ms (worker), ${n1(y.scopes.cacheBytes / 2 ** 20)} MiB cached; one frame without the memo p50 ${n1(y.scopes.frameMicros.p50)} µs, p99 ${n1(y.scopes.frameMicros.p99)} µs;`,
-            `  warm CPU per symbolicated frame: ${n1(y.scopes.withScopes.cpuMicrosPerFrame)} µs with scopes, ${n1(y.scopes.withoutScopes.cpuMicrosPerFrame)} µs with the declaration scan (scope_max_bytes 0)`,
-          ]
-        : []),
-      `  cold parse of a ${n1(y.coldParse.bytes / 2 ** 20)} MiB map: ${n0(y.coldParse.firstMs)} ms with a worker to start, ${n0(y.coldParse.warmWorkerMs)} ms with one running (the worker's share ${n0(y.coldParse.workerMs)} ms);`,
-      `  longest event-loop gap meanwhile ${n1(y.coldParse.maxLoopGapMs)} ms (the longest garbage-collector pause ${n1(y.coldParse.maxGcPauseMs)} ms; a 1 ms timer, on a machine the worker shares)`,
-    );
-    out.push('');
-  }
+  if (r.symbolication) out.push(...formatFeaturePhase(r.symbolication));
 
   if (r.issues) out.push(...formatFeaturePhase(r.issues));
 

@@ -422,7 +422,7 @@ async function main(): Promise<void> {
   }
 
   if (phases.has('symbolication')) {
-    log(`Symbolication: in process, ${settings.symbolicationSeconds} s per case…`);
+    log(`Symbolication: the service (child process) with and without the processor, ${settings.symbolicationSeconds} s per case…`);
     results.symbolication = await measureSymbolication({ seconds: settings.symbolicationSeconds, log });
   }
 
