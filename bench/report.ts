@@ -352,7 +352,7 @@ export function formatReport(r: Results): string {
     if ('na' in k) out.push(`BEYOND ONE MACHINE  ${k.na}`, '');
     else {
       out.push(
-        `BEYOND ONE MACHINE  ingest -> Kafka (librdkafka mock) -> worker -> lake -> query, in one process, against the single-process path; ${n0(k.events)} events, ${n0(k.spans)} spans, lake flush every ${k.flushIntervalMs} ms`,
+        `BEYOND ONE MACHINE  ingest -> Kafka (librdkafka mock) -> worker -> lake -> query, each node a child process, against the single-process path (one child); ${n0(k.events)} events, ${n0(k.spans)} spans, lake flush every ${k.flushIntervalMs} ms`,
       );
       const row = (label: string, p: typeof k.single) => [
         label,
