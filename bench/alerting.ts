@@ -57,7 +57,7 @@ export async function measureAlerting(options: { seconds: number; rate?: number;
     { name: 'alerting-rules', doc: defaultConfig() },
   ];
   return withPhaseChildren(variants, async ([none, ruled]) => {
-    await warmEvents([none, ruled], bodies, rate);
+    await warmEvents([none, ruled], bodies, rate, options.seconds);
     // Every issue open before the rules exist, so new_issue rules are evaluated and not triggered.
     await Promise.all([none, ruled].map((child) => postEach(child, bodies.slice(0, 200))));
     await Promise.all(

@@ -117,7 +117,8 @@ export interface CpuLoad {
 
 /** Offers `rate` requests/s for `seconds` (after a warm-up) and reads the child's CPU around the run and a short tail (work deferred past the acknowledgment). */
 export async function cpuPerItem(svc: ChildService, options: LoadOptions): Promise<CpuLoad> {
-  const connections = Math.max(4, Math.min(32, Math.ceil(options.rate / 50)));
+  // Enough connections that the offered rate is reached even when answers slow down (the rate, not the connections, sets the load).
+  const connections = Math.max(8, Math.min(64, Math.ceil(options.rate / 10)));
   const base = { url: options.url, headers: options.headers, nextBody: options.nextBody, connections, overallRate: options.rate, timeout: 10 };
   if ((options.warmup ?? 1) > 0) await settle(await drive({ ...base, duration: options.warmup ?? 1 }));
   const cpu0 = cpuSeconds(svc.pid);
@@ -220,9 +221,9 @@ export async function withPhaseChildren<T>(
   }
 }
 
-/** Events at `rate` for WARMUP seconds on each child at once, not measured. */
-export async function warmEvents(children: PhaseChild[], bodies: Buffer[], rate: number): Promise<void> {
-  await Promise.all(children.map(({ svc }) => eventLoad(svc, bodies, rate, WARMUP, 0)));
+/** Events at `rate` on each child at once, not measured: WARMUP seconds, 2 in a quick run (measured runs of `runSeconds` ≤ 2). */
+export async function warmEvents(children: PhaseChild[], bodies: Buffer[], rate: number, runSeconds: number): Promise<void> {
+  await Promise.all(children.map(({ svc }) => eventLoad(svc, bodies, rate, runSeconds <= 2 ? 2 : WARMUP, 0)));
 }
 
 /** Posts each body once (8 at a time), e.g. to open every issue before a measured run; throws unless all are accepted. */

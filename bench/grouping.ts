@@ -55,7 +55,7 @@ export async function measureGrouping(options: { seconds: number; rate?: number 
   return withPhaseChildren(variants, async ([plain, ruled]) => {
     // Every issue open first (ordinary and hostile), so the runs compare grouping, not issue creation.
     await Promise.all([plain, ruled].map(async (child) => postEach(child, [...bodies.slice(0, 200), ...hostile])));
-    await warmEvents([plain, ruled], bodies, rate);
+    await warmEvents([plain, ruled], bodies, rate, options.seconds);
     const run = (child: typeof plain, events: Buffer[]) => () => eventLoad(child.svc, events, rate, options.seconds, 0.3);
     const loads = await interleaved(roundsFor(options.seconds), {
       ordinary: run(plain, bodies),

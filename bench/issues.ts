@@ -52,7 +52,7 @@ export async function measureIssues(options: { seconds: number; rate?: number })
   ];
   return withPhaseChildren(variants, async ([open, merged]) => {
     await Promise.all([open, merged].map((child) => postEach(child, bodies.slice(0, 200))));
-    await warmEvents([open, merged], bodies, rate);
+    await warmEvents([open, merged], bodies, rate, options.seconds);
     const count = await mergeHalf(merged);
     let nextFresh = 0;
     const loads = await interleaved(rounds, {

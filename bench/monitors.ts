@@ -54,7 +54,7 @@ async function uptimeWindow(child: PhaseChild, hits: () => number, seconds: numb
 }
 
 export async function measureMonitors(options: { seconds: number; rate?: number }): Promise<MonitorsResult> {
-  const rate = options.rate ?? 200;
+  const rate = options.rate ?? 30;
   const rounds = roundsFor(options.seconds);
   let hits = 0;
   const server = createServer((_req, res) => {

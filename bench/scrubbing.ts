@@ -59,7 +59,7 @@ export async function measureScrubbing(options: { seconds: number; rate?: number
     { name: 'scrubbing-on', doc: base },
   ];
   const { offPlain, onPlain, offSecrets, onSecrets, everything } = await withPhaseChildren(variants, async ([off, on]) => {
-    await warmEvents([off, on], plain, rate);
+    await warmEvents([off, on], plain, rate, options.seconds);
     const loads = await interleaved(roundsFor(options.seconds), {
       offPlain: run(off.svc, plain),
       onPlain: run(on.svc, plain),

@@ -213,7 +213,7 @@ export async function measureSymbolication(options: { seconds: number; log: (lin
       );
       // Every issue open on both children first, so the runs compare symbolication, not issue creation.
       await Promise.all([on, off].map((child) => postEach(child, [...mapped, ...unmapped, ...python])));
-      await warmEvents([on, off], mapped, rate);
+      await warmEvents([on, off], mapped, rate, options.seconds);
       const run = (child: PhaseChild, events: Buffer[]) => () => eventLoad(child.svc, events, rate, seconds, 0.3);
       const loads = await interleaved(roundsFor(seconds), {
         mappedOn: run(on, mapped),
