@@ -5,18 +5,8 @@
 // then, on the same child, those rules deleted and 100 latency rules made for the spans' services.
 // The same events (and OTLP span batches) at the same offered rate to both; the child's CPU per
 // accepted item, the runs with and without interleaved.
-import {
-  cpuPerItem,
-  defaultConfig,
-  eventLoad,
-  interleaved,
-  postEach,
-  roundsFor,
-  warmEvents,
-  withPhaseChildren,
-  type FeaturePhase,
-  type PhaseChild,
-} from './child-phase.js';
+import { cpuPerItem, eventLoad, interleaved, postEach, roundsFor, warmEvents, withPhaseChildren, type FeaturePhase, type PhaseChild } from './child-phase.js';
+import { defaultConfig } from './config-variants.js';
 import { eventBodies, SpanPayloads } from './payloads.js';
 
 export type AlertingResult = FeaturePhase;

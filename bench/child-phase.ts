@@ -5,47 +5,12 @@
 // variant: the difference in CPU per item is what the feature costs.
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { readFileSync } from 'node:fs';
-import { parse, stringify } from 'yaml';
+import { stringify } from 'yaml';
+import type { ConfigDoc } from './config-variants.js';
 import { drive, settle } from './driver.js';
 import { cpuSeconds } from './memory.js';
 import { startChild, tempDir, type ChildService } from './service.js';
 import { sleep } from './stats.js';
-
-/** A YAML config as a plain object tree. */
-export interface ConfigDoc {
-  receivers?: Record<string, Record<string, unknown> | null>;
-  processors?: Record<string, Record<string, unknown> | null>;
-  exporters?: Record<string, Record<string, unknown> | null>;
-  service: { pipelines: Record<string, { receivers: string[]; processors?: string[]; exporters: string[] }> } & Record<string, unknown>;
-  [section: string]: unknown;
-}
-
-const DEFAULT_CONFIG = fileURLToPath(new URL('../../config/default.yaml', import.meta.url));
-
-/** The shipped default config (`config/default.yaml`), parsed afresh. */
-export function defaultConfig(): ConfigDoc {
-  return parse(readFileSync(DEFAULT_CONFIG, 'utf8')) as ConfigDoc;
-}
-
-/** `doc` with `processor` taken out of the named pipelines (and its section, when no pipeline uses it any more). */
-export function withoutProcessor(doc: ConfigDoc, processor: string, pipelines = Object.keys(doc.service.pipelines)): ConfigDoc {
-  const out = structuredClone(doc);
-  for (const id of pipelines) {
-    const pipeline = out.service.pipelines[id];
-    if (pipeline?.processors) pipeline.processors = pipeline.processors.filter((p) => p !== processor);
-  }
-  if (!Object.values(out.service.pipelines).some((p) => p.processors?.includes(processor))) delete out.processors?.[processor];
-  return out;
-}
-
-/** `doc` with a component's section replaced. */
-export function withSection(doc: ConfigDoc, kind: 'receivers' | 'processors' | 'exporters', id: string, section: Record<string, unknown>): ConfigDoc {
-  const out = structuredClone(doc);
-  out[kind] = { ...out[kind], [id]: section };
-  return out;
-}
 
 export interface PhaseChild {
   svc: ChildService;

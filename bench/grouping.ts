@@ -6,25 +6,14 @@
 // compare with the default config's run on the same events (rules) or on the ordinary events
 // (hostile frames: that difference also holds validating and storing a larger event). The
 // algorithm's quality is measured offline by `npm run grouping-eval` (bench/grouping-eval/).
-import { defaultConfig, eventLoad, interleaved, postEach, roundsFor, warmEvents, withPhaseChildren, withSection, type FeaturePhase } from './child-phase.js';
+import { eventLoad, interleaved, postEach, roundsFor, warmEvents, withPhaseChildren, type FeaturePhase } from './child-phase.js';
+import { defaultConfig, GROUPING_RULES, groupingRulesConfig } from './config-variants.js';
 import { eventBodies } from './payloads.js';
 
 export interface GroupingResult extends FeaturePhase {
   /** Frames per hostile event. */
   hostileFrames: number;
 }
-
-/** Rules a team might keep: library code out of the app, proxies and logging out of the group, two fingerprints. */
-const RULES = {
-  stacktrace: [
-    'family:javascript path:**/node_modules/** -app',
-    'path:**/vendor/** -app',
-    'function:*Proxy* -group',
-    'family:jvm module:org.springframework.** -app',
-    'function:log* -group',
-  ],
-  fingerprint: ['type:ChunkLoadError -> chunk-load-failed', 'type:DatabaseError value:"connection*" -> database-connection'],
-};
 
 const HOSTILE_FRAMES = 250;
 
@@ -47,10 +36,9 @@ export async function measureGrouping(options: { seconds: number; rate?: number 
   const rate = options.rate ?? 200;
   const { bodies } = eventBodies(600);
   const hostile = hostileBodies(bodies);
-  const base = defaultConfig();
   const variants = [
-    { name: 'grouping-default', doc: base },
-    { name: 'grouping-rules', doc: withSection(base, 'processors', 'grouping', { rules: RULES }) },
+    { name: 'grouping-default', doc: defaultConfig() },
+    { name: 'grouping-rules', doc: groupingRulesConfig() },
   ];
   return withPhaseChildren(variants, async ([plain, ruled]) => {
     // Every issue open first (ordinary and hostile), so the runs compare grouping, not issue creation.
@@ -69,7 +57,7 @@ export async function measureGrouping(options: { seconds: number; rate?: number 
       rows: [
         { label: 'ordinary events, default config', with: loads.ordinary },
         {
-          label: `ordinary events, ${RULES.stacktrace.length} stack-trace and ${RULES.fingerprint.length} fingerprint rules`,
+          label: `ordinary events, ${GROUPING_RULES.stacktrace.length} stack-trace and ${GROUPING_RULES.fingerprint.length} fingerprint rules`,
           with: loads.ordinaryRules,
           without: loads.ordinary,
         },

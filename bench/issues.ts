@@ -6,17 +6,8 @@
 // child, and events that each open a new issue (a `fingerprint` of their own: a catalog write
 // each). The issues processor cannot be taken out of a storing pipeline (the exporter needs the
 // issue id), so the baseline is the known-issue run; the differences are what opening and routing add.
-import {
-  defaultConfig,
-  eventLoad,
-  interleaved,
-  postEach,
-  roundsFor,
-  warmEvents,
-  withPhaseChildren,
-  type FeaturePhase,
-  type PhaseChild,
-} from './child-phase.js';
+import { eventLoad, interleaved, postEach, roundsFor, warmEvents, withPhaseChildren, type FeaturePhase, type PhaseChild } from './child-phase.js';
+import { defaultConfig } from './config-variants.js';
 import { eventBodies } from './payloads.js';
 
 export type IssuesResult = FeaturePhase;

@@ -7,18 +7,8 @@
 // seconds with them, against the same seconds with them paused.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  cpuPerItem,
-  defaultConfig,
-  idleCpuSeconds,
-  interleaved,
-  roundsFor,
-  withPhaseChildren,
-  withSection,
-  type CpuLoad,
-  type FeaturePhase,
-  type PhaseChild,
-} from './child-phase.js';
+import { cpuPerItem, idleCpuSeconds, interleaved, roundsFor, withPhaseChildren, type CpuLoad, type FeaturePhase, type PhaseChild } from './child-phase.js';
+import { monitorsConfig } from './config-variants.js';
 
 export type MonitorsResult = FeaturePhase;
 
@@ -63,11 +53,7 @@ export async function measureMonitors(options: { seconds: number; rate?: number 
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/health`;
-  const doc = withSection(defaultConfig(), 'receivers', 'monitors', {
-    allow_private_destinations: true,
-    min_uptime_interval_seconds: 1,
-    detection_interval_ms: 100,
-  });
+  const doc = monitorsConfig();
   try {
     return await withPhaseChildren([{ name: 'monitors', doc }], async ([child]) => {
       await created(child, { slug: 'bench-cron', type: 'cron', schedule: { type: 'interval', value: 1, unit: 'minute' } });

@@ -4,7 +4,8 @@
 // rules; the bench's events posted over HTTP at the same offered rate to each, and the child's
 // CPU per accepted event. The events again carrying secrets in headers, data, extra and the
 // message go to the default and the disabled variants.
-import { defaultConfig, eventLoad, interleaved, pooled, roundsFor, warmEvents, withPhaseChildren, withSection, type FeaturePhase } from './child-phase.js';
+import { eventLoad, interleaved, pooled, roundsFor, warmEvents, withPhaseChildren, type FeaturePhase } from './child-phase.js';
+import { defaultConfig, scrubbingOffConfig } from './config-variants.js';
 import type { ChildService } from './service.js';
 import { errorTemplates, eventBody, RELEASES, rng } from './payloads.js';
 
@@ -38,7 +39,7 @@ function bodies(withSecrets: boolean): Buffer[] {
   return out;
 }
 
-const EVERYTHING = {
+export const EVERYTHING = {
   scrub_ip: true,
   scrub_email: true,
   sensitive_fields: ['iban', 'phone'],
@@ -53,10 +54,9 @@ export async function measureScrubbing(options: { seconds: number; rate?: number
   const plain = bodies(false);
   const secrets = bodies(true);
   const run = (svc: ChildService, events: Buffer[]) => () => eventLoad(svc, events, rate, options.seconds, 0.3);
-  const base = defaultConfig();
   const variants = [
-    { name: 'scrubbing-off', doc: withSection(base, 'processors', 'scrubbing', { enabled: false }) },
-    { name: 'scrubbing-on', doc: base },
+    { name: 'scrubbing-off', doc: scrubbingOffConfig() },
+    { name: 'scrubbing-on', doc: defaultConfig() },
   ];
   const { offPlain, onPlain, offSecrets, onSecrets, everything } = await withPhaseChildren(variants, async ([off, on]) => {
     await warmEvents([off, on], plain, rate, options.seconds);

@@ -16,18 +16,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { runInNewContext } from 'node:vm';
 import { build } from 'esbuild';
-import {
-  defaultConfig,
-  eventLoad,
-  interleaved,
-  postEach,
-  roundsFor,
-  warmEvents,
-  withoutProcessor,
-  withPhaseChildren,
-  type FeaturePhase,
-  type PhaseChild,
-} from './child-phase.js';
+import { eventLoad, interleaved, postEach, roundsFor, warmEvents, withPhaseChildren, type FeaturePhase, type PhaseChild } from './child-phase.js';
+import { defaultConfig, withoutProcessor } from './config-variants.js';
 import { cpuSeconds } from './memory.js';
 import { BIN, tempDir } from './service.js';
 
