@@ -5,7 +5,7 @@
 // then, on the same child, those rules deleted and 100 latency rules made for the spans' services.
 // The same events (and OTLP span batches) at the same offered rate to both; the child's CPU per
 // accepted item, the runs with and without interleaved.
-import { cpuPerItem, eventLoad, interleaved, postEach, roundsFor, warmEvents, withPhaseChildren, type FeaturePhase, type PhaseChild } from './child-phase.js';
+import { measureLoad, eventLoad, interleaved, postEach, roundsFor, warmEvents, withPhaseChildren, type FeaturePhase, type PhaseChild } from './child-phase.js';
 import { defaultConfig } from './config-variants.js';
 import { eventBodies, SpanPayloads } from './payloads.js';
 
@@ -33,7 +33,7 @@ export async function measureAlerting(options: { seconds: number; rate?: number;
   const spans = new SpanPayloads();
   const rounds = roundsFor(options.seconds);
   const spanLoad = (child: PhaseChild) => () =>
-    cpuPerItem(child.svc, {
+    measureLoad(child.svc, {
       url: `${child.svc.otlpUrl}/v1/traces`,
       headers: { authorization: `Bearer ${child.svc.liveKey}`, 'content-type': 'application/x-protobuf' },
       nextBody: () => spans.nextBody(),

@@ -43,16 +43,6 @@ export async function startPhaseChild(name: string, doc: ConfigDoc, env: Record<
   };
 }
 
-/** Starts a variant, runs `use` on it, and always stops it. */
-export async function withPhaseChild<T>(name: string, doc: ConfigDoc, use: (child: PhaseChild) => Promise<T>, env?: Record<string, string>): Promise<T> {
-  const child = await startPhaseChild(name, doc, env);
-  try {
-    return await use(child);
-  } finally {
-    await child.stop();
-  }
-}
-
 export interface LoadOptions {
   /** Full URL of the route. */
   url: string;
@@ -81,7 +71,7 @@ export interface CpuLoad {
 }
 
 /** Offers `rate` requests/s for `seconds` (after a warm-up) and reads the child's CPU around the run and a short tail (work deferred past the acknowledgment). */
-export async function cpuPerItem(svc: ChildService, options: LoadOptions): Promise<CpuLoad> {
+export async function measureLoad(svc: ChildService, options: LoadOptions): Promise<CpuLoad> {
   // Enough connections that the offered rate is reached even when answers slow down (the rate, not the connections, sets the load).
   const connections = Math.max(8, Math.min(64, Math.ceil(options.rate / 10)));
   const base = { url: options.url, headers: options.headers, nextBody: options.nextBody, connections, overallRate: options.rate, timeout: 10 };
@@ -103,7 +93,7 @@ export async function cpuPerItem(svc: ChildService, options: LoadOptions): Promi
 /** Events posted to `POST /v1/events` with the child's live key. */
 export function eventLoad(svc: ChildService, bodies: Buffer[], rate: number, seconds: number, warmup?: number): Promise<CpuLoad> {
   let next = 0;
-  return cpuPerItem(svc, {
+  return measureLoad(svc, {
     url: `${svc.baseUrl}/v1/events`,
     headers: { authorization: `Bearer ${svc.liveKey}`, 'content-type': 'application/json' },
     nextBody: () => bodies[next++ % bodies.length],
@@ -138,7 +128,7 @@ export interface FeaturePhase {
 }
 
 /** Seconds of load before the first measured run on a fresh child: its first seconds cost several times the steady state (JIT, DuckDB's first commits). */
-export const WARMUP = 3;
+const WARMUP = 3;
 
 /** The loads of several runs as one: their CPU over their items. */
 export function pooled(loads: CpuLoad[]): CpuLoad {

@@ -7,7 +7,7 @@
 // seconds with them, against the same seconds with them paused.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpuPerItem, idleCpuSeconds, interleaved, roundsFor, withPhaseChildren, type CpuLoad, type FeaturePhase, type PhaseChild } from './child-phase.js';
+import { measureLoad, idleCpuSeconds, interleaved, roundsFor, withPhaseChildren, type CpuLoad, type FeaturePhase, type PhaseChild } from './child-phase.js';
 import { monitorsConfig } from './config-variants.js';
 
 export type MonitorsResult = FeaturePhase;
@@ -24,7 +24,7 @@ function checkIns(child: PhaseChild, route: 'v1' | 'sentry', slug: string, dsn: 
   const { svc } = child;
   const v1 = route === 'v1';
   const body = Buffer.from(v1 ? JSON.stringify({ status: 'ok' }) : '');
-  return cpuPerItem(svc, {
+  return measureLoad(svc, {
     url: v1 ? `${svc.baseUrl}/v1/monitors/${slug}/checkins?project_id=default` : `${svc.baseUrl}/api/${dsn.ingestId}/cron/${slug}/${dsn.publicKey}/?status=ok`,
     headers: v1 ? { authorization: `Bearer ${svc.liveKey}`, 'content-type': 'application/json' } : {},
     nextBody: () => body,
