@@ -179,6 +179,13 @@ export async function withPhaseChildren<T>(
 /** Events at `rate` on each child at once, not measured: WARMUP seconds, 2 in a quick run (measured runs of `runSeconds` ≤ 2). */
 export async function warmEvents(children: PhaseChild[], bodies: Buffer[], rate: number, runSeconds: number): Promise<void> {
   await Promise.all(children.map(({ svc }) => eventLoad(svc, bodies, rate, runSeconds <= 2 ? 2 : WARMUP, 0)));
+  await Promise.all(children.map(({ svc }) => untilIdle(svc)));
+}
+
+/** Waits (at most `maxMs`) until the child has used under 5 % of a core for 200 ms: the work a warm-up left behind (indexing, a checkpoint) is not charged to the first measured run. */
+export async function untilIdle(svc: ChildService, maxMs = 5000): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  while (Date.now() < deadline) if ((await idleCpuSeconds(svc, 0.2)) < 0.01) return;
 }
 
 /** Posts each body once (8 at a time), e.g. to open every issue before a measured run; throws unless all are accepted. */
