@@ -1,98 +1,89 @@
-// The alerting processor's cost on the hot path, in process: CPU per event with 100 active rules on
-// the event's project (60 error_spike rules, half of which match and count the event, 20 new_issue,
-// 20 regression that the event does not trigger) against none, and per span with 100 latency rules.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { AlertingProcessor } from '../processors/alerting/processor.js';
-import { alertingConfigSchema } from '../processors/alerting/config.js';
-import { AlertingRuntime } from '../processors/alerting/runtime.js';
-import type { Item } from '../src/engine/item.js';
-import type { AlertRuleInput } from '../src/records/alert-rule.js';
-import type { ErrorEvent } from '../src/records/event.js';
-import type { Span } from '../src/records/span.js';
-import { benchHost } from './extensions.js';
-import { alertsOf } from '../extensions/alerts/index.js';
-import { databaseOf } from '../extensions/duckdb/index.js';
+// The alerting processor's cost, from outside: two children on the default config side by side,
+// one with no alert rules and one with 100 rules on the events' project created through
+// POST /v1/alerts (60 error_spike, half of them matching and counting the events, 20 new_issue,
+// 20 regression that the events do not trigger: the issues are open before the measured runs),
+// then, on the same child, those rules deleted and 100 latency rules made for the spans' services.
+// The same events (and OTLP span batches) at the same offered rate to both; the child's CPU per
+// accepted item, the runs with and without interleaved.
+import { measureLoad, eventLoad, interleaved, postEach, roundsFor, warmEvents, withPhaseChildren, type FeaturePhase, type PhaseChild } from './child-phase.js';
+import { defaultConfig } from './config-variants.js';
+import { eventBodies, SpanPayloads } from './payloads.js';
 
-interface Rate {
-  eventsPerSecond: number;
-  cpuMicrosPerEvent: number;
+export type AlertingResult = FeaturePhase;
+
+const SERVICES = ['checkout-api', 'catalog-api', 'orders-worker', 'gateway'];
+
+async function createRule(child: PhaseChild, rule: Record<string, unknown>): Promise<void> {
+  const res = await child.api('POST', '/v1/alerts', { project_id: 'default', actions: [{ type: 'log' }], frequency: '30m', ...rule });
+  if (res.status !== 201) throw new Error(`POST /v1/alerts: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
-export interface AlertingResult {
-  events: { none: Rate; rules100: Rate };
-  spans: { none: Rate; rules100: Rate };
-}
-
-const tenant = { orgId: 'default', projectId: 'default', dataset: 'live' as const };
-
-function event(n: number): Item<ErrorEvent> {
-  return {
-    tenant,
-    receivedAt: Date.now(),
-    size: 6000,
-    data: { id: `e${n}`, issue_id: `i${n % 200}`, environment: 'production', level: 'error', tags: { route: n % 2 ? '/a' : '/b' } } as unknown as ErrorEvent,
-  };
-}
-
-function span(n: number): Item<Span> {
-  return {
-    tenant,
-    receivedAt: Date.now(),
-    size: 800,
-    data: { service_name: `svc${n % 4}`, name: 'GET /cart', start_time_unix_nano: 0n, end_time_unix_nano: BigInt(1_000_000 + n) } as unknown as Span,
-  };
-}
-
-/** Runs `batch` (100 items, as a busy receiver hands them over) for `seconds`; rates are per item. */
-async function measure(batch: () => Promise<void> | void, seconds: number): Promise<Rate> {
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  let n = 0;
-  while (performance.now() - t0 < seconds * 1000) {
-    await batch();
-    n += 100;
+async function deleteRules(child: PhaseChild): Promise<void> {
+  for (;;) {
+    const list = await child.api<{ data: Array<{ id: string }> }>('GET', '/v1/alerts?project_id=default&limit=100');
+    if (!list.body.data.length) return;
+    for (const rule of list.body.data) await child.api('DELETE', `/v1/alerts/${rule.id}`);
   }
-  const cpu = process.cpuUsage(cpu0);
-  return { eventsPerSecond: n / ((performance.now() - t0) / 1000), cpuMicrosPerEvent: (cpu.user + cpu.system) / n };
 }
 
-export async function measureAlerting(options: { seconds: number }): Promise<AlertingResult> {
-  const dir = mkdtempSync(join(tmpdir(), 'faultline-bench-alerting-'));
-  const opened = await benchHost(dir, ['alerts', 'catalog'], { app_url: 'http://bench' });
-  const { host } = opened;
-  const db = databaseOf(host);
-  try {
-    const alerts = alertsOf(host);
-    const runtime = new AlertingRuntime('alerting', alertingConfigSchema.parse({}), host);
-    const events = new AlertingProcessor(runtime, 'events');
-    const spans = new AlertingProcessor(runtime, 'traces');
-    const eventBatch = Array.from({ length: 100 }, (_, i) => event(i));
-    const spanBatch = Array.from({ length: 100 }, (_, i) => span(i));
-    const seconds = options.seconds;
-    const eventsNone = await measure(() => events.process(eventBatch), seconds);
-    const spansNone = await measure(() => spans.process(spanBatch), seconds);
-
-    const log = [{ type: 'log' as const }];
-    const base = { project_id: 'default', actions: log, environment: null, enabled: true, frequency: '30m' };
-    const add = (input: Omit<AlertRuleInput, keyof typeof base>) => alerts.rules.create({ ...base, ...input }, { dataset: 'live', orgId: 'default' });
-    for (let i = 0; i < 60; i++)
-      await add({ name: `spike ${i}`, type: 'error_spike', conditions: { threshold: 1e6, window: '5m', tags: { route: i % 2 ? '/a' : '/c' } } });
-    for (let i = 0; i < 20; i++) await add({ name: `new ${i}`, type: 'new_issue', conditions: {} });
-    for (let i = 0; i < 20; i++) await add({ name: `regression ${i}`, type: 'regression', conditions: {} });
-    const eventsRules = await measure(() => events.process(eventBatch), seconds);
-    for (const rule of alerts.rules.all()) await alerts.rules.delete(rule.id);
-    for (let i = 0; i < 100; i++)
-      await add({
-        name: `latency ${i}`,
-        type: 'latency',
-        conditions: { service: `svc${i % 8}`, percentile: 95, threshold_ms: 500, window: '5m', min_samples: 10 },
-      });
-    const spansRules = await measure(() => spans.process(spanBatch), seconds);
-    return { events: { none: eventsNone, rules100: eventsRules }, spans: { none: spansNone, rules100: spansRules } };
-  } finally {
-    await db.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+export async function measureAlerting(options: { seconds: number; rate?: number; spanRequestsPerSecond?: number }): Promise<AlertingResult> {
+  const rate = options.rate ?? 200;
+  const spanRate = options.spanRequestsPerSecond ?? 4;
+  const { bodies } = eventBodies(600);
+  const spans = new SpanPayloads();
+  const rounds = roundsFor(options.seconds);
+  const spanLoad = (child: PhaseChild) => () =>
+    measureLoad(child.svc, {
+      url: `${child.svc.otlpUrl}/v1/traces`,
+      headers: { authorization: `Bearer ${child.svc.liveKey}`, 'content-type': 'application/x-protobuf' },
+      nextBody: () => spans.nextBody(),
+      rate: spanRate,
+      seconds: options.seconds,
+      warmup: 0.3,
+      itemsPerRequest: spans.spansPerRequest,
+    });
+  const variants = [
+    { name: 'alerting-none', doc: defaultConfig() },
+    { name: 'alerting-rules', doc: defaultConfig() },
+  ];
+  return withPhaseChildren(variants, async ([none, ruled]) => {
+    await warmEvents([none, ruled], bodies, rate, options.seconds);
+    // Every issue open before the rules exist, so new_issue rules are evaluated and not triggered.
+    await Promise.all([none, ruled].map((child) => postEach(child, bodies.slice(0, 200))));
+    await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        i < 60
+          ? createRule(ruled, {
+              name: `spike ${i}`,
+              type: 'error_spike',
+              conditions: { threshold: 1e6, window: '5m', tags: { route: i % 2 ? '/checkout' : '/nowhere' } },
+            })
+          : createRule(ruled, { name: `${i < 80 ? 'new' : 'regression'} ${i}`, type: i < 80 ? 'new_issue' : 'regression', conditions: {} }),
+      ),
+    );
+    const events = await interleaved(rounds, {
+      none: () => eventLoad(none.svc, bodies, rate, options.seconds, 0.3),
+      rules: () => eventLoad(ruled.svc, bodies, rate, options.seconds, 0.3),
+    });
+    await deleteRules(ruled);
+    await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        createRule(ruled, {
+          name: `latency ${i}`,
+          type: 'latency',
+          conditions: { service: i % 2 ? SERVICES[i % 4] : `other-${i}`, percentile: 95, threshold_ms: 60_000, window: '5m', min_samples: 10 },
+        }),
+      ),
+    );
+    const spanLoads = await interleaved(rounds, { none: spanLoad(none), rules: spanLoad(ruled) });
+    return {
+      title: `ALERTING  the service (child process, default config) with 100 alert rules on the project (POST /v1/alerts) against one with none; events at ${rate}/s, OTLP batches of ${spans.spansPerRequest} spans at ${spanRate}/s offered, ${options.seconds} s runs, interleaved`,
+      item: 'item',
+      rows: [
+        { label: 'events, 100 rules (60 error_spike, half counting; 20 new_issue, 20 regression)', with: events.rules, without: events.none },
+        { label: 'spans, 100 latency rules (half on the spans’ services)', with: spanLoads.rules, without: spanLoads.none },
+      ],
+      notes: ['CPU of the whole service per accepted item (all threads, /proc/<pid>/stat); the difference is what the rules add (noisy on a shared machine)'],
+    };
+  });
 }

@@ -1,77 +1,70 @@
-// The issues processor's cost on the hot path, in process: CPU per event when every issue is
-// cached (the steady state) and when each batch opens new issues (a catalog round trip per batch),
-// against the same batches through no processor at all.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { pino } from 'pino';
-import { join } from 'node:path';
-import { IssuesProcessor } from '../processors/issues/processor.js';
-import type { Item } from '../src/engine/item.js';
-import type { ErrorEvent } from '../src/records/event.js';
-import { IssueStates } from '../extensions/issues/issue-states.js';
-import { benchDatabase } from './extensions.js';
+// The issues processor's cost, from outside: two children on the default config side by side,
+// both with the bench's 200 issues open (each body posted once first); on the second, 100 of the
+// issues merged into the other 100 through POST /v1/issues/{id}/merge, so every other event is
+// routed through a merge redirect (issue #26). Measured, at the same offered rate, interleaved:
+// events of the open issues (the steady state: the issue is known), the same events on the merged
+// child, and events that each open a new issue (a `fingerprint` of their own: a catalog write
+// each). The issues processor cannot be taken out of a storing pipeline (the exporter needs the
+// issue id), so the baseline is the known-issue run; the differences are what opening and routing add.
+import { eventLoad, interleaved, postEach, roundsFor, warmEvents, withPhaseChildren, type FeaturePhase, type PhaseChild } from './child-phase.js';
+import { defaultConfig } from './config-variants.js';
+import { eventBodies } from './payloads.js';
 
-export interface IssuesResult {
-  /** 200 known issues, one event per process() call. */
-  cached: { eventsPerSecond: number; cpuMicrosPerEvent: number };
-  /** Every event opens an issue (batches of 1): the worst case, a catalog write each. */
-  newIssues: { eventsPerSecond: number; cpuMicrosPerEvent: number };
-  /** 200 issues ignored with `ignore_until: {users: …}`, one event (a new user each) per call: the counting, progress stored once a second. */
-  ignoredCounting: { eventsPerSecond: number; cpuMicrosPerEvent: number };
-  /** As `cached`, with 100 of the 200 issues merged into others: events routed through the redirects (issue #26). */
-  merged?: { eventsPerSecond: number; cpuMicrosPerEvent: number };
-}
+export type IssuesResult = FeaturePhase;
 
-function item(issue: number, id: number): Item<ErrorEvent> {
-  return {
-    tenant: { orgId: 'default', projectId: 'default', dataset: 'live' },
-    receivedAt: Date.now(),
-    size: 6000,
-    data: { id: `e${id}`, issue_id: `i${issue}` } as ErrorEvent,
-  };
-}
-
-async function measure(run: (n: number) => Promise<void>, seconds: number): Promise<{ eventsPerSecond: number; cpuMicrosPerEvent: number }> {
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  let n = 0;
-  while (performance.now() - t0 < seconds * 1000) await run(n++);
-  const cpu = process.cpuUsage(cpu0);
-  return { eventsPerSecond: n / ((performance.now() - t0) / 1000), cpuMicrosPerEvent: (cpu.user + cpu.system) / n };
-}
-
-export async function measureIssues(options: { seconds: number }): Promise<IssuesResult> {
-  const dir = mkdtempSync(join(tmpdir(), 'faultline-bench-issues-'));
-  const db = await benchDatabase(dir, ['issues']);
-  try {
-    const states = new IssueStates(db);
-    await states.ignores.load();
-    const processor = new IssuesProcessor('issues', states, pino({ level: 'silent' }), 60_000);
-    for (let i = 0; i < 200; i++) await processor.process([item(i, i)]);
-    const cached = await measure((n) => processor.process([item(n % 200, n)]), options.seconds);
-    const newIssues = await measure((n) => processor.process([item(1_000_000 + n, n)]), Math.min(options.seconds, 2));
-    for (let i = 0; i < 200; i++) await states.setStatus('live', 'default', `i${i}`, 'ignored', Date.now(), { users: 10_000 });
-    const ignoredCounting = await measure(
-      (n) => processor.process([{ ...item(n % 200, n), data: { id: `e${n}`, issue_id: `i${n % 200}`, user: { id: `u${n}` } } as ErrorEvent }]),
-      options.seconds,
-    );
-    // Half the known issues merged into the other half (a database of their own): every other event is routed to its target.
-    const mergeDb = await benchDatabase(mkdtempSync(join(tmpdir(), 'faultline-bench-merges-')), ['issues']);
-    let merged: { eventsPerSecond: number; cpuMicrosPerEvent: number };
-    try {
-      const mergeStates = new IssueStates(mergeDb);
-      await mergeStates.ignores.load();
-      const routed = new IssuesProcessor('issues', mergeStates, pino({ level: 'silent' }), 60_000);
-      for (let i = 0; i < 200; i++) await routed.process([item(i, i)]);
-      for (let i = 0; i < 100; i++) await mergeStates.redirects.merge('live', 'default', `i${2 * i}`, [`i${2 * i + 1}`]);
-      for (let i = 0; i < 200; i++) await routed.process([item(i, 2_000_000 + i)]);
-      merged = await measure((n) => routed.process([item(n % 200, 3_000_000 + n)]), options.seconds);
-    } finally {
-      await mergeDb.close();
-    }
-    return { cached, newIssues, ignoredCounting, merged };
-  } finally {
-    await db.close();
-    rmSync(dir, { recursive: true, force: true });
+async function mergeHalf(child: PhaseChild): Promise<number> {
+  const list = await child.api<{ data: Array<{ id: string }> }>('GET', '/v1/issues?project_id=default&limit=1000');
+  const ids = list.body.data.map((issue) => issue.id);
+  let merged = 0;
+  for (let i = 0; i + 1 < ids.length; i += 2) {
+    const res = await child.api('POST', `/v1/issues/${ids[i]}/merge`, { issue_ids: [ids[i + 1]] });
+    if (res.status !== 200) throw new Error(`POST /v1/issues/${ids[i]}/merge: ${res.status} ${JSON.stringify(res.body)}`);
+    merged++;
   }
+  return merged;
+}
+
+/** The same bodies, each with a fingerprint of its own: every event opens an issue. */
+function newIssueBodies(bodies: Buffer[], count: number): Buffer[] {
+  return Array.from({ length: count }, (_, i) => {
+    const event = JSON.parse(bodies[i % bodies.length].toString()) as Record<string, unknown>;
+    return Buffer.from(JSON.stringify({ ...event, fingerprint: [`bench-new-issue-${i}`] }));
+  });
+}
+
+export async function measureIssues(options: { seconds: number; rate?: number }): Promise<IssuesResult> {
+  const rate = options.rate ?? 200;
+  const rounds = roundsFor(options.seconds);
+  const { bodies } = eventBodies(600);
+  const fresh = newIssueBodies(bodies, Math.ceil(rate * (options.seconds + 1) * rounds * 1.2));
+  const variants = [
+    { name: 'issues-open', doc: defaultConfig() },
+    { name: 'issues-merged', doc: defaultConfig() },
+  ];
+  return withPhaseChildren(variants, async ([open, merged]) => {
+    await Promise.all([open, merged].map((child) => postEach(child, bodies.slice(0, 200))));
+    await warmEvents([open, merged], bodies, rate, options.seconds);
+    const count = await mergeHalf(merged);
+    let nextFresh = 0;
+    const loads = await interleaved(rounds, {
+      known: () => eventLoad(open.svc, bodies, rate, options.seconds, 0.3),
+      merged: () => eventLoad(merged.svc, bodies, rate, options.seconds, 0.3),
+      // Each run takes bodies not sent before (eventLoad cycles through the slice it is given).
+      opening: () => {
+        const slice = fresh.slice(nextFresh);
+        nextFresh += Math.ceil(rate * (options.seconds + 0.3) * 1.1);
+        return eventLoad(open.svc, slice, rate, options.seconds, 0.3);
+      },
+    });
+    return {
+      title: `ISSUES  the service (child process, default config), ${bodies.length} events of 200 open issues at ${rate}/s offered, ${options.seconds} s runs, interleaved; the baseline: events of known issues`,
+      item: 'event',
+      rows: [
+        { label: 'events of the 200 open issues (known: no catalog write)', with: loads.known },
+        { label: 'every event opens a new issue (a catalog write each)', with: loads.opening, without: loads.known },
+        { label: `the same 200 issues, ${count} merged into the others (routed)`, with: loads.merged, without: loads.known },
+      ],
+      notes: ['CPU of the whole service per accepted event (all threads, /proc/<pid>/stat); noisy on a shared machine'],
+    };
+  });
 }

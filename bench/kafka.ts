@@ -1,17 +1,19 @@
 // Beyond one machine (issue #15): events/s and spans/s through ingest -> Kafka -> worker -> lake
 // against the single-process path on the same machine (ratio), and the latency from a sender's
-// ack to the item being readable through the query role (p50, p99). Everything runs in this
-// process (ingest, worker and query as in config/examples, on the librdkafka mock broker that
-// kcat starts), so the ratio compares the two paths on the same cores, load generator included.
+// ack to the item being readable through the query role (p50, p99). Every node is the service as
+// a child process (`node bin/faultline.js start --config <file>`: ingest, worker and query as in
+// config/examples, on the librdkafka mock broker that kcat starts; the single-process path one
+// child), so the ratio compares the two paths on the same cores, load generator included.
 // Throughput is "sent until the last item is readable", so it includes the lake's flush interval.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { roleEnv, roleYaml } from '../test/support/kafka-roles.js';
 import { startMockBroker } from '../test/support/mock-broker.js';
+import { startProcess } from '../test/support/process.js';
 import { startS3 } from '../test/support/s3.js';
-import { startInProcess, tempDir, type InProcessService } from './service.js';
+import { startChild, tempDir } from './service.js';
 import { Samples, sleep } from './stats.js';
 
 export interface PathRates {
@@ -34,9 +36,16 @@ const FLUSH_MS = 300;
 const CONCURRENCY = 32;
 const SPANS_PER_REQUEST = 1000;
 
+/** A node: the service as a child process, and the live key of the catalog every node shares. */
+interface Node {
+  baseUrl: string;
+  liveKey: string;
+  stop(): Promise<unknown>;
+}
+
 interface Nodes {
-  ingest: InProcessService;
-  query: InProcessService;
+  ingest: Node;
+  query: Node;
 }
 
 function event(): { id: string; body: string } {
@@ -74,7 +83,7 @@ function traceBody(trace: string): string {
   return JSON.stringify({ spans });
 }
 
-async function readable(query: InProcessService, path: string, ok: (body: unknown) => boolean, timeoutMs: number): Promise<boolean> {
+async function readable(query: Node, path: string, ok: (body: unknown) => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const res = await fetch(`${query.baseUrl}${path}`, { headers: { authorization: `Bearer ${query.liveKey}` } });
@@ -150,22 +159,29 @@ export async function measureKafka(options: {
   s3?: boolean;
 }): Promise<KafkaBenchResult> {
   const { events, spans, latencySamples, log } = options;
-  const started: InProcessService[] = [];
+  const started: Node[] = [];
   const broker = await startMockBroker();
   try {
     // One catalog, copied to every node (as the roles are deployed); its live key works everywhere.
     const seedDir = tempDir('faultline-bench-seed-');
-    const seed = await startInProcess(seedDir);
+    const seed = await startChild({ dataDir: seedDir });
     await seed.stop();
-    const dir = () => {
-      const d = tempDir('faultline-bench-node-');
-      copyFileSync(join(seedDir, 'faultline.duckdb'), join(d, 'faultline.duckdb'));
-      return d;
-    };
-    const start = async (yaml: string, env: Record<string, string> = {}) => {
-      const svc = await startInProcess(dir(), yaml, { env, seededKey: seed.liveKey });
-      started.push(svc);
-      return svc;
+    const start = async (yaml: string, env: Record<string, string> = {}): Promise<Node> => {
+      const dir = tempDir('faultline-bench-node-');
+      copyFileSync(join(seedDir, 'faultline.duckdb'), join(dir, 'faultline.duckdb'));
+      const configFile = join(dir, 'config.yaml');
+      writeFileSync(configFile, yaml);
+      const child = await startProcess(dir, ['--config', configFile], env);
+      const node: Node = {
+        baseUrl: child.baseUrl,
+        liveKey: seed.liveKey,
+        stop: async () => {
+          child.child.kill('SIGTERM');
+          return child.exited;
+        },
+      };
+      started.push(node);
+      return node;
     };
     log('  single process (http_api -> worker processors -> parquet, one process)…');
     const singleLake = tempDir('faultline-bench-lake-');

@@ -8,6 +8,8 @@ import type { ReadTiming } from './reads.js';
 import type { SymbolicationResult } from './symbolication.js';
 import type { GroupingResult } from './grouping.js';
 import type { ScrubbingResult } from './scrubbing.js';
+import { formatFeaturePhase } from './feature-report.js';
+import { n0, n1, table } from './table.js';
 import type { IssuesResult } from './issues.js';
 import type { ReplaysResult } from './replays.js';
 import type { AlertingResult } from './alerting.js';
@@ -247,22 +249,8 @@ export function evaluateGoals(r: Results): Goal[] {
 
 // --- the table ---------------------------------------------------------------------------------
 
-const n0 = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : 'n/a');
-const n1 = (x: number) => (Number.isFinite(x) ? x.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 }) : 'n/a');
 const n2 = (x: number) => (Number.isFinite(x) ? x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }) : 'n/a');
-const n3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
 const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : 'n/a');
-
-function table(header: string[], rows: string[][], indent = '  '): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    indent +
-    cells
-      .map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
-      .join('   ')
-      .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n');
-}
 
 export function formatReport(r: Results): string {
   const out: string[] = [];
@@ -350,61 +338,9 @@ export function formatReport(r: Results): string {
     out.push('');
   }
 
-  if (r.symbolication) {
-    const y = r.symbolication;
-    out.push(
-      `SYMBOLICATION  in process, one event per process() call; ${y.events.distinct} real V8 stack traces of an esbuild bundle (${n1(y.events.bundleFramesPerEvent)} frames each),`,
-      `        source map ${n1(y.map.bytes / 2 ** 20)} MiB (${n0(y.map.segments)} segments, ${y.map.sources} sources), minified ${n1(y.map.minifiedBytes / 2 ** 20)} MiB; cache charged ${n1(y.map.cacheBytes / 2 ** 20)} MiB`,
-    );
-    out.push(
-      table(
-        ['', 'events/s', 'CPU µs/event'],
-        [
-          ['map and minified source uploaded (warm)', n0(y.withMap.eventsPerSecond), n1(y.withMap.cpuMicrosPerEvent)],
-          ['same events, nothing uploaded', n0(y.withoutMap.eventsPerSecond), n1(y.withoutMap.cpuMicrosPerEvent)],
-          ['ratio with map / without', n3(y.ratio), ''],
-          ['no frame to symbolicate (fast path)', n0(y.fastPath.eventsPerSecond), n1(y.fastPath.cpuMicrosPerEvent)],
-        ],
-      ),
-    );
-    out.push(
-      `  one frame through the map without the memo (position, function name, context): p50 ${n1(y.frameMicros.p50)} µs, p99 ${n1(y.frameMicros.p99)} µs, max ${n1(y.frameMicros.max)} µs`,
-      ...(y.scopes
-        ? [
-            `  scope-based names: ${n0(y.scopes.count)} function scopes parsed once in ${n0(y.scopes.parseMs)} ms (worker), ${n1(y.scopes.cacheBytes / 2 ** 20)} MiB cached; one frame without the memo p50 ${n1(y.scopes.frameMicros.p50)} µs, p99 ${n1(y.scopes.frameMicros.p99)} µs;`,
-            `  warm CPU per symbolicated frame: ${n1(y.scopes.withScopes.cpuMicrosPerFrame)} µs with scopes, ${n1(y.scopes.withoutScopes.cpuMicrosPerFrame)} µs with the declaration scan (scope_max_bytes 0)`,
-          ]
-        : []),
-      `  cold parse of a ${n1(y.coldParse.bytes / 2 ** 20)} MiB map: ${n0(y.coldParse.firstMs)} ms with a worker to start, ${n0(y.coldParse.warmWorkerMs)} ms with one running (the worker's share ${n0(y.coldParse.workerMs)} ms);`,
-      `  longest event-loop gap meanwhile ${n1(y.coldParse.maxLoopGapMs)} ms (the longest garbage-collector pause ${n1(y.coldParse.maxGcPauseMs)} ms; a 1 ms timer, on a machine the worker shares)`,
-    );
-    out.push('');
-  }
+  if (r.symbolication) out.push(...formatFeaturePhase(r.symbolication));
 
-  if (r.issues) {
-    const i = r.issues;
-    out.push('ISSUES PROCESSOR  in process, one event per process() call (without it: no work at all)');
-    out.push(
-      table(
-        ['', 'events/s', 'CPU µs/event'],
-        [
-          ['200 known issues (cached: no catalog round trip)', n0(i.cached.eventsPerSecond), n1(i.cached.cpuMicrosPerEvent)],
-          ['every event opens an issue (a catalog write each)', n0(i.newIssues.eventsPerSecond), n1(i.newIssues.cpuMicrosPerEvent)],
-          ...(i.ignoredCounting
-            ? [
-                [
-                  '200 issues ignored until U more users (counted; progress stored each second)',
-                  n0(i.ignoredCounting.eventsPerSecond),
-                  n1(i.ignoredCounting.cpuMicrosPerEvent),
-                ],
-              ]
-            : []),
-          ...(i.merged ? [['200 known issues, 100 merged into others (routed)', n0(i.merged.eventsPerSecond), n1(i.merged.cpuMicrosPerEvent)]] : []),
-        ],
-      ),
-    );
-    out.push('');
-  }
+  if (r.issues) out.push(...formatFeaturePhase(r.issues));
 
   if (r.replays) {
     const p = r.replays;
@@ -426,78 +362,20 @@ export function formatReport(r: Results): string {
     out.push('');
   }
 
-  if (r.grouping) {
-    const g = r.grouping;
-    const base = g.cases[0].cpuMicrosPerEvent;
-    out.push(`GROUPING  in process, ${g.events} validated events (200 errors x 3 releases), computeGrouping per event`);
-    out.push(
-      table(
-        ['', 'CPU µs/event', 'vs version 1'],
-        g.cases.map((c) => [c.label, n1(c.cpuMicrosPerEvent), `${n1((c.cpuMicrosPerEvent / base) * 100)} %`]),
-      ),
-    );
-    out.push('');
-  }
+  if (r.grouping) out.push(...formatFeaturePhase(r.grouping));
 
-  if (r.scrubbing) {
-    const sc = r.scrubbing;
-    out.push(
-      `SCRUBBING  in process, ${sc.events} validated events (mean ${n1(sc.meanEventBytes / 1024)} KiB as stored), the processor's process() per event; without it: 0`,
-    );
-    out.push(
-      table(
-        ['', 'CPU µs/event', 'net of the loop'],
-        [
-          ['baseline: the same loop over fresh copies, nothing done (their GC)', n1(sc.baselineCpuMicrosPerEvent), '—'],
-          ...sc.cases.map((c) => [c.label, n1(c.cpuMicrosPerEvent), n1(c.cpuMicrosPerEvent - sc.baselineCpuMicrosPerEvent)]),
-        ],
-      ),
-    );
-    out.push('');
-  }
+  if (r.scrubbing) out.push(...formatFeaturePhase(r.scrubbing));
 
-  if (r.alerting) {
-    const a = r.alerting;
-    out.push("ALERTING PROCESSOR  in process, batches of 100 items, rules on the items' project");
-    out.push(
-      table(
-        ['', 'items/s', 'CPU µs/item'],
-        [
-          ['events, no rules', n0(a.events.none.eventsPerSecond), n1(a.events.none.cpuMicrosPerEvent)],
-          [
-            'events, 100 active rules (60 error_spike, 20 new_issue, 20 regression)',
-            n0(a.events.rules100.eventsPerSecond),
-            n1(a.events.rules100.cpuMicrosPerEvent),
-          ],
-          ['spans, no rules', n0(a.spans.none.eventsPerSecond), n1(a.spans.none.cpuMicrosPerEvent)],
-          ['spans, 100 active latency rules', n0(a.spans.rules100.eventsPerSecond), n1(a.spans.rules100.cpuMicrosPerEvent)],
-        ],
-      ),
-    );
-    out.push('');
-  }
+  if (r.alerting) out.push(...formatFeaturePhase(r.alerting));
 
-  if (r.monitors) {
-    const m = r.monitors;
-    out.push('MONITORS  in process, one uptime check at a time against a loopback server');
-    out.push(
-      table(
-        ['', 'checks/s', 'CPU µs/check'],
-        [
-          ['baseline: a bare node:http GET', n0(m.bare.checksPerSecond), n1(m.bare.cpuMicrosPerCheck)],
-          ['an uptime check (request through the guard, result and state recorded)', n0(m.check.checksPerSecond), n1(m.check.cpuMicrosPerCheck)],
-        ],
-      ),
-    );
-    out.push('');
-  }
+  if (r.monitors) out.push(...formatFeaturePhase(r.monitors));
 
   if (r.kafka) {
     const k = r.kafka;
     if ('na' in k) out.push(`BEYOND ONE MACHINE  ${k.na}`, '');
     else {
       out.push(
-        `BEYOND ONE MACHINE  ingest -> Kafka (librdkafka mock) -> worker -> lake -> query, in one process, against the single-process path; ${n0(k.events)} events, ${n0(k.spans)} spans, lake flush every ${k.flushIntervalMs} ms`,
+        `BEYOND ONE MACHINE  ingest -> Kafka (librdkafka mock) -> worker -> lake -> query, each node a child process, against the single-process path (one child); ${n0(k.events)} events, ${n0(k.spans)} spans, lake flush every ${k.flushIntervalMs} ms`,
       );
       const row = (label: string, p: typeof k.single) => [
         label,

@@ -406,12 +406,12 @@ async function main(): Promise<void> {
   }
 
   if (phases.has('symbolication')) {
-    log(`Symbolication: in process, ${settings.symbolicationSeconds} s per case…`);
+    log(`Symbolication: the service (child process) with and without the processor, ${settings.symbolicationSeconds} s per case…`);
     results.symbolication = await measureSymbolication({ seconds: settings.symbolicationSeconds, log });
   }
 
   if (phases.has('issues')) {
-    log(`Issues processor: in process, ${settings.symbolicationSeconds} s…`);
+    log(`Issues: the service (child process), known, new and merged issues, ${settings.symbolicationSeconds} s per case…`);
     results.issues = await measureIssues({ seconds: settings.symbolicationSeconds });
   }
 
@@ -455,22 +455,22 @@ async function main(): Promise<void> {
   }
 
   if (phases.has('grouping')) {
-    log(`Grouping: in process, ${settings.symbolicationSeconds} s per case…`);
-    results.grouping = measureGrouping({ seconds: settings.symbolicationSeconds });
+    log(`Grouping: the service (child process) with and without grouping rules, ordinary and hostile events, ${settings.symbolicationSeconds} s per case…`);
+    results.grouping = await measureGrouping({ seconds: settings.symbolicationSeconds });
   }
 
   if (phases.has('scrubbing')) {
-    log(`Scrubbing processor: in process, ${settings.symbolicationSeconds} s per case…`);
+    log(`Scrubbing: the service (child process) with and without it, ${settings.symbolicationSeconds} s per case…`);
     results.scrubbing = await measureScrubbing({ seconds: settings.symbolicationSeconds });
   }
 
   if (phases.has('alerting')) {
-    log(`Alerting processor: in process, ${settings.symbolicationSeconds} s per case…`);
+    log(`Alerting: the service (child process) with 100 rules and without, ${settings.symbolicationSeconds} s per case…`);
     results.alerting = await measureAlerting({ seconds: settings.symbolicationSeconds });
   }
 
   if (phases.has('monitors')) {
-    log(`Monitors: uptime checks in process, ${settings.symbolicationSeconds} s per case…`);
+    log(`Monitors: check-ins over HTTP and uptime checks of the service (child process), ${settings.symbolicationSeconds} s per case…`);
     results.monitors = await measureMonitors({ seconds: settings.symbolicationSeconds });
   }
 

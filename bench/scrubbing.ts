@@ -1,36 +1,26 @@
-// The scrubbing processor's cost on the hot path, in process: CPU per event of its process() on
-// the bench's validated events (200 errors x 3 releases), each scrubbed fresh (a copy per pass,
-// made before the clock starts: scrubbing changes an event once), with the default rules, with
-// every option and custom rules on, and on the same events carrying secrets in headers, extra,
-// breadcrumbs and the message. Without the processor the cost is 0: the rows are the difference.
-import type { Item } from '../src/engine/item.js';
-import { SCRUBBING_DEFAULTS, type ScrubbingOptions } from '../src/records/data-scrubbing.js';
-import type { ErrorEvent } from '../src/records/event.js';
-import { ScrubbingProcessor } from '../processors/scrubbing/processor.js';
-import { validationConfigSchema } from '../processors/validation/config.js';
-import { EventValidationProcessor } from '../processors/validation/processor.js';
+// The scrubbing processor's cost, from outside: the service as a child process on the default
+// config, on the same with `scrubbing: {enabled: false}` (the documented way to store events
+// unscrubbed; a storing pipeline cannot simply drop it), and with every option and two custom
+// rules; the bench's events posted over HTTP at the same offered rate to each, and the child's
+// CPU per accepted event. The events again carrying secrets in headers, data, extra and the
+// message go to the default and the disabled variants.
+import { eventLoad, interleaved, pooled, roundsFor, warmEvents, withPhaseChildren, type FeaturePhase } from './child-phase.js';
+import { defaultConfig, scrubbingOffConfig } from './config-variants.js';
+import type { ChildService } from './service.js';
 import { errorTemplates, eventBody, RELEASES, rng } from './payloads.js';
 
-export interface ScrubbingCase {
-  label: string;
-  cpuMicrosPerEvent: number;
-}
-
-export interface ScrubbingResult {
+export interface ScrubbingResult extends FeaturePhase {
+  /** Distinct request bodies (each posted again and again). */
   events: number;
-  /** The loop with nothing done to the copies: what each case's figure includes besides scrubbing. */
-  baselineCpuMicrosPerEvent: number;
-  /** Mean size of the events as stored (JSON). */
+  /** Mean size of the request bodies. */
   meanEventBytes: number;
-  cases: ScrubbingCase[];
+  /** Offered events per second in every run. */
+  rate: number;
 }
 
-const TENANT = { orgId: 'default', projectId: 'default', dataset: 'live' } as const;
-
-function validated(withSecrets: boolean): ErrorEvent[] {
-  const validation = new EventValidationProcessor(validationConfigSchema.parse({}));
+function bodies(withSecrets: boolean): Buffer[] {
   const random = rng(29);
-  const out: ErrorEvent[] = [];
+  const out: Buffer[] = [];
   for (const template of errorTemplates()) {
     RELEASES.forEach((_, r) => {
       const body = eventBody(template, r, random);
@@ -43,55 +33,57 @@ function validated(withSecrets: boolean): ErrorEvent[] {
         };
         body.contexts = { ...(body.contexts as object), extra: { session_id: 's-1', order: 77 } };
       }
-      const item: Item = { data: body, tenant: TENANT, receivedAt: Date.now(), size: 0 };
-      validation.process([item]);
-      if (item.outcome === undefined) out.push(item.data as ErrorEvent);
+      out.push(Buffer.from(JSON.stringify(body)));
     });
   }
   return out;
 }
 
-/** `options` undefined: the same loop over the same copies with nothing done to them (the copies' own cost, mostly GC). */
-async function cpuPerEvent(events: ErrorEvent[], seconds: number, options: ScrubbingOptions | undefined): Promise<number> {
-  const processor = options ? new ScrubbingProcessor('events', options, { project: async () => undefined }) : { process: async (_items: Item[]) => undefined };
-  const batches = (copies: number) =>
-    Array.from({ length: copies }, () => events.map((event): Item => ({ data: structuredClone(event), tenant: TENANT, receivedAt: 0, size: 0 })));
-  for (const batch of batches(2)) await processor.process(batch); // warm the JIT
-  let cpu = 0;
-  let n = 0;
-  const until = performance.now() + seconds * 1000;
-  while (performance.now() < until) {
-    const work = batches(5);
-    const cpu0 = process.cpuUsage();
-    for (const batch of work) await processor.process(batch);
-    const used = process.cpuUsage(cpu0);
-    cpu += used.user + used.system;
-    n += work.length * events.length;
-  }
-  return cpu / n;
-}
+export const EVERYTHING = {
+  scrub_ip: true,
+  scrub_email: true,
+  sensitive_fields: ['iban', 'phone'],
+  rules: [
+    { id: 'customer', selector: '$string', pattern: 'cust-[0-9]{6}', method: 'mask' },
+    { id: 'customer-header', selector: 'request.headers.x-customer-id', method: 'hash' },
+  ],
+};
 
-export async function measureScrubbing(options: { seconds: number }): Promise<ScrubbingResult> {
-  const plain = validated(false);
-  const secrets = validated(true);
-  const everything: ScrubbingOptions = {
-    ...SCRUBBING_DEFAULTS,
-    scrub_ip: true,
-    scrub_email: true,
-    sensitive_fields: ['iban', 'phone'],
-    rules: [
-      { selector: '$string', pattern: 'cust-[0-9]{6}', method: 'mask' },
-      { selector: 'request.headers.x-customer-id', method: 'hash' },
-    ],
-  };
-  const cases: Array<[string, ErrorEvent[], ScrubbingOptions]> = [
-    ['default rules', plain, SCRUBBING_DEFAULTS],
-    ['default rules, events with secrets to replace', secrets, SCRUBBING_DEFAULTS],
-    ['every option and 2 custom rules (one RE2 pattern over every string)', plain, everything],
+export async function measureScrubbing(options: { seconds: number; rate?: number }): Promise<ScrubbingResult> {
+  const rate = options.rate ?? 200;
+  const plain = bodies(false);
+  const secrets = bodies(true);
+  const run = (svc: ChildService, events: Buffer[]) => () => eventLoad(svc, events, rate, options.seconds, 0.3);
+  const variants = [
+    { name: 'scrubbing-off', doc: scrubbingOffConfig() },
+    { name: 'scrubbing-on', doc: defaultConfig() },
   ];
-  const baselineCpuMicrosPerEvent = await cpuPerEvent(plain, options.seconds, undefined);
-  const out: ScrubbingCase[] = [];
-  for (const [label, events, settings] of cases) out.push({ label, cpuMicrosPerEvent: await cpuPerEvent(events, options.seconds, settings) });
-  const meanEventBytes = plain.reduce((sum, event) => sum + Buffer.byteLength(JSON.stringify(event)), 0) / plain.length;
-  return { events: plain.length, baselineCpuMicrosPerEvent, meanEventBytes, cases: out };
+  const { offPlain, onPlain, offSecrets, onSecrets, everything } = await withPhaseChildren(variants, async ([off, on]) => {
+    await warmEvents([off, on], plain, rate, options.seconds);
+    const loads = await interleaved(roundsFor(options.seconds), {
+      offPlain: run(off.svc, plain),
+      onPlain: run(on.svc, plain),
+      offSecrets: run(off.svc, secrets),
+      onSecrets: run(on.svc, secrets),
+    });
+    // Every option on for the project (PATCH /v1/projects/{id}: flags override the config's, lists add up).
+    const patched = await on.api('PATCH', '/v1/projects/default', { data_scrubbing: EVERYTHING });
+    if (patched.status !== 200) throw new Error(`PATCH /v1/projects/default: ${patched.status} ${JSON.stringify(patched.body)}`);
+    const all = await interleaved(roundsFor(options.seconds), { offPlain: run(off.svc, plain), everything: run(on.svc, plain) });
+    return { ...loads, offPlain: pooled([loads.offPlain, all.offPlain]), everything: all.everything };
+  });
+  const meanEventBytes = plain.reduce((sum, body) => sum + body.length, 0) / plain.length;
+  return {
+    title: `SCRUBBING  the service (child process) on the default config, without it: scrubbing {enabled: false}; ${plain.length} events (mean ${(meanEventBytes / 1024).toFixed(1)} KiB) at ${rate}/s offered, ${options.seconds} s runs, with and without interleaved`,
+    item: 'event',
+    rows: [
+      { label: 'default rules', with: onPlain, without: offPlain },
+      { label: 'default rules, events with secrets to replace', with: onSecrets, without: offSecrets },
+      { label: 'every option and 2 custom rules on the project (one RE2 pattern over every string)', with: everything, without: offPlain },
+    ],
+    notes: ['CPU of the whole service per accepted event (all threads, /proc/<pid>/stat); the difference is what scrubbing adds (noisy on a shared machine)'],
+    events: plain.length,
+    meanEventBytes,
+    rate,
+  };
 }

@@ -9,8 +9,6 @@ import { join } from 'node:path';
 import { BIN } from './paths.js';
 
 export { BIN };
-// kafka.ts (converted separately) still runs the roles in process: remove once it imports in-process.js.
-export { startInProcess, type InProcessService } from './in-process.js';
 
 export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
