@@ -59,7 +59,13 @@ export class DeliveryLoop {
   constructor(
     private readonly alerts: Alerts,
     private readonly config: DeliveryConfig,
-    private readonly options: { logger: Logger; metrics: AlertingMetrics; guard: DestinationGuard },
+    private readonly options: {
+      logger: Logger;
+      metrics: AlertingMetrics;
+      guard: DestinationGuard;
+      /** With a control plane: the partitions whose shared firings this node sends (delivery-group.ts). */
+      owned?: () => number[];
+    },
   ) {}
 
   start(): void {
@@ -105,13 +111,13 @@ export class DeliveryLoop {
     for (;;) {
       this.again = false;
       if (this.stopped || this.held.size >= MAX_HELD) break;
-      const due = await this.alerts.outbox.due(Date.now(), Math.min(PAGE, MAX_HELD - this.held.size), [...this.held.keys()]);
+      const due = await this.alerts.outbox.due(Date.now(), Math.min(PAGE, MAX_HELD - this.held.size), [...this.held.keys()], this.options.owned?.());
       for (const delivery of due) this.held.set(delivery.id, delivery);
       this.dispatch();
       if (due.length < PAGE) break;
     }
     if (this.stopped) return;
-    const { at, pending } = await this.alerts.outbox.nextDue([...this.held.keys()]);
+    const { at, pending } = await this.alerts.outbox.nextDue([...this.held.keys()], this.options.owned?.());
     this.options.metrics.pending.set(pending);
     this.schedule(at === null ? this.config.poll_interval_ms : Math.min(this.config.poll_interval_ms, Math.max(0, at - Date.now())));
   }
