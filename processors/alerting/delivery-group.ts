@@ -10,6 +10,7 @@
 // confirmed it for a session timeout (it may have been replaced).
 import type { Consumer } from 'kafkajs';
 import type { Logger } from 'pino';
+import type { Gauge } from 'prom-client';
 import type { ControlPlane } from '../../extensions/control-plane/index.js';
 import { createKafka } from '../../src/kafka/connection.js';
 import type { DeliveryConfig } from './config.js';
@@ -28,6 +29,7 @@ export class DeliveryGroup {
     private readonly plane: ControlPlane,
     private readonly config: DeliveryConfig,
     private readonly logger: Logger,
+    private readonly partitionsGauge: Gauge,
     /** Called when this node's partitions changed (delivery may start). */
     private readonly onChange: () => void,
   ) {
@@ -87,6 +89,7 @@ export class DeliveryGroup {
     this.assigned = [];
     this.ends = undefined;
     clearInterval(this.readyTimer);
+    this.partitionsGauge.set(0);
   }
 
   private async assign(partitions: number[]): Promise<void> {
@@ -103,6 +106,7 @@ export class DeliveryGroup {
         this.readyTimer = setInterval(() => {
           if (this.owned().length === 0 && partitions.length > 0) return;
           clearInterval(this.readyTimer);
+          this.partitionsGauge.set(partitions.length);
           this.onChange();
         }, 100);
         this.readyTimer.unref();

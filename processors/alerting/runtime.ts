@@ -71,7 +71,7 @@ export class AlertingRuntime {
     this.startedAt = Date.now();
     const plane = controlPlaneOf(this.host);
     if (plane) {
-      this.group = new DeliveryGroup(plane, this.config.delivery, this.host.logger, () => this.wake());
+      this.group = new DeliveryGroup(plane, this.config.delivery, this.host.logger, this.metrics.partitions, () => this.wake());
       this.group.start();
     }
     this.delivery.start();
