@@ -8,7 +8,7 @@
 // when they were assigned: the outcomes its predecessor recorded are then known here, so what was
 // delivered is not sent again. It stops when a rebalance starts, or when the group has not
 // confirmed it for a session timeout (it may have been replaced).
-import type { Consumer } from 'kafkajs';
+import type { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { Gauge } from 'prom-client';
 import type { ControlPlane } from '../../extensions/control-plane/index.js';
@@ -16,7 +16,9 @@ import { createKafka } from '../../src/kafka/connection.js';
 import type { DeliveryConfig } from './config.js';
 
 export class DeliveryGroup {
-  private readonly consumer: Consumer;
+  private readonly kafka: Kafka;
+  private consumer?: Consumer;
+  private running?: Promise<void>;
   private stopped = false;
   private assigned: number[] = [];
   /** Where the topic ended at the assignment: sending starts once the control plane applied that much. */
@@ -33,21 +35,11 @@ export class DeliveryGroup {
     /** Called when this node's partitions changed (delivery may start). */
     private readonly onChange: () => void,
   ) {
-    const kafka = createKafka(
+    this.kafka = createKafka(
       { brokers: plane.config.brokers, client_id: 'faultline-alert-delivery', connection_timeout_ms: 3000, request_timeout_ms: 10_000 },
       logger,
       { retries: 1_000_000, maxRetryTime: 5000 },
     );
-    const session = config.session_timeout_ms;
-    this.consumer = kafka.consumer({
-      groupId: config.group_id,
-      sessionTimeout: session,
-      rebalanceTimeout: session,
-      heartbeatInterval: config.heartbeat_interval_ms,
-      // Heartbeats go out between fetches: a long-polling fetch must stay well inside the session.
-      maxWaitTimeInMs: Math.min(500, Math.floor(session / 3)),
-      allowAutoTopicCreation: true,
-    });
   }
 
   /** The partitions whose shared firings this node sends now (none while it is not ready). */
@@ -57,31 +49,66 @@ export class DeliveryGroup {
   }
 
   start(): void {
-    const { consumer } = this;
-    consumer.on(consumer.events.REBALANCING, () => this.unassign());
-    consumer.on(consumer.events.STOP, () => this.unassign());
-    consumer.on(consumer.events.CRASH, () => this.unassign());
-    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-      this.confirmedAt = Date.now();
-      void this.assign(payload.memberAssignment[this.plane.config.topic] ?? []);
-    });
-    consumer.on(consumer.events.HEARTBEAT, () => (this.confirmedAt = Date.now()));
     // In the background: a broker that is down delays delivery of shared firings, not the start.
-    void (async () => {
-      try {
-        await consumer.connect();
-        await consumer.subscribe({ topics: [this.plane.config.topic], fromBeginning: false });
-        await consumer.run({ autoCommit: true, eachMessage: () => Promise.resolve() });
-      } catch (error) {
-        if (!this.stopped) this.logger.error({ err: String(error) }, 'alerting: cannot join the delivery group: shared firings wait for another worker');
-      }
-    })();
+    this.running = this.runUntilStopped();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     this.unassign();
-    await this.consumer.disconnect().catch(() => undefined);
+    await this.consumer?.disconnect().catch(() => undefined);
+    await this.running;
+  }
+
+  /** Joins the group and stays in it; after a crash kafkajs does not restart from (a non-retriable one), joins again. */
+  private async runUntilStopped(): Promise<void> {
+    const session = this.config.session_timeout_ms;
+    while (!this.stopped) {
+      const consumer = (this.consumer = this.kafka.consumer({
+        groupId: this.config.group_id,
+        sessionTimeout: session,
+        rebalanceTimeout: session,
+        heartbeatInterval: this.config.heartbeat_interval_ms,
+        // Heartbeats go out between fetches: a long-polling fetch must stay well inside the session.
+        maxWaitTimeInMs: Math.min(500, Math.floor(session / 3)),
+        allowAutoTopicCreation: true,
+        retry: { retries: 1_000_000, initialRetryTime: 100, maxRetryTime: 5000 },
+      }));
+      const crashed = new Promise<unknown>((resolve) =>
+        consumer.on(consumer.events.CRASH, ({ payload }) => {
+          this.unassign();
+          if (!payload.restart) resolve(payload.error);
+        }),
+      );
+      consumer.on(consumer.events.REBALANCING, () => this.unassign());
+      consumer.on(consumer.events.STOP, () => this.unassign());
+      consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+        this.confirmedAt = Date.now();
+        void this.assign(payload.memberAssignment[this.plane.config.topic] ?? []);
+      });
+      consumer.on(consumer.events.HEARTBEAT, () => (this.confirmedAt = Date.now()));
+      try {
+        await consumer.connect();
+        await consumer.subscribe({ topics: [this.plane.config.topic], fromBeginning: false });
+        await consumer.run({ autoCommit: true, eachMessage: () => Promise.resolve() });
+        const error = await Promise.race([crashed, this.whenStopped()]);
+        if (this.stopped) return;
+        this.logger.warn({ err: String(error) }, 'alerting: the delivery group member stopped: joining again');
+      } catch (error) {
+        if (this.stopped) return;
+        this.logger.warn({ err: String(error) }, 'alerting: cannot join the delivery group: retrying (shared firings wait for another worker)');
+      }
+      await consumer.disconnect().catch(() => undefined);
+      await sleep(1000);
+    }
+  }
+
+  private stopPoll?: Promise<void>;
+  private whenStopped(): Promise<void> {
+    this.stopPoll ??= (async () => {
+      while (!this.stopped) await sleep(200);
+    })();
+    return this.stopPoll;
   }
 
   private unassign(): void {
@@ -113,8 +140,12 @@ export class DeliveryGroup {
         return;
       } catch (error) {
         this.logger.warn({ err: String(error) }, 'alerting: could not read the control-plane topic offsets: retrying');
-        await new Promise((r) => setTimeout(r, 500));
+        await sleep(500);
       }
     }
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -133,7 +133,7 @@ describe('a worker lost with firings it had decided and not delivered', () => {
     const start = async (role: Role, dir: string, yaml: string, workerId = 'w1') => {
       const file = join(configDir, `${role}-${workerId}.yaml`);
       writeFileSync(file, yaml);
-      const proc = await startProcess(dir, ['--config', file], { ...roleEnv(broker!.brokers, lake, workerId), FAULTLINE_LOG_LEVEL: 'info' });
+      const proc = await startProcess(dir, ['--config', file], roleEnv(broker!.brokers, lake, workerId));
       processes.push(proc);
       return proc;
     };
