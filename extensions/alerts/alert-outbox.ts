@@ -56,6 +56,8 @@ export interface DueDelivery extends Delivery {
   /** The firing's tenant: the delivery loop shares its room between projects. */
   dataset: Dataset;
   project_id: string;
+  /** A shared firing's partition of the control-plane topic (null: this node's own to send). */
+  shared_partition: number | null;
 }
 
 export interface FiringRecord {
@@ -137,7 +139,7 @@ export class AlertOutbox {
    */
   async due(now: number, limit: number, held: string[] = [], owned?: number[]): Promise<DueDelivery[]> {
     const result = await this.db.reader().runAndReadAll(
-      `SELECT ${DELIVERY_COLUMNS}, f.payload, f.dataset, f.project_id FROM alert_deliveries d JOIN alert_firings f ON f.key = d.firing_key
+      `SELECT ${DELIVERY_COLUMNS}, f.payload, f.dataset, f.project_id, f.shared_partition FROM alert_deliveries d JOIN alert_firings f ON f.key = d.firing_key
          WHERE d.status = 'pending' AND d.next_attempt_at <= make_timestamp($now::BIGINT) AND NOT list_contains($held, d.id) AND ${OWNED}
          ORDER BY d.next_attempt_at LIMIT $limit`,
       { now: micros(now), limit, held: listValue(held), ...ownedParams(owned) },

@@ -130,9 +130,15 @@ export class DeliveryLoop {
 
   /** Starts every held delivery there is room for, oldest due first. */
   private dispatch(): void {
+    const owned = this.options.owned?.();
     for (const delivery of this.held.values()) {
       if (this.stopped || this.inFlight.size >= this.config.concurrency) return;
       if (this.inFlight.has(delivery.id)) continue;
+      // A shared firing of a partition this node no longer owns (a rebalance since it was read): its new owner sends it.
+      if (delivery.shared_partition !== null && owned !== undefined && !owned.includes(delivery.shared_partition)) {
+        this.held.delete(delivery.id);
+        continue;
+      }
       const destination = destinationOf(delivery);
       const project = `${delivery.dataset}\u0000${delivery.project_id}`;
       if (destination !== undefined && (this.byDestination.get(destination) ?? 0) >= this.config.per_destination) continue;
