@@ -6,9 +6,6 @@ import type { Host } from '../../src/engine/host.js';
 import type { Signal } from '../../src/engine/item.js';
 import type { AlertRule, StateChange } from '../../extensions/alerts/alert-rules.js';
 import type { NewFiring } from '../../extensions/alerts/alert-outbox.js';
-
-/** How long a batch's firings may take to reach Kafka before the batch fails (and is retried). */
-const SHARE_TIMEOUT_MS = 10_000;
 import type { AlertingConfig } from './config.js';
 import { DeliveryLoop } from './delivery.js';
 import { DeliveryGroup } from './delivery-group.js';
@@ -19,6 +16,9 @@ import { alertingMetrics, type AlertingMetrics } from './metrics.js';
 import { newWindow, rebuild, type RuleWindow } from './windows.js';
 import { alertsOf } from '../../extensions/alerts/index.js';
 import { issueStatesOf } from '../../extensions/issues/index.js';
+
+/** How long a batch's firings may take to reach Kafka before the batch fails (and is retried). */
+const SHARE_TIMEOUT_MS = 10_000;
 
 export class AlertingRuntime {
   readonly metrics: AlertingMetrics;
