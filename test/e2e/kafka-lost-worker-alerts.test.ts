@@ -1,14 +1,14 @@
 // Issue #31: no notification lost or sent twice when a worker is lost. One ingest process and two
 // workers (the example roles, as child processes) on the librdkafka mock broker, a query node, and
 // `new_issue` and `regression` rules with a webhook to a receiver on loopback. Events of fresh
-// issues go through the ingest node; some issues are resolved on the query node; the receiver then
-// holds every request it gets without answering while more fresh issues and events of the
-// resolved ones arrive, the worker taking the
-// events is killed with SIGKILL while it has decided firings whose delivery has not happened
-// (held by the receiver, or not even sent: more issues are posted just before the kill), and is
-// never restarted. Its held requests die with it, unanswered. Every notification (each issue's
-// opening, each regression) must be answered exactly once — those the lost worker delivered before are not sent again — with the
-// firing's deterministic Idempotency-Key, within 60 s of the rebalance.
+// issues go through the ingest node, and some of those issues are resolved on the query node.
+// The receiver then holds every request it gets without answering while more fresh issues and
+// events of the resolved ones arrive; the worker taking the events is killed with SIGKILL while it
+// has decided firings whose delivery has not happened (held by the receiver, or not even sent:
+// more issues are posted just before the kill), and is never restarted. Its held requests die
+// with it, unanswered. Every notification (each opening, each regression) must be answered
+// exactly once — those delivered before the loss are not sent again — with the firing's
+// deterministic Idempotency-Key, within 60 s of the rebalance.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
