@@ -4,12 +4,22 @@
 // (rule, issue and transition, or rule, state and time); the table's primary key makes a second
 // record of the same firing — a copy of the event, a retry, another process — a no-op.
 import { createHash } from 'node:crypto';
-import { LIST, listValue, VARCHAR } from '@duckdb/node-api';
+import { INTEGER, LIST, listValue, VARCHAR } from '@duckdb/node-api';
 import type { Dataset } from '../../src/engine/item.js';
 import type { AlertAction } from '../../src/records/alert-rule.js';
 import type { AlertRules, StateChange } from './alert-rules.js';
 import type { Database } from '../duckdb/database.js';
 import { rows } from '../duckdb/rows.js';
+import {
+  applySharedDelivery,
+  applySharedFiring,
+  insertFiring,
+  UNPLACED,
+  type AlertDeliveryChange,
+  type AlertFiringChange,
+  type SharedDelivery,
+  type SharedFiring,
+} from './alert-sharing.js';
 
 export type FiringState = 'firing' | 'resolved' | 'test' | 'assignment';
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -46,6 +56,8 @@ export interface DueDelivery extends Delivery {
   /** The firing's tenant: the delivery loop shares its room between projects. */
   dataset: Dataset;
   project_id: string;
+  /** A shared firing's partition of the control-plane topic (null: this node's own to send). */
+  shared_partition: number | null;
 }
 
 export interface FiringRecord {
@@ -61,17 +73,30 @@ export function firingKey(...parts: Array<string | number>): string {
   return createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 32);
 }
 
-/** The Idempotency-Key of a delivery: the same on every attempt, different per action. */
-export function deliveryId(key: string, actionIndex: number): string {
-  return `${key}-${actionIndex}`;
-}
-
 /** The state changes that stand: those tied to a firing count only when it was recorded now. */
 function withRecordedFirings(states: StateChange[], recorded: string[]): StateChange[] {
   return states.filter((change) => change.firingKey === undefined || recorded.includes(change.firingKey));
 }
 
 const micros = (ms: number) => BigInt(Math.round(ms)) * 1000n;
+/** A delivery this node may send: its firing is its own to send, or shared in a partition it owns (`$owned` NULL: every one). */
+const OWNED = '(f.shared_partition IS NULL OR $owned IS NULL OR list_contains($owned, f.shared_partition))';
+const ownedParams = (owned: number[] | undefined) => ({ owned: owned === undefined ? null : listValue(owned) });
+
+/** A firing as it is stored and shared. */
+function sharedFiring(firing: NewFiring): SharedFiring {
+  return {
+    key: firing.key,
+    rule_id: firing.ruleId,
+    dataset: firing.dataset,
+    project_id: firing.projectId,
+    state: firing.state,
+    issue_id: firing.issueId ?? null,
+    fired_at: firing.firedAt,
+    payload: JSON.stringify(firing.payload),
+    actions: firing.actions,
+  };
+}
 const DELIVERY_COLUMNS = `d.id, d.firing_key, d.rule_id, d.action_index, d.action, d.status, d.attempts, epoch_ms(d.next_attempt_at) AS next_attempt_at,
   d.last_error, epoch_ms(d.last_attempt_at) AS last_attempt_at, epoch_ms(d.delivered_at) AS delivered_at`;
 
@@ -83,37 +108,21 @@ export class AlertOutbox {
 
   /**
    * Records firings (each once: a key already recorded is skipped) with their deliveries, and the
-   * rules' state changes, in one transaction. Resolves with the keys newly recorded.
+   * rules' state changes, in one transaction. Resolves with the keys newly recorded. `share`
+   * (a control plane runs): each new firing is also a record for every node (alert-sharing.ts),
+   * and is sent by the worker its partition of the topic belongs to, not necessarily this one.
    */
-  async record(firings: NewFiring[], states: StateChange[] = []): Promise<string[]> {
+  async record(firings: NewFiring[], states: StateChange[] = [], options: { share?: boolean } = {}): Promise<string[]> {
     const unique = [...new Map(firings.map((f) => [f.key, f])).values()];
     if (unique.length === 0 && states.length === 0) return [];
     const now = Date.now();
     const recorded = await this.db.write(async (c) => {
       const keys: string[] = [];
       for (const firing of unique) {
-        const inserted = await c.runAndReadAll(
-          `INSERT INTO alert_firings (key, rule_id, dataset, project_id, state, issue_id, fired_at, payload)
-           VALUES ($key, $rule, $dataset, $project, $state, $issue, make_timestamp($at::BIGINT), $payload) ON CONFLICT DO NOTHING RETURNING key`,
-          {
-            key: firing.key,
-            rule: firing.ruleId,
-            dataset: firing.dataset,
-            project: firing.projectId,
-            state: firing.state,
-            issue: firing.issueId ?? null,
-            at: micros(firing.firedAt),
-            payload: JSON.stringify(firing.payload),
-          },
-        );
-        if (inserted.getRows().length === 0) continue;
+        const shared = sharedFiring(firing);
+        if (!(await insertFiring(c, shared, options.share ? UNPLACED : null, now))) continue;
         keys.push(firing.key);
-        for (const [index, action] of firing.actions.entries())
-          await c.run(
-            `INSERT INTO alert_deliveries (id, firing_key, rule_id, action_index, action, status, attempts, next_attempt_at, created_at)
-             VALUES ($id, $key, $rule, $index, $action, 'pending', 0, make_timestamp($now::BIGINT), make_timestamp($now::BIGINT))`,
-            { id: deliveryId(firing.key, index), key: firing.key, rule: firing.ruleId, index, action: JSON.stringify(action), now: micros(now) },
-          );
+        if (options.share) await this.db.recordChange(c, { kind: 'alert_firing', firing: shared });
       }
       const applied = withRecordedFirings(states, keys);
       await this.rules.writeStates(c, applied);
@@ -125,15 +134,16 @@ export class AlertOutbox {
 
   /**
    * Pending deliveries whose next attempt is due, oldest first, with their firing's payload and
-   * tenant; `held` (ids the delivery loop already has) are left out.
+   * tenant; `held` (ids the delivery loop already has) are left out. `owned` (a control plane
+   * runs): shared firings only of those partitions, besides the firings this node sends itself.
    */
-  async due(now: number, limit: number, held: string[] = []): Promise<DueDelivery[]> {
+  async due(now: number, limit: number, held: string[] = [], owned?: number[]): Promise<DueDelivery[]> {
     const result = await this.db.reader().runAndReadAll(
-      `SELECT ${DELIVERY_COLUMNS}, f.payload, f.dataset, f.project_id FROM alert_deliveries d JOIN alert_firings f ON f.key = d.firing_key
-         WHERE d.status = 'pending' AND d.next_attempt_at <= make_timestamp($now::BIGINT) AND NOT list_contains($held, d.id)
+      `SELECT ${DELIVERY_COLUMNS}, f.payload, f.dataset, f.project_id, f.shared_partition FROM alert_deliveries d JOIN alert_firings f ON f.key = d.firing_key
+         WHERE d.status = 'pending' AND d.next_attempt_at <= make_timestamp($now::BIGINT) AND NOT list_contains($held, d.id) AND ${OWNED}
          ORDER BY d.next_attempt_at LIMIT $limit`,
-      { now: micros(now), limit, held: listValue(held) },
-      { held: LIST(VARCHAR) },
+      { now: micros(now), limit, held: listValue(held), ...ownedParams(owned) },
+      { held: LIST(VARCHAR), owned: LIST(INTEGER) },
     );
     return rows<Record<string, unknown>>(result).map((row) => ({
       ...(row as unknown as DueDelivery),
@@ -141,33 +151,51 @@ export class AlertOutbox {
     }));
   }
 
-  /** When the earliest pending delivery not in `held` is due (epoch ms), if any is, and how many are pending in all. */
-  async nextDue(held: string[] = []): Promise<{ at: number | null; pending: number }> {
-    const result = await this.db
-      .reader()
-      .runAndReadAll(
-        `SELECT epoch_ms(min(next_attempt_at) FILTER (WHERE NOT list_contains($held, id))), count(*) FROM alert_deliveries WHERE status = 'pending'`,
-        { held: listValue(held) },
-        { held: LIST(VARCHAR) },
-      );
+  /** When the earliest pending delivery not in `held` is due (epoch ms), if any is, and how many are pending in all (of `owned`, as in due). */
+  async nextDue(held: string[] = [], owned?: number[]): Promise<{ at: number | null; pending: number }> {
+    const result = await this.db.reader().runAndReadAll(
+      `SELECT epoch_ms(min(d.next_attempt_at) FILTER (WHERE NOT list_contains($held, d.id))), count(*)
+         FROM alert_deliveries d JOIN alert_firings f ON f.key = d.firing_key WHERE d.status = 'pending' AND ${OWNED}`,
+      { held: listValue(held), ...ownedParams(owned) },
+      { held: LIST(VARCHAR), owned: LIST(INTEGER) },
+    );
     const [at, pending] = result.getRows()[0];
     return { at: at === null ? null : Number(at), pending: Number(pending) };
   }
 
+  /** A delivery's outcome; that of a shared firing also goes to every node (alert-sharing.ts), in the same transaction. */
   async settle(id: string, outcome: { status: DeliveryStatus; attempts: number; at: number; error?: string; nextAttemptAt?: number }): Promise<void> {
+    await this.db.write(async (c) => {
+      const updated = rows<Omit<SharedDelivery, 'action'> & { action: string }>(
+        await c.runAndReadAll(
+          `UPDATE alert_deliveries SET status = $status, attempts = $attempts, last_error = coalesce($error, last_error), last_attempt_at = make_timestamp($at::BIGINT),
+             next_attempt_at = make_timestamp($next::BIGINT), delivered_at = ${outcome.status === 'delivered' ? 'make_timestamp($at::BIGINT)' : 'NULL'} WHERE id = $id
+           RETURNING id, firing_key, rule_id, action_index, action, status, attempts, last_error, epoch_ms(last_attempt_at) AS last_attempt_at,
+             epoch_ms(next_attempt_at) AS next_attempt_at, epoch_ms(delivered_at) AS delivered_at`,
+          {
+            id,
+            status: outcome.status,
+            attempts: outcome.attempts,
+            error: outcome.error ?? null,
+            at: micros(outcome.at),
+            next: micros(outcome.nextAttemptAt ?? outcome.at),
+          },
+        ),
+      );
+      const row = updated[0];
+      if (!row) return;
+      const shared = await c.runAndReadAll('SELECT 1 FROM alert_firings WHERE key = $key AND shared_partition IS NOT NULL', { key: row.firing_key });
+      if (shared.getRows().length === 0) return;
+      const delivery: SharedDelivery = { ...row, action: JSON.parse(row.action) as AlertAction };
+      await this.db.recordChange(c, { kind: 'alert_delivery', delivery });
+    });
+  }
+
+  /** A shared firing from the control plane's topic, in `partition` of it (alert-sharing.ts). */
+  async applyShared(change: AlertFiringChange | AlertDeliveryChange, partition: number): Promise<void> {
+    const now = Date.now();
     await this.db.write((c) =>
-      c.run(
-        `UPDATE alert_deliveries SET status = $status, attempts = $attempts, last_error = coalesce($error, last_error), last_attempt_at = make_timestamp($at::BIGINT),
-           next_attempt_at = make_timestamp($next::BIGINT), delivered_at = ${outcome.status === 'delivered' ? 'make_timestamp($at::BIGINT)' : 'NULL'} WHERE id = $id`,
-        {
-          id,
-          status: outcome.status,
-          attempts: outcome.attempts,
-          error: outcome.error ?? null,
-          at: micros(outcome.at),
-          next: micros(outcome.nextAttemptAt ?? outcome.at),
-        },
-      ),
+      change.kind === 'alert_firing' ? applySharedFiring(c, change.firing, partition, now) : applySharedDelivery(c, change.delivery, now),
     );
   }
 

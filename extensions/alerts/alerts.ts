@@ -9,6 +9,7 @@ import type { Database } from '../duckdb/database.js';
 import { AlertLimits, type AlertLimitSettings } from './alert-limits.js';
 import { AlertOutbox, firingKey, type NewFiring } from './alert-outbox.js';
 import { AlertRules, type AlertRule } from './alert-rules.js';
+import type { AlertDeliveryChange, AlertFiringChange } from './alert-sharing.js';
 import type { Mailer } from '../../src/net/mailer.js';
 
 /** A rule's actions name destinations that are refused: one entry per action (`actions[i].url`). */
@@ -93,6 +94,12 @@ export class Alerts {
   /** Whether some delivery loop runs in this process (else the outbox waits for one). */
   get delivering(): boolean {
     return this.deliverer !== undefined;
+  }
+
+  /** A shared firing or delivery outcome another node recorded (the control plane applies it); new firings may be this node's to send. */
+  async applyShared(change: AlertFiringChange | AlertDeliveryChange, partition: number): Promise<void> {
+    await this.outbox.applyShared(change, partition);
+    if (change.kind === 'alert_firing') this.wake();
   }
 
   /** Tells the delivery loop that new deliveries are due. */

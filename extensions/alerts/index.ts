@@ -6,6 +6,7 @@ import { AlertsExtension } from './extension.js';
 export * from './alerts.js';
 export * from './alert-rules.js';
 export * from './alert-outbox.js';
+export * from './alert-sharing.js';
 export * from './alert-limits.js';
 export { ALERTS_MIGRATIONS } from './migrations.js';
 export { alertsExtensionFactory } from './factory.js';

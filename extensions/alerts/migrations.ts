@@ -29,4 +29,13 @@ export const ALERTS_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 19,
+    name: 'shared firings: the control-plane partition of a firing its delivering worker owns',
+    // With a control plane, the firings of issue rules are shared records on the catalog topic
+    // (alert-sharing.ts): NULL for a firing this node delivers itself (as before), -1 for a shared
+    // firing this node recorded and has not seen come back from the topic yet, else the topic's
+    // partition its record is in. Only the worker the delivery group gives that partition sends it.
+    sql: `ALTER TABLE alert_firings ADD COLUMN shared_partition INTEGER;`,
+  },
 ];

@@ -1,14 +1,16 @@
 // What the shared control plane (control-plane.ts) replicates, as the stores hand it over: every
-// change a person or a node makes to keys, projects, issue statuses, assignees, merges and
-// activity, alert rules, artifact metadata and components' own rows (monitors), recorded by the
-// store inside the same transaction as the change itself (Database.recordChange), so an
-// acknowledged change is never lost on its way to Kafka.
+// change a person or a node makes to keys, projects, issue statuses and openings, assignees,
+// merges and activity, alert rules and the firings of issue rules with their deliveries'
+// outcomes, artifact metadata and components' own rows (monitors), recorded by the store inside
+// the same transaction as the change itself (Database.recordChange), so an acknowledged change is
+// never lost on its way to Kafka.
 import { alertRuleChangeKey, type AlertRuleChange } from '../alerts/alert-rules.js';
+import type { AlertDeliveryChange, AlertFiringChange } from '../alerts/alert-sharing.js';
 import { bundleChangeKey, type ArtifactBundleChange } from '../artifacts/artifacts.js';
 import type { CatalogChange } from '../catalog/catalog.js';
 import type { ComponentChange } from '../duckdb/journal.js';
 import type { ActivityChange } from '../issues/issue-activity.js';
-import type { StatusChange } from '../issues/issue-states.js';
+import type { IssueOpenedChange, StatusChange } from '../issues/issue-states.js';
 import type { RedirectChange } from '../issues/issue-redirects.js';
 import type { AssigneeChange } from '../query/issue-triage.js';
 
@@ -17,8 +19,11 @@ export type { ComponentChange } from '../duckdb/journal.js';
 export type ControlChange =
   | CatalogChange
   | ({ kind: 'issue_status' } & StatusChange)
+  | IssueOpenedChange
   | ({ kind: 'issue_assignee' } & AssigneeChange)
   | AlertRuleChange
+  | AlertFiringChange
+  | AlertDeliveryChange
   | ArtifactBundleChange
   | RedirectChange
   | ActivityChange
@@ -33,10 +38,16 @@ export function changeKey(change: ControlChange): string {
       return `key:${change.key.id}`;
     case 'issue_status':
       return `issue:${change.id}`;
+    case 'issue_opened':
+      return `issue_opened:${change.id}`;
     case 'issue_assignee':
       return `issue_assignee:${change.id}`;
     case 'alert_rule':
       return alertRuleChangeKey(change);
+    case 'alert_firing':
+      return `alert_firing:${change.firing.key}`;
+    case 'alert_delivery':
+      return `alert_delivery:${change.delivery.id}`;
     case 'artifact_bundle':
       return bundleChangeKey(change);
     case 'issue_redirect':

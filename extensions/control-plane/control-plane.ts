@@ -12,10 +12,11 @@
 // node resends what is left at start. A change made while the broker is down survives a crash.
 import { randomBytes } from 'node:crypto';
 import kafkajs from 'kafkajs';
-import type { Consumer, Producer } from 'kafkajs';
+import type { Admin, Consumer, Producer } from 'kafkajs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Logger } from 'pino';
 import type { AlertRules } from '../alerts/alert-rules.js';
+import type { Alerts } from '../alerts/alerts.js';
 import type { ArtifactStore } from '../artifacts/artifacts.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { changeKey, type ComponentChange, type ControlChange } from './control-journal.js';
@@ -46,12 +47,15 @@ export interface ControlStores {
   catalog: Catalog;
   issueStates: IssueStates;
   alertRules: AlertRules;
+  /** Shared firings and their deliveries' outcomes. */
+  alerts: Pick<Alerts, 'applyShared'>;
   artifacts: ArtifactStore;
 }
 
 export class ControlPlane implements Journal {
   private readonly producer: Producer;
   private readonly consumer: Consumer;
+  private readonly admin: Admin;
   private readonly node = randomBytes(6).toString('hex');
   private sending?: Promise<void>;
   /** Set when the outbox may hold rows the sending loop has not read yet. */
@@ -61,9 +65,17 @@ export class ControlPlane implements Journal {
   /** Appliers of component-kept rows by type, and what arrived for a type before its component registered. */
   private readonly componentAppliers = new Map<string, (change: ComponentChange) => Promise<void>>();
   private readonly componentPending = new Map<string, ComponentChange[]>();
+  /** Per partition, the offset after the last record applied. */
+  private readonly followed = new Map<number, number>();
+  /** The last outbox sequence number given out: numbers only grow while the process runs (see record). */
+  private lastSeq = 0n;
+  /** Callers of sent(), each waiting for the outbox to hold nothing up to its number. */
+  private sentWaiters: Array<{ seq: bigint; since: number; resolve: () => void }> = [];
+  /** Reads of the outbox by the sending loop so far: a waiter counts only reads that began after it came. */
+  private reads = 0;
 
   constructor(
-    private readonly config: ControlPlaneConfig,
+    readonly config: ControlPlaneConfig,
     private readonly stores: ControlStores,
     private readonly logger: Logger,
   ) {
@@ -73,6 +85,7 @@ export class ControlPlane implements Journal {
       { retries: 1_000_000, maxRetryTime: 5000 },
     );
     this.producer = kafka.producer({ allowAutoTopicCreation: true, idempotent: false });
+    this.admin = kafka.admin();
     // A group of its own per process and no commits: every start reads the whole (compacted) topic.
     this.consumer = kafka.consumer({
       groupId: `faultline-control-plane-${this.node}`,
@@ -93,7 +106,59 @@ export class ControlPlane implements Journal {
   /** Journal: the change joins the outbox, in the caller's transaction. */
   async record(connection: DuckDBConnection, change: ControlChange): Promise<void> {
     const record: ControlRecord = { ...change, schema: CATALOG_SCHEMA, node: this.node };
-    await connection.run('INSERT INTO control_outbox SELECT coalesce(max(seq), 0) + 1, ?, ? FROM control_outbox', [changeKey(change), JSON.stringify(record)]);
+    // Never below a number given out before, even once the outbox emptied: sent() compares them.
+    const result = await connection.runAndReadAll(
+      'INSERT INTO control_outbox SELECT greatest(coalesce(max(seq), 0), ?) + 1, ?, ? FROM control_outbox RETURNING seq',
+      [this.lastSeq, changeKey(change), JSON.stringify(record)],
+    );
+    const seq = BigInt(result.getRows()[0][0] as bigint);
+    if (seq > this.lastSeq) this.lastSeq = seq;
+  }
+
+  /**
+   * Resolves once every change recorded (and committed) before the call is in Kafka (acks -1);
+   * rejects after `timeoutMs` (the broker away). What a worker waits for before the offsets of the
+   * events behind a change may be committed.
+   */
+  sent(timeoutMs: number): Promise<void> {
+    const seq = this.lastSeq;
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.sentWaiters = this.sentWaiters.filter((w) => w !== waiter);
+        reject(new Error(`control-plane changes not in Kafka within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const waiter = {
+        seq,
+        since: this.reads,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      this.sentWaiters.push(waiter);
+      this.flush();
+    });
+  }
+
+  /** Wakes the callers of sent() whose changes are all out: read `read` of the outbox found nothing up to their number. */
+  private sentThrough(read: number, firstPending: bigint | undefined): void {
+    const done = this.sentWaiters.filter((w) => w.since < read && (firstPending === undefined || w.seq < firstPending));
+    if (!done.length) return;
+    this.sentWaiters = this.sentWaiters.filter((w) => !done.includes(w));
+    for (const waiter of done) waiter.resolve();
+  }
+
+  /** Where each partition of the topic ends now (the offset its next record gets). */
+  async ends(): Promise<Map<number, number>> {
+    await this.admin.connect();
+    const offsets = await this.admin.fetchTopicOffsets(this.config.topic);
+    return new Map(offsets.map((o) => [o.partition, Number(o.high)]));
+  }
+
+  /** Whether this node has applied every partition up to `ends` (from ends()). */
+  reached(ends: Map<number, number>): boolean {
+    for (const [partition, end] of ends) if ((this.followed.get(partition) ?? 0) < end) return false;
+    return true;
   }
 
   /** Journal: what was recorded is committed, so it may go. */
@@ -131,16 +196,9 @@ export class ControlPlane implements Journal {
         await this.consumer.subscribe({ topics: [this.config.topic], fromBeginning: true });
         await this.consumer.run({
           autoCommit: false,
-          eachMessage: async ({ message }) => {
-            if (!message.value) return; // a tombstone
-            let record: ControlRecord;
-            try {
-              record = JSON.parse(message.value.toString('utf8')) as ControlRecord;
-            } catch {
-              this.logger.warn({ topic: this.config.topic, offset: message.offset }, 'skipped an unreadable control-plane record');
-              return;
-            }
-            await this.apply(record);
+          eachMessage: async ({ message, partition }) => {
+            await this.applyMessage(message.value, partition, message.offset);
+            this.followed.set(partition, Number(message.offset) + 1);
           },
         });
       } catch (error) {
@@ -157,16 +215,31 @@ export class ControlPlane implements Journal {
     await Promise.race([this.sending?.catch(() => undefined), new Promise((r) => setTimeout(r, 2000).unref())]);
     await this.consumer.disconnect().catch(() => undefined);
     await this.producer.disconnect().catch(() => undefined);
+    await this.admin.disconnect().catch(() => undefined);
   }
 
-  private async apply(record: ControlRecord): Promise<void> {
+  private async applyMessage(value: Buffer | null, partition: number, offset: string): Promise<void> {
+    if (!value) return; // a tombstone
+    let record: ControlRecord;
+    try {
+      record = JSON.parse(value.toString('utf8')) as ControlRecord;
+    } catch {
+      this.logger.warn({ topic: this.config.topic, offset }, 'skipped an unreadable control-plane record');
+      return;
+    }
+    await this.apply(record, partition);
+  }
+
+  private async apply(record: ControlRecord, partition: number): Promise<void> {
     if (record.schema !== undefined && record.schema > CATALOG_SCHEMA) {
       this.logger.warn({ schema: record.schema }, 'skipped a control-plane record of a newer schema');
       return;
     }
-    const { catalog, issueStates, alertRules, artifacts, database } = this.stores;
+    const { catalog, issueStates, alertRules, alerts, artifacts, database } = this.stores;
     try {
       if (record.kind === 'issue_status') await issueStates.applyStatus(record);
+      else if (record.kind === 'issue_opened') await issueStates.applyOpened(record);
+      else if (record.kind === 'alert_firing' || record.kind === 'alert_delivery') await alerts.applyShared(record, partition);
       else if (record.kind === 'issue_assignee') await applyAssigneeChange(database, record);
       else if (record.kind === 'project' || record.kind === 'key') await catalog.apply(record);
       else if (record.kind === 'artifact_bundle') await artifacts.apply(record);
@@ -201,12 +274,14 @@ export class ControlPlane implements Journal {
     while (!this.stopped) {
       this.dirty = false;
       let pending: Array<{ seq: bigint; key: string; value: string }>;
+      const read = ++this.reads;
       try {
         pending = rows(await this.stores.database.reader().runAndReadAll(`SELECT seq, key, value FROM control_outbox ORDER BY seq LIMIT ${BATCH}`));
       } catch (error) {
         if (!this.stopped) this.logger.warn({ err: String(error) }, 'could not read the control-plane outbox');
         return;
       }
+      this.sentThrough(read, pending[0]?.seq === undefined ? undefined : BigInt(pending[0].seq));
       if (!pending.length) {
         if (this.dirty) continue;
         return;

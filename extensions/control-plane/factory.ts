@@ -30,6 +30,7 @@ export const controlPlaneExtensionFactory: ExtensionFactory<z.infer<typeof contr
         catalog: catalogOf(host),
         issueStates: issueStatesOf(host),
         alertRules: alertsOf(host).rules,
+        alerts: alertsOf(host),
         artifacts: artifactsOf(host),
       },
       host.logger,

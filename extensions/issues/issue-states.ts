@@ -24,6 +24,22 @@ export interface StatusChange {
   at: number;
   /** With `ignored`: the condition under which the issue returns by itself, and when it was set (epoch ms). */
   ignore_until?: { condition: IgnoreCondition; ignored_at: number };
+  /** With a `regressed` a worker decided: the event that reopened it (a redelivery of it reopens it again, on any node). */
+  regressed_by?: string;
+}
+
+/**
+ * A worker opened an issue with an event (`at` in epoch ms): every node learns it, so the worker
+ * taking over a lost one's partitions does not open it again, and a redelivery of that event is
+ * `new` again there too. Nodes keep the earliest opening (then the smallest event id).
+ */
+export interface IssueOpenedChange {
+  kind: 'issue_opened';
+  id: string;
+  dataset: Dataset;
+  project_id: string;
+  opened_by: string;
+  at: number;
 }
 
 /** One event as the issues processor sees it. */
@@ -111,15 +127,31 @@ export class IssueStates {
     const at = BigInt(change.at) * 1000n;
     await this.db.write((c) =>
       c.run(
-        `INSERT INTO issue_states (id, dataset, status, status_changed_at, project_id, opened_by, created_at)
-         VALUES ($id, $dataset, $status, make_timestamp($at::BIGINT), $project, NULL, make_timestamp($at::BIGINT))
-         ON CONFLICT (id) DO UPDATE SET status = excluded.status, status_changed_at = excluded.status_changed_at
+        `INSERT INTO issue_states (id, dataset, status, status_changed_at, project_id, opened_by, created_at, regressed_by)
+         VALUES ($id, $dataset, $status, make_timestamp($at::BIGINT), $project, NULL, make_timestamp($at::BIGINT), $regressedBy)
+         ON CONFLICT (id) DO UPDATE SET status = excluded.status, status_changed_at = excluded.status_changed_at,
+           regressed_by = coalesce(excluded.regressed_by, issue_states.regressed_by)
            WHERE issue_states.status_changed_at IS NULL OR issue_states.status_changed_at <= excluded.status_changed_at`,
-        { id: change.id, dataset: change.dataset, status: change.status, at, project: change.project_id },
+        { id: change.id, dataset: change.dataset, status: change.status, at, project: change.project_id, regressedBy: change.regressed_by ?? null },
       ),
     );
     await this.applyIgnore(change);
     this.cache.delete(change.id); // read again: the row says who wins
+  }
+
+  /** An issue another node opened (IssueOpenedChange); the cache reads it again. */
+  async applyOpened(change: IssueOpenedChange): Promise<void> {
+    await this.db.write((c) =>
+      c.run(
+        `INSERT INTO issue_states (id, dataset, status, status_changed_at, project_id, opened_by, created_at)
+         VALUES ($id, $dataset, 'unresolved', NULL, $project, $event, make_timestamp($at::BIGINT))
+         ON CONFLICT (id) DO UPDATE SET opened_by = excluded.opened_by, created_at = excluded.created_at
+           WHERE issue_states.opened_by IS NULL OR issue_states.created_at IS NULL OR excluded.created_at < issue_states.created_at
+             OR (excluded.created_at = issue_states.created_at AND excluded.opened_by < issue_states.opened_by)`,
+        { id: change.id, dataset: change.dataset, project: change.project_id, event: change.opened_by, at: BigInt(change.at) * 1000n },
+      ),
+    );
+    this.cache.delete(change.id);
   }
 
   /**
@@ -322,19 +354,20 @@ export class IssueStates {
     const now = BigInt(at) * 1000n;
     await this.db.write(async (c) => {
       for (const { dataset, projectId, issueId, eventId, transition } of writes) {
-        if (transition === 'new')
+        if (transition === 'new') {
           await c.run(
             `INSERT INTO issue_states (id, dataset, status, status_changed_at, project_id, opened_by, created_at)
              VALUES ($id, $dataset, 'unresolved', NULL, $project, $event, make_timestamp($now::BIGINT)) ON CONFLICT (id) DO NOTHING`,
             { id: issueId, dataset, project: projectId, event: eventId, now },
           );
-        else {
+          await this.db.recordChange(c, { kind: 'issue_opened', id: issueId, dataset, project_id: projectId, opened_by: eventId, at });
+        } else {
           await c.run(
             `UPDATE issue_states SET status = 'regressed', status_changed_at = make_timestamp($now::BIGINT), regressed_by = $event
              WHERE id = $id AND status = 'resolved'`,
             { id: issueId, now, event: eventId },
           );
-          await this.db.recordChange(c, { kind: 'issue_status', id: issueId, dataset, project_id: projectId, status: 'regressed', at });
+          await this.db.recordChange(c, { kind: 'issue_status', id: issueId, dataset, project_id: projectId, status: 'regressed', at, regressed_by: eventId });
         }
       }
     });

@@ -42,6 +42,23 @@ const deliverySchema = z
       .min(10)
       .default(5_000)
       .describe('How often the outbox is read for due deliveries when nothing wakes it (new firings wake it at once)'),
+    group_id: z
+      .string()
+      .min(1)
+      .default('faultline-alert-delivery')
+      .describe(
+        "With a control plane: the consumer group of the workers that send shared firings (issue rules'); each sends those of its partitions of the control-plane topic, and a lost worker's go to another",
+      ),
+    session_timeout_ms: z
+      .int()
+      .min(1)
+      .default(30_000)
+      .describe("With a control plane: the delivery group's session timeout: a worker silent this long has its shared firings sent by another"),
+    heartbeat_interval_ms: z
+      .int()
+      .min(1)
+      .default(3_000)
+      .describe("With a control plane: the delivery group's heartbeat interval (below a third of the session timeout)"),
   })
   .strict();
 

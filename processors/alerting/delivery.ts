@@ -59,7 +59,13 @@ export class DeliveryLoop {
   constructor(
     private readonly alerts: Alerts,
     private readonly config: DeliveryConfig,
-    private readonly options: { logger: Logger; metrics: AlertingMetrics; guard: DestinationGuard },
+    private readonly options: {
+      logger: Logger;
+      metrics: AlertingMetrics;
+      guard: DestinationGuard;
+      /** With a control plane: the partitions whose shared firings this node sends (delivery-group.ts). */
+      owned?: () => number[];
+    },
   ) {}
 
   start(): void {
@@ -105,13 +111,13 @@ export class DeliveryLoop {
     for (;;) {
       this.again = false;
       if (this.stopped || this.held.size >= MAX_HELD) break;
-      const due = await this.alerts.outbox.due(Date.now(), Math.min(PAGE, MAX_HELD - this.held.size), [...this.held.keys()]);
+      const due = await this.alerts.outbox.due(Date.now(), Math.min(PAGE, MAX_HELD - this.held.size), [...this.held.keys()], this.options.owned?.());
       for (const delivery of due) this.held.set(delivery.id, delivery);
       this.dispatch();
       if (due.length < PAGE) break;
     }
     if (this.stopped) return;
-    const { at, pending } = await this.alerts.outbox.nextDue([...this.held.keys()]);
+    const { at, pending } = await this.alerts.outbox.nextDue([...this.held.keys()], this.options.owned?.());
     this.options.metrics.pending.set(pending);
     this.schedule(at === null ? this.config.poll_interval_ms : Math.min(this.config.poll_interval_ms, Math.max(0, at - Date.now())));
   }
@@ -124,9 +130,15 @@ export class DeliveryLoop {
 
   /** Starts every held delivery there is room for, oldest due first. */
   private dispatch(): void {
+    const owned = this.options.owned?.();
     for (const delivery of this.held.values()) {
       if (this.stopped || this.inFlight.size >= this.config.concurrency) return;
       if (this.inFlight.has(delivery.id)) continue;
+      // A shared firing of a partition this node no longer owns (a rebalance since it was read): its new owner sends it.
+      if (delivery.shared_partition !== null && owned !== undefined && !owned.includes(delivery.shared_partition)) {
+        this.held.delete(delivery.id);
+        continue;
+      }
       const destination = destinationOf(delivery);
       const project = `${delivery.dataset}\u0000${delivery.project_id}`;
       if (destination !== undefined && (this.byDestination.get(destination) ?? 0) >= this.config.per_destination) continue;

@@ -56,7 +56,7 @@ export async function fireEscalation(runtime: AlertingRuntime, escalation: Issue
       });
     }
     const states = firings.map((f): StateChange => ({ ruleId: f.ruleId, state: 'firing', at: f.firedAt, fired: true, firingKey: f.key }));
-    const recorded = await alertsOf(host).outbox.record(firings, states);
+    const recorded = await runtime.recordIssueFirings(firings, states);
     for (const _ of recorded) runtime.metrics.firings.inc({ type: 'regression', state: 'firing' });
     if (recorded.length) runtime.wake();
   } catch (error) {

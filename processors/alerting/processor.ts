@@ -134,7 +134,7 @@ export class AlertingProcessor implements Processor {
       }
       // The rule shows it fired (state, last_fired_at) when the firing is new, not for a copy's.
       const states = [...firings.values()].map((f): StateChange => ({ ruleId: f.ruleId, state: 'firing', at: f.firedAt, fired: true, firingKey: f.key }));
-      const recorded = await alertsOf(host).outbox.record([...firings.values()], states);
+      const recorded = await this.runtime.recordIssueFirings([...firings.values()], states);
       for (const key of recorded)
         this.runtime.metrics.firings.inc({ type: alertsOf(host).rules.get(firings.get(key)?.ruleId ?? '')?.type ?? 'unknown', state: 'firing' });
       if (recorded.length) this.runtime.wake();

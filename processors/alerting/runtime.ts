@@ -4,15 +4,21 @@
 import { readSideOf } from '../../extensions/query/index.js';
 import type { Host } from '../../src/engine/host.js';
 import type { Signal } from '../../src/engine/item.js';
-import type { AlertRule } from '../../extensions/alerts/alert-rules.js';
+import type { AlertRule, StateChange } from '../../extensions/alerts/alert-rules.js';
+import type { NewFiring } from '../../extensions/alerts/alert-outbox.js';
 import type { AlertingConfig } from './config.js';
 import { DeliveryLoop } from './delivery.js';
+import { DeliveryGroup } from './delivery-group.js';
+import { controlPlaneOf } from '../../extensions/control-plane/index.js';
 import { Evaluator } from './evaluator.js';
 import { fireEscalation } from './escalations.js';
 import { alertingMetrics, type AlertingMetrics } from './metrics.js';
 import { newWindow, rebuild, type RuleWindow } from './windows.js';
 import { alertsOf } from '../../extensions/alerts/index.js';
 import { issueStatesOf } from '../../extensions/issues/index.js';
+
+/** How long a batch's firings may take to reach Kafka before the batch fails (and is retried). */
+const SHARE_TIMEOUT_MS = 10_000;
 
 export class AlertingRuntime {
   readonly metrics: AlertingMetrics;
@@ -23,6 +29,8 @@ export class AlertingRuntime {
   rebuilt = false;
   private readonly signals = new Map<Signal, number>();
   private readonly delivery: DeliveryLoop;
+  /** With a control plane: which shared firings this node sends. */
+  private group?: DeliveryGroup;
   private readonly evaluator: Evaluator;
   private timer?: NodeJS.Timeout;
   private evaluating?: Promise<void>;
@@ -39,6 +47,7 @@ export class AlertingRuntime {
       guard: alertsOf(host).destinations,
       logger: host.logger,
       metrics: this.metrics,
+      owned: () => (this.group ? this.group.owned() : []),
     });
     this.evaluator = new Evaluator(this);
   }
@@ -60,6 +69,11 @@ export class AlertingRuntime {
     if (signal === 'events') this.stopHearingEscalations ??= issueStatesOf(this.host).ignores.onEscalated((e) => fireEscalation(this, e));
     if (!first) return;
     this.startedAt = Date.now();
+    const plane = controlPlaneOf(this.host);
+    if (plane) {
+      this.group = new DeliveryGroup(plane, this.config.delivery, this.host.logger, this.metrics.partitions, () => this.wake());
+      this.group.start();
+    }
     this.delivery.start();
     this.timer = setInterval(() => void this.evaluate(), this.config.evaluation_interval_ms);
     this.timer.unref();
@@ -77,6 +91,21 @@ export class AlertingRuntime {
     clearInterval(this.timer);
     await this.evaluating;
     await this.delivery.stop();
+    await this.group?.stop();
+    this.group = undefined;
+  }
+
+  /**
+   * Records firings of issue rules (and their rules' state): with a control plane each new one is
+   * shared, and this resolves only once it is in Kafka, so the offsets of the events behind it are
+   * committed after it is where every worker sees it. Resolves with the keys newly recorded here.
+   */
+  async recordIssueFirings(firings: NewFiring[], states: StateChange[]): Promise<string[]> {
+    const plane = controlPlaneOf(this.host);
+    const recorded = await alertsOf(this.host).outbox.record(firings, states, { share: plane !== undefined });
+    // Also for firings recorded before (a retried batch): their records may not have gone out yet.
+    if (plane && firings.length) await plane.sent(SHARE_TIMEOUT_MS);
+    return recorded;
   }
 
   /** New firings are in the outbox: deliver them now. */
