@@ -7,7 +7,16 @@ import { cronFailures, nextAfterCheckin, nextAfterMissed } from './detection.js'
 import { failureEvent, failureEventId, type FailureDetails } from './failure-event.js';
 import type { CheckinInput, CreateMonitorInput, PatchMonitorInput } from './input.js';
 import type { MonitorMetrics } from './metrics.js';
-import type { Checkin, CronSettings, Monitor, MonitorDefinition, MonitorStore, UptimeCheck, UptimeSettings } from '../../src/storage/monitors.js';
+import type {
+  Checkin,
+  CheckinInputRow,
+  CronSettings,
+  Monitor,
+  MonitorDefinition,
+  MonitorStore,
+  UptimeCheck,
+  UptimeSettings,
+} from '../../src/storage/monitors.js';
 
 export interface MonitorTenant {
   dataset: Dataset;
@@ -172,39 +181,36 @@ export class Monitors {
     const cron = requireCron(monitor);
     this.options.metrics?.checkins.inc({ status: input.status });
     const existing = input.check_in_id ? await this.store.checkin(monitor, input.check_in_id) : undefined;
-    let checkin: Checkin;
     const next: Monitor = { ...monitor, last_checkin_at: now, updated_at: now };
     if (existing && existing.status !== 'in_progress' && input.status === 'in_progress') {
       // The run's end arrived before its start (the SDK sends both at once): the end stands.
       return existing;
     }
+    let row: CheckinInputRow;
     if (existing) {
       // Closing a run: its duration is the time since it opened unless the sender measured it.
       const duration = input.duration_ms ?? (input.status === 'in_progress' ? null : now - existing.created_at);
-      checkin = await this.store.putCheckin(monitor, { ...existing, status: input.status, duration_ms: duration, updated_at: now });
+      row = { ...existing, status: input.status, duration_ms: duration, updated_at: now };
     } else {
-      checkin = await this.store.putCheckin(monitor, {
+      row = {
         id: input.check_in_id,
         status: input.status,
         duration_ms: input.duration_ms ?? null,
         environment: input.environment ?? monitor.environment,
         created_at: now,
-      });
+      };
       next.next_expected_at = nextAfterCheckin(cron, now);
     }
     if (input.status === 'ok') {
       next.status = 'ok';
       next.consecutive_failures = 0;
-      await this.store.save(next);
-      if (monitor.status !== 'ok' && monitor.status !== 'new') await this.recovered(next);
     } else if (input.status === 'error') {
       next.status = 'error';
       next.consecutive_failures = monitor.consecutive_failures + 1;
-      await this.store.save(next);
-      await this.failed(next, { kind: 'error', at: now, ref: checkin.id });
-    } else {
-      await this.store.save(next);
     }
+    const checkin = await this.store.saveWithCheckin(next, row);
+    if (input.status === 'ok' && monitor.status !== 'ok' && monitor.status !== 'new') await this.recovered(next);
+    if (input.status === 'error') await this.failed(next, { kind: 'error', at: now, ref: checkin.id });
     return checkin;
   }
 

@@ -282,17 +282,20 @@ export class MonitorStore {
     return rows<Checkin>(result)[0];
   }
 
-  async putCheckin(monitor: Monitor, checkin: Partial<Checkin> & Pick<Checkin, 'status' | 'created_at'>): Promise<Checkin> {
-    const row: Checkin = {
-      id: checkin.id ?? randomUUID(),
-      status: checkin.status,
-      duration_ms: checkin.duration_ms ?? null,
-      environment: checkin.environment ?? null,
-      expected_at: checkin.expected_at ?? null,
-      created_at: checkin.created_at,
-      updated_at: checkin.updated_at ?? checkin.created_at,
-    };
+  async putCheckin(monitor: Monitor, checkin: CheckinInputRow): Promise<Checkin> {
+    const row = checkinRow(checkin);
     await this.db.write((c) => writeCheckin(c, monitor, row));
+    return row;
+  }
+
+  /** A check-in and the monitor state it leads to, in one transaction (one commit per check-in). */
+  async saveWithCheckin(monitor: Monitor, checkin: CheckinInputRow): Promise<Checkin> {
+    const row = checkinRow(checkin);
+    await this.db.write(async (c) => {
+      await writeCheckin(c, monitor, row);
+      await writeMonitor(c, monitor);
+    });
+    this.monitors.set(key(monitor.dataset, monitor.project_id, monitor.slug), monitor);
     return row;
   }
 
@@ -401,6 +404,20 @@ async function writeMonitor(c: DuckDBConnection, monitor: Monitor): Promise<void
       defined: monitor.defined_at ?? null,
     },
   );
+}
+
+export type CheckinInputRow = Partial<Checkin> & Pick<Checkin, 'status' | 'created_at'>;
+
+function checkinRow(checkin: CheckinInputRow): Checkin {
+  return {
+    id: checkin.id ?? randomUUID(),
+    status: checkin.status,
+    duration_ms: checkin.duration_ms ?? null,
+    environment: checkin.environment ?? null,
+    expected_at: checkin.expected_at ?? null,
+    created_at: checkin.created_at,
+    updated_at: checkin.updated_at ?? checkin.created_at,
+  };
 }
 
 async function writeCheckin(c: DuckDBConnection, monitor: Monitor, row: Checkin): Promise<void> {
