@@ -30,7 +30,7 @@ export class DuckdbExporter implements Exporter {
   private store?: {
     docs: DocStore;
     events: Intake<ErrorEvent>;
-    /** Spans stored one document per span (the earlier layout): only what its last run left pending. */
+    /** Spans stored one document per span (the earlier layout, span_documents: per_span). */
     spans: Intake<Span>;
     spanBatches: Intake<SpanBatch>;
     replays: Intake<ReplaySegment>;
@@ -82,10 +82,11 @@ export class DuckdbExporter implements Exporter {
   }
 
   export(signal: Signal, items: Item[]): Promise<void> {
-    const { events, spanBatches } = this.opened();
+    const { events, spans, spanBatches } = this.opened();
     const batch = signalBatch(signal, items);
     if (batch.signal === 'events') return events.accept(batch.items);
-    if (batch.signal === 'traces') return spanBatches.accept(toSpanBatches(batch.items));
+    if (batch.signal === 'traces')
+      return this.settings.config.span_documents === 'per_span' ? spans.accept(batch.items) : spanBatches.accept(toSpanBatches(batch.items));
     return this.exportReplays(batch.items);
   }
 
