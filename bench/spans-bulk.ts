@@ -5,8 +5,13 @@
 // printed beside it (the floor). `--profile <dir>`: the child runs with --cpu-prof and the top
 // functions of its profile are printed.
 //
-//   node dist/bench/spans-bulk.js [--requests 300] [--concurrency 4] [--sizes 100,1000] [--profile dir]
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+// `--layouts batch,per_span`: the duckdb exporter's span_documents, each measured in turn (per_span
+// is the layout before span batches, for a before/after in one run).
+//
+//   node dist/bench/spans-bulk.js [--requests 300] [--concurrency 4] [--sizes 100,1000] [--layouts batch] [--profile dir]
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../src/paths.js';
 import { parseArgs } from 'node:util';
 import { cpuSeconds } from './memory.js';
 import { SpanPayloads } from './payloads.js';
@@ -21,8 +26,10 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '4' },
     sizes: { type: 'string', default: '100,1000' },
     profile: { type: 'string' },
+    layouts: { type: 'string', default: 'batch' },
   },
 });
+const layouts = String(values.layouts).split(',');
 const requests = Number(values.requests);
 const concurrency = Number(values.concurrency);
 const sizes = String(values.sizes).split(',').map(Number);
@@ -85,12 +92,25 @@ async function quiet(pid: number): Promise<number> {
   return last;
 }
 
-async function measure(size: number): Promise<void> {
+/** The embedded default configuration with the duckdb exporter's span layout set. */
+function configFile(dir: string, layout: string): string {
+  const yaml = readFileSync(join(packageRoot, 'config/examples/duckdb.yaml'), 'utf8').replace('  duckdb: {}', `  duckdb:\n    span_documents: ${layout}`);
+  const file = join(dir, 'faultline.yaml');
+  writeFileSync(file, yaml);
+  return file;
+}
+
+async function measure(size: number, layout: string): Promise<void> {
   const payloads = new SpanPayloads(size, 4);
   payloads.selfCheck();
   const dataDir = tempDir('faultline-spans-bulk-');
   const profileDir = values.profile;
-  const service = await startChild({ dataDir, nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] });
+  const service = await startChild({
+    dataDir,
+    configFile: configFile(dataDir, layout),
+    env: { FAULTLINE_DATA_DIR: join(dataDir, 'data') },
+    nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  });
   try {
     const perSize = Math.max(1, Math.round((requests * 100) / size)); // about the same spans for every size
     await post(service, payloads, Math.max(2, Math.round(perSize / 5))); // warm-up
@@ -104,7 +124,7 @@ async function measure(size: number): Promise<void> {
     const threads = threadShares(threads0, threadCpu(service.pid), spans);
     const decode = measureDecode(payloads, 2);
     console.log(
-      `${size} spans/request: ${perSize} requests, ${spans} spans in ${round(elapsed)} s (${Math.round(spans / elapsed)} spans/s); ` +
+      `${layout}, ${size} spans/request: ${perSize} requests, ${spans} spans in ${round(elapsed)} s (${Math.round(spans / elapsed)} spans/s); ` +
         `service CPU ${round((cpu * 1e6) / spans)} µs/span; raw decoder ${round(decode.cpuMicrosPerSpan)} µs/span`,
     );
     console.log(`  by thread, µs/span: ${threads}`);
@@ -114,8 +134,8 @@ async function measure(size: number): Promise<void> {
   }
   if (profileDir) {
     const file = newestProfile(profileDir);
-    if (file) console.log(formatProfile(`${size} spans/request`, summarizeProfile(file, 30)));
+    if (file) console.log(formatProfile(`${layout}, ${size} spans/request`, summarizeProfile(file, 30)));
   }
 }
 
-for (const size of sizes) await measure(size);
+for (const size of sizes) for (const layout of layouts) await measure(size, layout);
