@@ -6,7 +6,8 @@
 // functions of its profile are printed.
 //
 // `--layouts batch,per_span`: the duckdb exporter's span_documents, each measured in turn (per_span
-// is the layout before span batches, for a before/after in one run).
+// is the layout before span batches, for a before/after in one run; `default` leaves the config
+// as it is, for a build without the setting).
 //
 //   node dist/bench/spans-bulk.js [--requests 300] [--concurrency 4] [--sizes 100,1000] [--layouts batch] [--profile dir]
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -94,7 +95,8 @@ async function quiet(pid: number): Promise<number> {
 
 /** The embedded default configuration with the duckdb exporter's span layout set. */
 function configFile(dir: string, layout: string): string {
-  const yaml = readFileSync(join(packageRoot, 'config/examples/duckdb.yaml'), 'utf8').replace('  duckdb: {}', `  duckdb:\n    span_documents: ${layout}`);
+  const example = readFileSync(join(packageRoot, 'config/examples/duckdb.yaml'), 'utf8');
+  const yaml = layout === 'default' ? example : example.replace('  duckdb: {}', `  duckdb:\n    span_documents: ${layout}`);
   const file = join(dir, 'faultline.yaml');
   writeFileSync(file, yaml);
   return file;

@@ -3,6 +3,7 @@
 // back as the same JSON from both; a data directory written with the per-span layout reads back
 // the same after the upgrade; repeats are stored once across both layouts; a batch left pending by
 // a crash is indexed at the next start, once; retention removes a batch with its newest span.
+import { randomBytes } from 'node:crypto';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -13,6 +14,7 @@ import { packageRoot } from '../../src/paths.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DocStore } from '../../exporters/duckdb/docs.js';
 import type { DuckdbExporter } from '../../exporters/duckdb/exporter.js';
+import { startProcess } from '../support/process.js';
 import { startService, tempDir, type TestService } from '../support/service.js';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -228,6 +230,51 @@ describe('spans stored in batches', () => {
     } finally {
       await svc.stop();
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps every acknowledged span through kill -9 and a restart, each once', async () => {
+    const dir = tempDir();
+    try {
+      const proc = await startProcess(dir);
+      const key = proc.liveKey as string;
+      const traces = Array.from({ length: 30 }, () => randomBytes(16).toString('hex'));
+      const bodies = traces.map((traceId) => ({
+        spans: Array.from({ length: 20 }, (_, i) => ({
+          trace_id: traceId,
+          span_id: randomBytes(8).toString('hex'),
+          name: `op ${i}`,
+          start_time: BASE_MS + i,
+          end_time: BASE_MS + i + 5,
+        })),
+      }));
+      const send = (body: unknown) =>
+        fetch(`${proc.baseUrl}/v1/traces`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      // Each request twice, at once: acknowledged both times, stored once.
+      const responses = await Promise.all([...bodies, ...bodies].map(send));
+      expect(responses.map((r) => r.status)).toEqual(responses.map(() => 202));
+      proc.child.kill('SIGKILL');
+      expect(await proc.exited).toBe('SIGKILL');
+
+      const again = await startProcess(dir);
+      try {
+        for (const traceId of traces) {
+          const response = await fetch(`${again.baseUrl}/v1/traces/${traceId}`, { headers: { authorization: `Bearer ${key}` } });
+          expect(response.status).toBe(200);
+          const trace = (await response.json()) as { span_count: number; spans: Array<{ name: string }> };
+          expect(trace.span_count).toBe(20);
+          expect(trace.spans.map((span) => span.name)).toEqual(Array.from({ length: 20 }, (_, i) => `op ${i}`));
+        }
+      } finally {
+        again.child.kill('SIGKILL');
+        await again.exited;
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
