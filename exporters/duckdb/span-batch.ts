@@ -176,8 +176,8 @@ const identity = (dataset: unknown, project: unknown, trace: unknown, span: unkn
 /**
  * Trace ids looked up per query. A list of literals is what DuckDB answers from the `trace_id`
  * index, a lookup per id; a list parameter (`IN (SELECT unnest($traces))`) is joined against a
- * scan of the whole column instead, whose cost grows with the table (a thousand times dearer per
- * span at millions of rows).
+ * scan of the whole column instead, whose cost grows with the table (bench/README.md, "Spans in
+ * bulk").
  */
 const LOOKUP_CHUNK = 256;
 
