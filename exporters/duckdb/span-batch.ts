@@ -57,7 +57,7 @@ export function spanRefText(newestMs: number, id: string, index: number): string
   return `@sb/${newestMs}/${id}/${index}`;
 }
 
-const REF = /^@sb\/(\d{1,16})\/([0-9a-z.]{1,40})\/(\d{1,6})$/;
+const REF = /^@sb\/(\d{1,16})\/([0-9a-z.]{1,40})\/(\d{1,9})$/;
 
 export function parseSpanRef(doc: unknown): SpanRef | undefined {
   if (typeof doc !== 'string' || doc.length > 80) return undefined;
