@@ -14,6 +14,12 @@ export const duckdbConfigSchema = z
       .positive()
       .default(16 * 1024 * 1024)
       .describe('Acknowledged documents (bytes) waiting to be indexed, per signal; past it senders wait, so large events turn into refusals, not memory'),
+    span_documents: z
+      .enum(['batch', 'per_span'])
+      .default('batch')
+      .describe(
+        "How spans are stored: batch = one document per accepted batch (a request's spans), per_span = one document per span (the layout before batches). Either layout's spans read back under both",
+      ),
   })
   .strict();
 

@@ -70,6 +70,7 @@ const { open } = require(lmdbPath);
 const root = open({ path: dir, readOnly: true, compression: false });
 for (const name of JSON.parse(names)) {
   const db = root.openDB({ name, encoding: 'string' });
+  if (!db) continue; // not created yet (a store written before that database existed)
   for (const options of [{ limit: 1 }, { limit: 1, reverse: true }]) for (const entry of db.getRange(options)) void entry.value.length;
 }
 root.close();

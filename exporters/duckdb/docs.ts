@@ -17,9 +17,13 @@ import { open, type Database as LmdbDatabase, type RootDatabase } from 'lmdb';
 import { makePrivateDir, makePrivateFiles } from '../../extensions/duckdb/private-files.js';
 import { checkDocStore } from './docs-check.js';
 
-/** Documents are kept per signal; the LMDB databases keep the names they were created with. */
-export type DocKind = 'events' | 'traces' | 'replays';
-const LMDB_NAMES: Record<DocKind, string> = { events: 'events', traces: 'spans', replays: 'replay_segments' };
+/**
+ * Documents are kept per signal; the LMDB databases keep the names they were created with.
+ * `traces`: one document per span (the layout before span batches, still read); `span_batches`:
+ * one document per accepted batch of spans (span-batch.ts).
+ */
+export type DocKind = 'events' | 'traces' | 'replays' | 'span_batches';
+const LMDB_NAMES: Record<DocKind, string> = { events: 'events', traces: 'spans', replays: 'replay_segments', span_batches: 'span_batches' };
 const DOC_KINDS = Object.keys(LMDB_NAMES) as DocKind[];
 export type DocKey = Array<string | number>;
 
@@ -115,7 +119,12 @@ export class DocStore {
     const root = open({ path: dir, compression: false, overlappingSync: false });
     const db = (name: string) => root.openDB<string, DocKey>({ name, encoding: 'string' });
     const pending = (name: string) => root.openDB<string, string>({ name, encoding: 'string' });
-    const docs = { events: db(LMDB_NAMES.events), traces: db(LMDB_NAMES.traces), replays: db(LMDB_NAMES.replays) };
+    const docs = {
+      events: db(LMDB_NAMES.events),
+      traces: db(LMDB_NAMES.traces),
+      replays: db(LMDB_NAMES.replays),
+      span_batches: db(LMDB_NAMES.span_batches),
+    };
     return new DocStore(
       root,
       docs,
@@ -123,6 +132,7 @@ export class DocStore {
         events: pending(`pending_${LMDB_NAMES.events}`),
         traces: pending(`pending_${LMDB_NAMES.traces}`),
         replays: pending(`pending_${LMDB_NAMES.replays}`),
+        span_batches: pending(`pending_${LMDB_NAMES.span_batches}`),
       },
       spanLayout(root, docs.traces) === LEGACY_SPAN_LAYOUT,
     );
@@ -185,6 +195,11 @@ export class DocStore {
   async remove(kind: DocKind, keys: DocKey[]): Promise<void> {
     const all = this.legacy(kind) ? keys.flatMap((key) => [key, legacySpanKey(key)]) : keys;
     if (all.length) await Promise.all(all.map((key) => this.docs[kind].remove(key)));
+  }
+
+  /** The keys of a kind's documents from `start` up to (not including) `end`. */
+  keys(kind: DocKind, start: DocKey, end: DocKey): DocKey[] {
+    return [...this.docs[kind].getKeys({ start, end })];
   }
 
   async close(): Promise<void> {

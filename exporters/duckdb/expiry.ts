@@ -8,7 +8,8 @@ import type { SegmentBlobs } from '../../src/storage/segment-blobs.js';
 import { spanKey, type DocKey, type DocKind, type DocStore } from './docs.js';
 
 export async function expire(db: Database, docs: DocStore, blobs: SegmentBlobs, firstKept: Partial<Record<Signal, string>>): Promise<ExpiryResult> {
-  const expired: Record<DocKind, DocKey[]> = { events: [], traces: [], replays: [] };
+  const expired: Record<DocKind, DocKey[]> = { events: [], traces: [], replays: [], span_batches: [] };
+  let batchCut: { before: number; projects: Array<[string, string]> } | undefined;
   let unreferenced: string[] = [];
   const deletedRows = await db.write(async (c) => {
     const counts: Record<string, number> = {};
@@ -21,9 +22,25 @@ export async function expire(db: Database, docs: DocStore, blobs: SegmentBlobs, 
     }
     if (firstKept.traces) {
       const before = BigInt(Date.parse(firstKept.traces)) * 1_000_000n;
-      const spans = await c.runAndReadAll('DELETE FROM spans WHERE start_ns < ? RETURNING dataset, project_id, start_ns, trace_id, span_id', [before]);
-      expired.traces = spans.getRows().map(([d, p, start, t, s]) => spanKey(String(d), String(p), BigInt(start as bigint), String(t), String(s)));
-      counts.spans = expired.traces.length;
+      const spans = await c.runAndReadAll('DELETE FROM spans WHERE start_ns < ? RETURNING dataset, project_id, start_ns, trace_id, span_id, doc', [before]);
+      const rows = spans.getRows();
+      // Rows of the per-span layout ('' in doc) take their own document along.
+      expired.traces = rows
+        .filter((row) => row[5] === '')
+        .map(([d, p, start, t, s]) => spanKey(String(d), String(p), BigInt(start as bigint), String(t), String(s)));
+      counts.spans = rows.length;
+      // Span batches go whole once their newest span is before the cut: every span in them is then
+      // expired too (a batch is never cut in two, nor read with some of its spans gone).
+      const projects = await c.runAndReadAll('SELECT DISTINCT dataset, project_id FROM spans');
+      const seen = new Set<string>();
+      const pairs: Array<[string, string]> = [];
+      for (const [d, p] of [...rows, ...projects.getRows()]) {
+        const pair: [string, string] = [String(d), String(p)];
+        if (seen.has(pair.join('\0'))) continue;
+        seen.add(pair.join('\0'));
+        pairs.push(pair);
+      }
+      batchCut = { before: Number(before / 1_000_000n), projects: pairs };
     }
     if (firstKept.replays) {
       // Whole replays go, once their last segment is before the cut: a replay is never cut in two.
@@ -54,6 +71,13 @@ export async function expire(db: Database, docs: DocStore, blobs: SegmentBlobs, 
   // After the commit: a crash in between leaves documents without rows, never the reverse.
   await docs.remove('events', expired.events);
   await docs.remove('traces', expired.traces);
+  if (batchCut) {
+    const { before, projects } = batchCut;
+    await docs.remove(
+      'span_batches',
+      projects.flatMap(([dataset, project]) => docs.keys('span_batches', [dataset, project], [dataset, project, before])),
+    );
+  }
   await docs.remove('replays', expired.replays);
   await blobs.remove(unreferenced);
   return { deletedRows, deletedPartitions: [] };

@@ -19,6 +19,7 @@ import { DUCKDB_MIGRATIONS } from './migrations.js';
 import { DuckdbReadSource } from './read-source.js';
 import { replayIntake, replayKey } from './replays-intake.js';
 import { spanIntake } from './spans-intake.js';
+import { spanBatchIntake, toSpanBatches, type SpanBatch } from './span-batch.js';
 import { join } from 'node:path';
 import { SegmentBlobs } from '../../src/storage/segment-blobs.js';
 import { databaseOf } from '../../extensions/duckdb/index.js';
@@ -26,7 +27,14 @@ import { quarantineOf } from '../../extensions/quarantine/index.js';
 
 export class DuckdbExporter implements Exporter {
   private readonly db: Database;
-  private store?: { docs: DocStore; events: Intake<ErrorEvent>; spans: Intake<Span>; replays: Intake<ReplaySegment> };
+  private store?: {
+    docs: DocStore;
+    events: Intake<ErrorEvent>;
+    /** Spans stored one document per span (the earlier layout, span_documents: per_span). */
+    spans: Intake<Span>;
+    spanBatches: Intake<SpanBatch>;
+    replays: Intake<ReplaySegment>;
+  };
   private readonly source: DuckdbReadSource;
   /** Replay segments' events, compressed, under <data_dir>/replays. */
   private readonly blobs: SegmentBlobs;
@@ -60,20 +68,25 @@ export class DuckdbExporter implements Exporter {
       spans: new Intake(spanIntake, this.db, docs, max, 4 * max, this.settings.config.max_backlog_bytes, logger, (items, reason) =>
         this.quarantine('traces', spanIntake, items, reason),
       ),
+      spanBatches: new Intake(spanBatchIntake, this.db, docs, max, 4 * max, this.settings.config.max_backlog_bytes, logger, (items, reason) =>
+        this.quarantine('traces', spanBatchIntake, items, reason),
+      ),
       replays: new Intake(replayIntake, this.db, docs, max, 4 * max, this.settings.config.max_backlog_bytes, logger, (items, reason) =>
         this.quarantine('replays', replayIntake, items, reason),
       ),
     };
     await this.store.events.recover();
     await this.store.spans.recover();
+    await this.store.spanBatches.recover();
     await this.store.replays.recover();
   }
 
   export(signal: Signal, items: Item[]): Promise<void> {
-    const { events, spans } = this.opened();
+    const { events, spans, spanBatches } = this.opened();
     const batch = signalBatch(signal, items);
     if (batch.signal === 'events') return events.accept(batch.items);
-    if (batch.signal === 'traces') return spans.accept(batch.items);
+    if (batch.signal === 'traces')
+      return this.settings.config.span_documents === 'per_span' ? spans.accept(batch.items) : spanBatches.accept(toSpanBatches(batch.items));
     return this.exportReplays(batch.items);
   }
 
@@ -118,7 +131,7 @@ export class DuckdbExporter implements Exporter {
   async shutdown(): Promise<void> {
     const store = this.store;
     if (!store) return;
-    await Promise.all([store.events.shutdown(), store.spans.shutdown(), store.replays.shutdown()]);
+    await Promise.all([store.events.shutdown(), store.spans.shutdown(), store.spanBatches.shutdown(), store.replays.shutdown()]);
     await this.db.write(async (connection) => closeAppenders(connection));
     await store.docs.close();
     this.store = undefined;
@@ -150,6 +163,7 @@ export class DuckdbExporter implements Exporter {
   }
 
   private async settled(): Promise<void> {
-    if (this.store) await Promise.all([this.store.events.settled(), this.store.spans.settled(), this.store.replays.settled()]);
+    if (this.store)
+      await Promise.all([this.store.events.settled(), this.store.spans.settled(), this.store.spanBatches.settled(), this.store.replays.settled()]);
   }
 }

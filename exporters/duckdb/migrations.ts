@@ -163,7 +163,7 @@ export const DUCKDB_MIGRATIONS: readonly Migration<DocStore>[] = [
 ];
 
 /** The table whose rows' documents each kind holds. */
-const TABLE_OF: Record<DocKind, string> = { events: 'events', traces: 'spans', replays: 'replay_segments' };
+const TABLE_OF: Record<DocKind, string> = { events: 'events', traces: 'spans', replays: 'replay_segments', span_batches: 'spans' };
 
 /** Puts the documents of a table's rows in the DocStore and empties their column, in batches. Puts
  * are idempotent, so a crash half-way leaves nothing to undo: the migration runs again. */

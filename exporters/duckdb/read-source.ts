@@ -4,6 +4,7 @@ import type { Signal } from '../../src/engine/item.js';
 import type { DateSelection, ReadSource, Row } from '../../src/engine/read-source.js';
 import type { SegmentBlobs } from '../../src/storage/segment-blobs.js';
 import { spanKey, type DocStore } from './docs.js';
+import { parseSpanRef, SpanBatchCache } from './span-batch.js';
 
 /**
  * The tables themselves, so their indexes and zone maps serve the queries. The events table lacks
@@ -15,6 +16,7 @@ const TABLES: Partial<Record<Signal, string>> = { events: 'events', traces: 'spa
 export class DuckdbReadSource implements ReadSource {
   readonly signals: readonly Signal[] = ['events', 'traces', 'replays'];
   readonly keyed: readonly Signal[] = ['events'];
+  private readonly spanBatches = new SpanBatchCache((key) => this.docs().get('span_batches', key));
 
   constructor(
     readonly id: string,
@@ -33,8 +35,12 @@ export class DuckdbReadSource implements ReadSource {
     const dataset = String(row.dataset);
     const project = String(row.project_id);
     if (signal === 'events') return this.docs().get('events', [dataset, project, String(row.id)]);
-    if (signal === 'traces')
+    if (signal === 'traces') {
+      // Spans stored in batches carry a reference to theirs; the earlier layout's, nothing.
+      const ref = parseSpanRef(row.doc);
+      if (ref) return this.spanBatches.span(dataset, project, ref);
       return this.docs().get('traces', spanKey(dataset, project, BigInt(row.start_ns as bigint), String(row.trace_id), String(row.span_id)));
+    }
     if (signal === 'replays') return this.docs().get('replays', [dataset, project, String(row.replay_id), Number(row.segment_id)]);
     return undefined;
   }

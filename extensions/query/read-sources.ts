@@ -5,7 +5,7 @@
 // copies the first to arrive wins and, between copies of one arrival, the one that carries its
 // document (so aggregates over the merge can read titles from it).
 import type { Signal } from '../../src/engine/item.js';
-import type { DateSelection, ReadSource, Row } from '../../src/engine/read-source.js';
+import { isDocumentRef, type DateSelection, type ReadSource, type Row } from '../../src/engine/read-source.js';
 
 export interface RowKey {
   /** The columns that identify one item. */
@@ -60,14 +60,14 @@ export class MergedSource {
     return `(SELECT * FROM (${union}) QUALIFY row_number() OVER (PARTITION BY ${key} ORDER BY ${order}, doc = '') = 1)`;
   }
 
-  /** A row's document: its own, or its source's where the row was read without one (''). */
+  /** A row's document: its own, or its source's where the row was read without one ('' or a reference). */
   document(row: Row): string | undefined {
     const doc = this.storedDocument(row);
     return doc !== undefined && this.remap ? this.remap.document(row, doc) : doc;
   }
 
   private storedDocument(row: Row): string | undefined {
-    if (typeof row.doc === 'string' && row.doc !== '') return row.doc;
+    if (typeof row.doc === 'string' && row.doc !== '' && !isDocumentRef(row.doc)) return row.doc;
     for (const source of this.sources) {
       const doc = source.document?.(this.signal, row);
       if (doc !== undefined) return doc;

@@ -6,6 +6,7 @@ import type { Dataset } from '../../src/engine/item.js';
 import { spanScope } from '../../src/records/span-scope.js';
 import type { Span } from '../../src/records/span.js';
 import { decodeCursor, encodeCursor } from '../../src/http/cursor.js';
+import { isDocumentRef } from '../../src/engine/read-source.js';
 import type { Database } from '../duckdb/database.js';
 import type { MergedSource } from './read-sources.js';
 
@@ -113,8 +114,8 @@ export class TraceStore {
     const rows = spanResult.getRowObjectsJS() as unknown as SpanRow[];
     if (rows.length === 0) return undefined;
     const shown = rows.slice(page.offset, page.offset + page.limit);
-    // Rows read without their document ('') take it from their source (the duckdb exporter's DocStore).
-    for (const row of shown) if (!row.doc) row.doc = this.spans.document({ ...row, dataset, trace_id: traceId }) ?? '{}';
+    // Rows read without their document ('' or a reference) take it from their source (the duckdb exporter's DocStore).
+    for (const row of shown) if (!row.doc || isDocumentRef(row.doc)) row.doc = this.spans.document({ ...row, dataset, trace_id: traceId }) ?? '{}';
 
     const start = rows.reduce((min, r) => (r.start_ns < min ? r.start_ns : min), rows[0].start_ns);
     const end = rows.reduce((max, r) => (r.end_ns > max ? r.end_ns : max), rows[0].end_ns);

@@ -26,7 +26,10 @@ export interface ReadSource {
   readonly repeats?: boolean;
   /** Its day partitions of one project, newest first, when it is partitioned by day. */
   dates?(signal: Signal, projectId: string): string[];
-  /** The document of a row whose `doc` column is '' (kept elsewhere by the source). */
+  /**
+   * The document of a row whose `doc` column is '' (kept elsewhere by the source) or a reference
+   * into the source's own store (isDocumentRef).
+   */
   document?(signal: Signal, row: Row): string | undefined;
   /**
    * Whether document() finds every row it stores by its key alone, so a read by id needs no query
@@ -50,4 +53,12 @@ export interface ReadSource {
    * read should run again.
    */
   fetchMissing?(): Promise<boolean>;
+}
+
+/**
+ * Whether a row's `doc` column holds a reference into its source's store (the duckdb exporter's
+ * span batches) rather than the document itself: JSON documents never start with '@'.
+ */
+export function isDocumentRef(doc: unknown): doc is string {
+  return typeof doc === 'string' && doc.charCodeAt(0) === 64; // '@'
 }

@@ -108,6 +108,22 @@ describe('validateSpan', () => {
     expect((span.attributes.k0 as string).length).toBe(4096);
   });
 
+  it('keeps an attributes object whose values need nothing as it is, and copies one that does, as before', () => {
+    const plain = { s: 'a', n: 1.5, b: false, nothing: null };
+    expect(ok({ ...base, attributes: plain }).attributes).toBe(plain);
+    const event = { name: 'e', time: 1_700_000_000_100, attributes: { k: 'v' } };
+    expect(ok({ ...base, events: [event] }).events[0].attributes).toBe(event.attributes);
+    // Each of these takes the copying path, with what it did before: truncated, converted, dropped.
+    const long = { s: 'x'.repeat(5000) };
+    expect(ok({ ...base, attributes: long }).attributes).toEqual({ s: 'x'.repeat(4096) });
+    const big = { n: 42n };
+    expect(ok({ ...base, attributes: big }).attributes).toEqual({ n: 42 });
+    const proto = JSON.parse('{"a":"1","__proto__":"x"}') as Record<string, unknown>;
+    const copied = ok({ ...base, attributes: proto }).attributes;
+    expect(copied).not.toBe(proto);
+    expect(JSON.stringify(copied)).toBe('{"a":"1"}');
+  });
+
   it('validates events and links', () => {
     const span = ok({
       ...base,

@@ -135,9 +135,11 @@ function resourceAttributesAt(value: unknown, limits: SpanLimits, fail: Fail): A
 function attributesAt(value: unknown, path: string, limits: SpanLimits, fail: Fail): Attributes {
   if (value === undefined || value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value)) return (fail(path, `expected an object, got ${describeType(value)}`), {});
-  const out: Attributes = {};
   const input = value as Record<string, unknown>;
   const keys = Object.keys(input);
+  // Nearly always every value is already what the record holds: the object is kept, not copied.
+  if (keys.length <= limits.max_span_attributes && keptAsIs(input, keys, limits.max_attribute_value_length)) return input as Attributes;
+  const out: Attributes = {};
   const count = Math.min(keys.length, limits.max_span_attributes); // like the SDKs: extra attributes are dropped
   for (let i = 0; i < count; i++) {
     const key = keys[i];
@@ -145,6 +147,24 @@ function attributesAt(value: unknown, path: string, limits: SpanLimits, fail: Fa
     if (checked !== undefined) out[key] = checked;
   }
   return out;
+}
+
+/**
+ * Whether every value is a string within the length limit, a finite number, a boolean or null:
+ * what attributeValue returns unchanged. Arrays, maps and the rest take the copying path, and so
+ * does the key __proto__, which the copy's plain assignment drops.
+ */
+function keptAsIs(input: Record<string, unknown>, keys: string[], maxLength: number): boolean {
+  for (let i = 0; i < keys.length; i++) {
+    if (keys[i] === '__proto__') return false;
+    const value = input[keys[i]];
+    if (typeof value === 'string') {
+      if (value.length > maxLength) return false;
+    } else if (typeof value === 'number') {
+      if (!Number.isFinite(value)) return false;
+    } else if (typeof value !== 'boolean' && value !== null) return false;
+  }
+  return true;
 }
 
 /** A value's path, built only when it is needed (an error, a nested value): not for every value. */
@@ -186,8 +206,9 @@ function listAt<T>(value: unknown, path: string, max: number, fail: Fail, item: 
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) return (fail(path, `expected an array, got ${describeType(value)}`), []);
   const out: T[] = [];
-  for (const [i, entry] of value.slice(0, max).entries()) {
-    const checked = item(entry, `${path}[${i}]`);
+  const count = Math.min(value.length, max);
+  for (let i = 0; i < count; i++) {
+    const checked = item(value[i], `${path}[${i}]`);
     if (checked !== undefined) out.push(checked);
   }
   return out;

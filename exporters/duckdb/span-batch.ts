@@ -1,0 +1,257 @@
+// Spans stored in bulk: the spans of one accepted batch (one OTLP or /v1/traces request's spans of
+// one project) are one document in the DocStore's `span_batches`, under a key that grows with time
+// (dataset, project, newest span start in ms, batch id), so a request costs one put at the end of
+// the B-tree instead of one put per span at a random place (the trace id within the minute). The
+// document carries a span index, so one span's JSON is sliced out without parsing the others, and
+// each span's DuckDB row holds a reference to it (`@sb/<newest ms>/<batch id>/<index>`, in the
+// `doc` column, which spans stored by the earlier layout keep empty).
+//
+// The document is text:
+//   line 1: `spanbatch1 <newest ms> <batch id> <received_at>`
+//   line 2: the offset of each span's JSON in the body, comma-separated
+//   rest:   the body, a JSON array of the spans' documents (what toSpanDocument makes)
+//
+// Duplicates: with no per-span entry in the DocStore, a span's identity (dataset, project, trace
+// id, span id, start) is checked where the rows go in, against the spans table and the rest of the
+// batch being indexed (indexing is one loop, so nothing in between is missed). A repeated request
+// stores its batch document again, but its spans get no second row and read once.
+import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
+import type { Item, Tenant } from '../../src/engine/item.js';
+import { spanDocumentJson } from '../../src/records/span-document.js';
+import { appendSpanColumns, type SpanColumns } from '../../src/records/span-row.js';
+import type { Span } from '../../src/records/span.js';
+import type { DocKey } from './docs.js';
+import type { Accepted, IntakeKind } from './intake.js';
+import { appendRows } from './kept-appenders.js';
+
+const MAGIC = 'spanbatch1';
+
+/** One batch's spans: the rows indexing needs, and (until it is durable) the document. */
+export interface SpanBatch {
+  newestMs: number;
+  id: string;
+  receivedAt: string;
+  rows: SpanColumns[];
+  /** Dropped once durable (slim): the queue holds the rows only. */
+  doc?: string;
+}
+
+/** Where one span's document is: its batch and its position there. */
+export interface SpanRef {
+  newestMs: number;
+  id: string;
+  index: number;
+}
+
+let counter = 0;
+/** Unique within a data directory: the time of the batch, then a counter. */
+function newBatchId(): string {
+  return `${Date.now().toString(36)}.${(counter++).toString(36)}`;
+}
+
+export function spanBatchKey(dataset: string, projectId: string, newestMs: number, id: string): DocKey {
+  return [dataset, projectId, newestMs, id];
+}
+
+export function spanRefText(newestMs: number, id: string, index: number): string {
+  return `@sb/${newestMs}/${id}/${index}`;
+}
+
+const REF = /^@sb\/(\d{1,16})\/([0-9a-z.]{1,40})\/(\d{1,9})$/;
+
+export function parseSpanRef(doc: unknown): SpanRef | undefined {
+  if (typeof doc !== 'string' || doc.length > 80) return undefined;
+  const match = REF.exec(doc);
+  return match ? { newestMs: Number(match[1]), id: match[2], index: Number(match[3]) } : undefined;
+}
+
+/**
+ * The items of one export as batches: one per tenant and time of receipt (a request's spans share
+ * both). Each span's document is made here, once, into its batch's document.
+ */
+export function toSpanBatches(items: Item<Span>[]): Item<SpanBatch>[] {
+  const groups = new Map<string, { item: Item<Span>; spans: Span[] }>();
+  for (const item of items) {
+    const { tenant } = item;
+    const group = `${tenant.dataset}\0${tenant.projectId}\0${item.data.received_at}`;
+    const found = groups.get(group);
+    if (found) found.spans.push(item.data);
+    else groups.set(group, { item, spans: [item.data] });
+  }
+  const out: Item<SpanBatch>[] = [];
+  for (const { item, spans } of groups.values()) {
+    let newestNs = 0n;
+    for (const span of spans) if (span.start_time_unix_nano > newestNs) newestNs = span.start_time_unix_nano;
+    const newestMs = Number(newestNs / 1_000_000n);
+    const id = newBatchId();
+    const receivedAt = spans[0].received_at;
+    const offsets: number[] = [];
+    let body = '[';
+    for (let i = 0; i < spans.length; i++) {
+      if (i) body += ',';
+      offsets.push(body.length);
+      body += spanDocumentJson(spans[i]);
+    }
+    body += ']';
+    const doc = `${MAGIC} ${newestMs} ${id} ${receivedAt}\n${offsets.join(',')}\n${body}`;
+    out.push({ tenant: item.tenant, receivedAt: item.receivedAt, size: item.size * spans.length, data: { newestMs, id, receivedAt, rows: spans, doc } });
+  }
+  return out;
+}
+
+/** A batch document read back: its header and body, spans sliced out by index. */
+export class ParsedSpanBatch {
+  private constructor(
+    readonly newestMs: number,
+    readonly id: string,
+    readonly receivedAt: string,
+    private readonly offsets: number[],
+    private readonly body: string,
+    /** The document's length (what a cache of parsed batches counts). */
+    readonly chars: number,
+  ) {}
+
+  static parse(doc: string): ParsedSpanBatch {
+    const first = doc.indexOf('\n');
+    const second = doc.indexOf('\n', first + 1);
+    const [magic, newest, id, receivedAt] = doc.slice(0, first).split(' ');
+    if (magic !== MAGIC || second < 0) throw new Error('not a span batch document');
+    const offsets = doc
+      .slice(first + 1, second)
+      .split(',')
+      .map(Number);
+    return new ParsedSpanBatch(Number(newest), id, receivedAt, offsets, doc.slice(second + 1), doc.length);
+  }
+
+  get length(): number {
+    return this.offsets.length;
+  }
+
+  /** The JSON document of the span at `index`, or undefined past the end. */
+  span(index: number): string | undefined {
+    if (index < 0 || index >= this.offsets.length) return undefined;
+    const end = index + 1 < this.offsets.length ? this.offsets[index + 1] - 1 : this.body.length - 1;
+    return this.body.slice(this.offsets[index], end);
+  }
+
+  /** Every span's document parsed (after a restart, to rebuild the rows). */
+  documents(): Array<Record<string, unknown>> {
+    return JSON.parse(this.body) as Array<Record<string, unknown>>;
+  }
+}
+
+export const spanBatchIntake: IntakeKind<SpanBatch> = {
+  kind: 'span_batches',
+  key: (tenant, batch) => spanBatchKey(tenant.dataset, tenant.projectId, batch.newestMs, batch.id),
+  document: (batch) => batch.doc ?? '',
+  pending: () => null, // the document holds everything
+  fromDocument(doc) {
+    const parsed = ParsedSpanBatch.parse(doc);
+    const rows = parsed.documents().map((d): SpanColumns => ({
+      trace_id: String(d.trace_id),
+      span_id: String(d.span_id),
+      parent_span_id: String(d.parent_span_id),
+      name: String(d.name),
+      service_name: String(d.service_name),
+      start_time_unix_nano: BigInt(String(d.start_time_unix_nano)),
+      end_time_unix_nano: BigInt(String(d.end_time_unix_nano)),
+      status: d.status as SpanColumns['status'],
+      kind: d.kind as SpanColumns['kind'],
+      received_at: parsed.receivedAt,
+    }));
+    return { newestMs: parsed.newestMs, id: parsed.id, receivedAt: parsed.receivedAt, rows };
+  },
+  slim: (batch) => ({ newestMs: batch.newestMs, id: batch.id, receivedAt: batch.receivedAt, rows: batch.rows }),
+  index: indexSpanBatches,
+};
+
+interface SpanRowItem {
+  tenant: Tenant;
+  data: SpanColumns;
+  ref: string;
+}
+
+const identity = (dataset: unknown, project: unknown, trace: unknown, span: unknown, start: unknown) => `${dataset}\0${project}\0${trace}\0${span}\0${start}`;
+
+/**
+ * Trace ids looked up per query. A list of literals is what DuckDB answers from the `trace_id`
+ * index, a lookup per id; a list parameter (`IN (SELECT unnest($traces))`) is joined against a
+ * scan of the whole column instead, whose cost grows with the table (bench/README.md, "Spans in
+ * bulk").
+ */
+const LOOKUP_CHUNK = 256;
+
+/** A SQL string literal (trace ids are validated to [0-9A-Za-z_-], so nothing needs escaping but for safety). */
+function sqlString(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+/** Adds the batches' rows, each span once: spans DuckDB has, or that came earlier in the batches, are left out. */
+async function indexSpanBatches(connection: DuckDBConnection, batches: Accepted<SpanBatch>[]): Promise<void> {
+  await connection.run('BEGIN TRANSACTION');
+  const traces = new Set<string>();
+  for (const { data } of batches) for (const row of data.rows) traces.add(row.trace_id);
+  const seen = new Set<string>();
+  const all = [...traces];
+  for (let i = 0; i < all.length; i += LOOKUP_CHUNK) {
+    const stored = await connection.runAndReadAll(
+      `SELECT dataset, project_id, trace_id, span_id, start_ns FROM spans WHERE trace_id IN (${all
+        .slice(i, i + LOOKUP_CHUNK)
+        .map(sqlString)
+        .join(', ')})`,
+    );
+    for (const [d, p, t, s, start] of stored.getRows()) seen.add(identity(d, p, t, s, start));
+  }
+  const rows: SpanRowItem[] = [];
+  for (const { tenant, data } of batches) {
+    for (let i = 0; i < data.rows.length; i++) {
+      const row = data.rows[i];
+      const key = identity(tenant.dataset, tenant.projectId, row.trace_id, row.span_id, row.start_time_unix_nano);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      rows.push({ tenant, data: row, ref: spanRefText(data.newestMs, data.id, i) });
+    }
+  }
+  if (rows.length) await appendRows(connection, 'spans', rows, appendSpanRow);
+  await connection.run('COMMIT');
+}
+
+function appendSpanRow(appender: DuckDBAppender, row: SpanRowItem): void {
+  appendSpanColumns(appender, row, row.ref);
+}
+
+/** Characters of batch documents kept parsed for reads: a trace's spans usually share a few batches. */
+const CACHE_CHARS = 8 * 1024 * 1024;
+
+/**
+ * Batch documents recently read, parsed: the spans of a trace read one by one find their batch
+ * here after the first. Batch documents never change (a key is never reused), so nothing goes stale.
+ */
+export class SpanBatchCache {
+  private readonly parsed = new Map<string, ParsedSpanBatch>();
+  private chars = 0;
+
+  constructor(private readonly load: (key: DocKey) => string | undefined) {}
+
+  span(dataset: string, projectId: string, ref: SpanRef): string | undefined {
+    const key = spanBatchKey(dataset, projectId, ref.newestMs, ref.id);
+    const flat = key.join('\0');
+    let batch = this.parsed.get(flat);
+    if (batch) {
+      this.parsed.delete(flat); // most recently used last
+      this.parsed.set(flat, batch);
+    } else {
+      const doc = this.load(key);
+      if (doc === undefined) return undefined;
+      batch = ParsedSpanBatch.parse(doc);
+      this.parsed.set(flat, batch);
+      this.chars += doc.length;
+      for (const [oldest, old] of this.parsed) {
+        if (this.chars <= CACHE_CHARS || oldest === flat) break;
+        this.parsed.delete(oldest);
+        this.chars -= old.chars;
+      }
+    }
+    return batch.span(ref.index);
+  }
+}
