@@ -3,6 +3,7 @@
 import type { Signal } from '../../src/engine/item.js';
 import type { DateSelection, ReadSource, Row } from '../../src/engine/read-source.js';
 import type { SegmentBlobs } from '../../src/storage/segment-blobs.js';
+import { storedEventJson } from '../../src/records/event-body.js';
 import { spanKey, type DocStore } from './docs.js';
 
 /**
@@ -32,7 +33,10 @@ export class DuckdbReadSource implements ReadSource {
   document(signal: Signal, row: Row): string | undefined {
     const dataset = String(row.dataset);
     const project = String(row.project_id);
-    if (signal === 'events') return this.docs().get('events', [dataset, project, String(row.id)]);
+    if (signal === 'events') {
+      const stored = this.docs().get('events', [dataset, project, String(row.id)]);
+      return stored === undefined ? undefined : storedEventJson(stored);
+    }
     if (signal === 'traces')
       return this.docs().get('traces', spanKey(dataset, project, BigInt(row.start_ns as bigint), String(row.trace_id), String(row.span_id)));
     if (signal === 'replays') return this.docs().get('replays', [dataset, project, String(row.replay_id), Number(row.segment_id)]);

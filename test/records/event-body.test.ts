@@ -1,0 +1,197 @@
+// Issue #30, item 1: an event stored as its received body plus a derived record reads back as
+// exactly the document the previous layout stored (eventDocumentJson of the event the pipeline
+// made). A corpus of bodies - the bench's, the e2e tests' full event, SDK-shaped edge cases, real
+// V8 stack traces symbolicated through a real esbuild map - runs through the real validation,
+// scrubbing, symbolication and grouping processors; each event is then encoded both ways.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventBodies } from '../../bench/payloads.js';
+import { groupingConfigSchema } from '../../processors/grouping/config.js';
+import { groupingFactory } from '../../processors/grouping/factory.js';
+import { ScrubbingProcessor } from '../../processors/scrubbing/processor.js';
+import { validationConfigSchema } from '../../processors/validation/config.js';
+import { EventValidationProcessor } from '../../processors/validation/processor.js';
+import { isLive, type Item } from '../../src/engine/item.js';
+import { SCRUBBING_DEFAULTS } from '../../src/records/data-scrubbing.js';
+import { decodeStoredEvent, encodeStoredEvent, isStoredBody, keepReceivedBody, storedEventJson } from '../../src/records/event-body.js';
+import { eventDocumentJson } from '../../src/records/event-document.js';
+import type { ErrorEvent } from '../../src/records/event.js';
+import { fullEvent } from '../support/service.js';
+import { testHost, type TestHost } from '../support/test-host.js';
+import { bundle, framesOf, load, removeSources, writeSources, type Bundle } from '../processors/symbolication/fixture.js';
+import { processorsShutDownAfterEach, RELEASE, TENANT, uploadedApp } from '../processors/symbolication/helpers.js';
+
+type Json = Record<string, unknown>;
+
+let issuesHost: TestHost;
+let dir: string;
+let app: Bundle;
+let appExports: ReturnType<typeof load>;
+const symbolication = processorsShutDownAfterEach();
+
+beforeAll(async () => {
+  issuesHost = await testHost({ extensions: ['issues'] });
+  dir = writeSources();
+  app = await bundle(dir);
+  appExports = load(app.code);
+});
+afterAll(async () => {
+  removeSources(dir);
+  await issuesHost?.close();
+});
+
+/** The bodies through the real processors, each item carrying its bytes as the receiver leaves them. */
+async function pipeline(bodies: Json[]): Promise<Array<{ body: Json; event: ErrorEvent }>> {
+  const items: Item[] = bodies.map((body) => {
+    const bytes = Buffer.from(JSON.stringify(body));
+    return { data: keepReceivedBody(JSON.parse(bytes.toString('utf8')), bytes), tenant: TENANT, receivedAt: Date.now(), size: bytes.length };
+  });
+  const grouping = groupingFactory.create({
+    id: { type: 'grouping', text: 'grouping' },
+    config: groupingConfigSchema.parse({}),
+    host: issuesHost.host,
+    signal: 'events',
+    pipeline: 'events',
+  });
+  const processors = [
+    new EventValidationProcessor(validationConfigSchema.parse({})),
+    new ScrubbingProcessor('events', SCRUBBING_DEFAULTS, undefined),
+    symbolication(uploadedApp(app)),
+    grouping,
+  ];
+  for (const processor of processors) await processor.process(items.filter(isLive));
+  for (const item of items) expect(item.outcome, JSON.stringify(item.outcome)).toBeUndefined();
+  return items.map((item, i) => ({ body: bodies[i], event: item.data as ErrorEvent }));
+}
+
+/** The stored value as the DocStore reads it back (text). */
+function storedText(event: ErrorEvent): string {
+  const stored = encodeStoredEvent(event);
+  return typeof stored === 'string' ? stored : stored.toString('utf8');
+}
+
+/** Compares both layouts for each event; returns how many took the body layout. */
+function expectSameDocuments(events: Array<{ event: ErrorEvent }>): number {
+  let bodies = 0;
+  for (const { event } of events) {
+    const before = eventDocumentJson(event);
+    const stored = storedText(event);
+    if (isStoredBody(stored)) bodies++;
+    expect(storedEventJson(stored)).toBe(before);
+    // What recovery and duplicates rebuild from it is the event (less what the document leaves out).
+    expect(eventDocumentJson(decodeStoredEvent(stored))).toBe(before);
+  }
+  return bodies;
+}
+
+const NOW = new Date(Date.now() - 60_000).toISOString();
+const base = (extra: Json = {}): Json => ({
+  timestamp: NOW,
+  environment: 'production',
+  release: RELEASE,
+  exception: {
+    type: 'TypeError',
+    value: 'x is undefined',
+    stacktrace: [
+      { filename: 'app.js', function: 'main', lineno: 1, colno: 2, in_app: true },
+      { filename: 'node_modules/react-dom/index.js', function: 'render', lineno: 10, colno: 3 },
+      { abs_path: '/srv/app/node_modules/@sentry/core/x.js', function: 'wrap', lineno: 5, in_app: true },
+    ],
+  },
+  ...extra,
+});
+
+/** Bodies that validation takes as they are (the body layout applies) and ones it changes (stored whole). */
+const KEPT: Record<string, Json> = {
+  'no id, unknown fields, numeric tags and user id': base({
+    extra_top: { a: 1 },
+    user: { id: 42, email: 'a@example.com', unknown: true },
+    tags: { n: 1, b: false, s: 'x' },
+    exception: { type: 'E', value: 'v', mechanism: { type: 'onerror', handled: false }, stacktrace: [{ function: 'f', weird: 1, in_app: false }] },
+  }),
+  'an id in capitals without dashes, level omitted, a cause chain with frames': base({
+    id: '0192F0A47B1C7D2E8F00123456789ABC',
+    exception: {
+      type: 'Outer',
+      value: 'wrapped',
+      stacktrace: [{ filename: 'a.js', function: 'outer', lineno: 1 }],
+      cause: { type: 'Inner', value: 'root', module: 'm', stacktrace: [{ filename: 'node_modules/lib/b.js', function: 'inner', lineno: 2 }] },
+    },
+  }),
+  'unicode, line separators, escapes and an empty stack trace': base({
+    message: 'naïve — 💥 \u2028 "quoted" \\ back',
+    exception: { type: 'Ω', value: '\u0000 nul and 𝄞' },
+    contexts: { extra: { nested: [1, 'two', { three: null }] } },
+    request: { url: 'https://x.example/ä?q=1', method: 'POST', headers: { Accept: 'text/html' }, data: { list: [1, 2] } },
+    fingerprint: ['{{ default }}', 'checkout'],
+    breadcrumbs: [{ timestamp: '2026-01-01T00:00:00.000Z', message: 'm', level: 'info', data: { k: 'v' } }],
+  }),
+  'a timestamp in the future (clamped to the time of receipt)': base({ timestamp: new Date(Date.now() + 86_400_000).toISOString() }),
+  'a trace id already in lower case, a replay id and dist': base({ trace_id: 'abcdef0123456789abcdef0123456789', replay_id: 'rpl_1', dist: 'x86' }),
+};
+const CHANGED: Record<string, Json> = {
+  'a message over the cap': base({ message: 'm'.repeat(20_000) }),
+  'a breadcrumb time without milliseconds': base({ breadcrumbs: [{ timestamp: '2026-01-01T00:00:00Z', message: 'm' }] }),
+  'a trace id in capitals': base({ trace_id: 'ABCDEF0123456789ABCDEF0123456789' }),
+  'too many frames': base({ exception: { type: 'E', value: 'v', stacktrace: Array.from({ length: 400 }, (_, i) => ({ function: `f${i}`, lineno: i })) } }),
+  'an empty tag key': base({ tags: { '': 'x', ok: 'y' } }),
+  debug_meta: base({ debug_meta: { images: [{ type: 'sourcemap', code_file: 'app.js', debug_id: '0192F0A4-7B1C-7D2E-8F00-123456789ABC' }] } }),
+  'a password in the request (scrubbed)': base({ request: { url: 'https://x.example/?password=hunter2', data: { password: 'hunter2' } } }),
+};
+
+describe('the body layout reads back as the previous document', () => {
+  it('for the bench bodies: every one is stored as received', async () => {
+    const bench = eventBodies(60).bodies.map((bytes) => JSON.parse(bytes.toString('utf8')) as Json);
+    const events = await pipeline(bench);
+    expect(expectSameDocuments(events)).toBe(bench.length);
+    // Its value is the received bytes behind a derived record far smaller than the document.
+    const stored = encodeStoredEvent(events[0].event) as Buffer;
+    const bytes = Buffer.from(JSON.stringify(events[0].body));
+    expect(stored.subarray(stored.length - bytes.length).equals(bytes)).toBe(true);
+    expect(stored.length - bytes.length).toBeLessThan(eventDocumentJson(events[0].event).length / 3);
+  });
+
+  it('for bodies validation keeps (body layout) and ones it changes or scrubs (stored whole)', async () => {
+    const kept = await pipeline([...Object.values(KEPT), fullEvent()]);
+    expect(expectSameDocuments(kept)).toBe(kept.length);
+    // Grouping marked the vendor frames not in-app: the derived record carries it.
+    const doc = JSON.parse(storedEventJson(storedText(kept[0].event))) as { exception: { stacktrace: Json[] } };
+    expect(doc.exception.stacktrace.map((f) => f.in_app)).toEqual([false]);
+    const vendor = JSON.parse(storedEventJson(storedText(kept[1].event))) as { exception: { cause: { stacktrace: Json[] } } };
+    expect(vendor.exception.cause.stacktrace[0].in_app).toBe(false);
+
+    const changed = await pipeline(Object.values(CHANGED));
+    expect(expectSameDocuments(changed)).toBe(0);
+    const scrubbed = changed.at(-1)?.event as ErrorEvent;
+    expect(scrubbed.scrubbed?.length).toBeGreaterThan(0);
+    expect(storedText(scrubbed)).not.toContain('hunter2');
+  });
+
+  it('for frames symbolicated through a real source map: the new frames whole, the received ones by index', async () => {
+    const { frames, type, value } = framesOf(() => appExports.run([{ price: 3 }]));
+    const cause = framesOf(() => appExports.run([{ price: 5 }]));
+    const events = await pipeline([
+      base({ platform: 'node', exception: { type, value, stacktrace: frames } }),
+      base({
+        exception: { type: 'Wrapper', value: 'w', stacktrace: frames.slice(0, 2), cause: { type: cause.type, value: cause.value, stacktrace: cause.frames } },
+      }),
+    ]);
+    const [event, chained] = events.map((e) => e.event);
+    expect(event.raw_stacktrace).toBeDefined();
+    expect(chained.exception.cause?.raw_stacktrace).toBeDefined();
+    expect(expectSameDocuments(events)).toBe(2);
+    const stored = storedText(event);
+    const derived = JSON.parse(stored.slice(1, stored.indexOf('\n'))) as { chain: Array<{ f?: unknown[] }> };
+    const f = derived.chain[0].f ?? [];
+    expect(f.some((frame) => typeof frame === 'number')).toBe(true);
+    expect(f.some((frame) => typeof frame === 'object')).toBe(true);
+  });
+
+  it('reads documents of the previous layout as they are', () => {
+    const [event] = [
+      JSON.parse(eventDocumentJson({ ...(base() as unknown as ErrorEvent), id: 'x', project_id: 'p', received_at: NOW, processing_errors: [] })),
+    ];
+    const old = JSON.stringify(event);
+    expect(isStoredBody(old)).toBe(false);
+    expect(storedEventJson(old)).toBe(old);
+  });
+});
