@@ -7,7 +7,9 @@
 // compares them over a corpus of bodies run through the real processors).
 //
 // The body is the schema's output of the received JSON (the compiled accept-path, zod when it is
-// unsure): unknown fields are left out at read time as validation left them out. So a body may be
+// unsure): unknown fields are left out at read time as validation left them out. A Sentry event's
+// payload (an envelope item's bytes, or the store endpoint's body) is mapped to the ingest body
+// first, as its receiver did, with the time of receipt and the envelope's event id it had. So a body may be
 // stored only when validation changed nothing in that output but the id and the timestamp (the
 // validation processor attaches it to the event only then) and nothing scrubbed it: a secret the
 // scrubber removed must never be stored. Every other event is stored as its whole document.
@@ -20,10 +22,23 @@ import { compileAccept, UNSURE } from './compiled-accept.js';
 import { eventDocumentJson } from './event-document.js';
 import { errorEventInputSchema } from './event-schema.js';
 import type { ErrorEvent, ExceptionInfo, StackFrame } from './event.js';
+import { mapSentryEvent } from './sentry-event.js';
+
+/** A Sentry payload's mapping inputs: the time of receipt and the envelope header's event id. */
+interface SentryMapping {
+  r: number;
+  e?: string;
+}
+
+/** The bytes an ingest body was parsed from, and for a Sentry payload what mapped it. */
+interface ReceivedBody {
+  bytes: Buffer;
+  sentry?: SentryMapping;
+}
 
 /** The received body of an ingest item, on its parsed JSON and then on the validated event. */
 const RECEIVED_BODY: unique symbol = Symbol('received body');
-type WithBody = { [RECEIVED_BODY]?: Buffer };
+type WithBody = { [RECEIVED_BODY]?: ReceivedBody };
 
 const BODY_LAYOUT = 0x01;
 const DOCUMENT_LAYOUT = 0x7b; // `{`
@@ -39,18 +54,23 @@ const acceptEvent = compileAccept(errorEventInputSchema);
 
 /** Keeps the bytes `parsed` was parsed from on it (a JSON object; anything else is left alone). */
 export function keepReceivedBody(parsed: unknown, bytes: Buffer): unknown {
-  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) (parsed as WithBody)[RECEIVED_BODY] = bytes;
+  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) (parsed as WithBody)[RECEIVED_BODY] = { bytes };
   return parsed;
 }
 
-/** The bytes a parsed body came from, if its receiver kept them. */
-export function receivedBodyOf(parsed: unknown): Buffer | undefined {
+/** Keeps on the ingest body mapped from a Sentry payload the payload's bytes and what mapped it (mapSentryEvent's arguments). */
+export function keepSentryPayload(body: object, bytes: Buffer, receivedAt: number, headerEventId: string | undefined): void {
+  (body as WithBody)[RECEIVED_BODY] = { bytes, sentry: headerEventId === undefined ? { r: receivedAt } : { r: receivedAt, e: headerEventId } };
+}
+
+/** What a parsed body came from, if its receiver kept it. */
+export function receivedBodyOf(parsed: unknown): ReceivedBody | undefined {
   return typeof parsed === 'object' && parsed !== null ? (parsed as WithBody)[RECEIVED_BODY] : undefined;
 }
 
-/** Marks the event as the schema's output of `bytes` plus what the pipeline derives (validation's call). */
-export function attachReceivedBody(event: ErrorEvent, bytes: Buffer): void {
-  (event as WithBody)[RECEIVED_BODY] = bytes;
+/** Marks the event as the schema's output of its received body plus what the pipeline derives (validation's call). */
+export function attachReceivedBody(event: ErrorEvent, received: ReceivedBody): void {
+  (event as WithBody)[RECEIVED_BODY] = received;
 }
 
 /** One exception of the chain in the derived record. */
@@ -68,6 +88,8 @@ interface Derived {
   /** The id, the timestamp and every field the pipeline added, in the event's order. */
   top: Record<string, unknown>;
   chain: DerivedException[];
+  /** A Sentry payload: mapped to the ingest body before the schema reads it. */
+  s?: SentryMapping;
 }
 
 /**
@@ -75,10 +97,12 @@ interface Derived {
  * as received, else its whole document (the same as before this layout).
  */
 export function encodeStoredEvent(event: ErrorEvent): Buffer | string {
-  const body = (event as WithBody)[RECEIVED_BODY];
-  if (body === undefined || (event.scrubbed !== undefined && event.scrubbed.length > 0) || !isUtf8(body)) return eventDocumentJson(event);
+  const received = (event as WithBody)[RECEIVED_BODY];
+  if (received === undefined || (event.scrubbed !== undefined && event.scrubbed.length > 0) || !isUtf8(received.bytes)) return eventDocumentJson(event);
   const derived = deriveRecord(event);
   if (derived === undefined) return eventDocumentJson(event);
+  if (received.sentry) derived.s = received.sentry;
+  const body = received.bytes;
   const json = JSON.stringify(derived);
   const head = Buffer.byteLength(json);
   const value = Buffer.allocUnsafe(head + 2 + body.length);
@@ -145,7 +169,8 @@ function changedFrames(received: StackFrame[], final: StackFrame[]): Array<numbe
 function mergeBody(stored: string): ErrorEvent {
   const newline = stored.indexOf('\n');
   const derived = JSON.parse(stored.slice(1, newline)) as Derived;
-  const parsed = bodyFields(JSON.parse(stored.slice(newline + 1)));
+  const received: unknown = JSON.parse(stored.slice(newline + 1));
+  const parsed = bodyFields(derived.s ? sentryBody(received, derived.s) : received);
   const event = (Object.hasOwn(parsed, 'id') ? parsed : { id: '', ...parsed }) as unknown as ErrorEvent;
   Object.assign(event, derived.top);
   let e: ExceptionInfo | undefined = event.exception;
@@ -171,6 +196,14 @@ function setInApp(frames: StackFrame[], flags: string): void {
     const inApp = flag === '-' ? undefined : flag === 't';
     if (frames[i].in_app !== inApp && inApp !== undefined) frames[i].in_app = inApp;
   }
+}
+
+/** The ingest body the Sentry routes made of a payload. */
+function sentryBody(payload: unknown, { r, e }: SentryMapping): unknown {
+  const mapped =
+    typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? mapSentryEvent(payload as Record<string, unknown>, r, e) : undefined;
+  if (!mapped?.ok) throw new Error('a stored Sentry payload no longer maps to an event');
+  return mapped.body;
 }
 
 /** What validation's schema makes of a body (it was valid when stored, so zod accepts it when the compiled path is unsure). */

@@ -4,6 +4,7 @@
 // data directory whose events were written in the previous layout reads back the same after the
 // upgrade (the values are rewritten to exactly what the previous duckdb exporter wrote: the
 // parquet exporter's document of the same event).
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ import { packageRoot } from '../../src/paths.js';
 import { isStoredBody, storedEventJson } from '../../src/records/event-body.js';
 import { fullEvent, startService, tempDir, type TestService } from '../support/service.js';
 
+const SENTRY_APP = join(import.meta.dirname, '../fixtures/sentry/node-app.mjs');
 const yaml = readFileSync(join(packageRoot, 'config/examples/both.yaml'), 'utf8');
 const dataDir = join(tempDir('faultline-body-'), 'data');
 let svc: TestService | undefined;
@@ -54,14 +56,35 @@ async function parquetDocuments(project: string): Promise<Map<string, string>> {
   return new Map(reader.getRows().map(([id, doc]) => [String(id), String(doc)]));
 }
 
+/** The unmodified @sentry/node in a child process (test/fixtures/sentry/node-app.mjs), pointed at the service. */
+function runSentryApp(dsn: string, mode: 'capture' | 'message'): Promise<number | null> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [SENTRY_APP, mode], { env: { ...process.env, SENTRY_DSN: dsn }, stdio: 'ignore' });
+    child.on('exit', resolve);
+  });
+}
+
+/** Events sent by the real Sentry SDK (stored by the ids it gives, 32 hex digits). */
+let sentryIds: string[] = [];
+
 beforeAll(async () => {
-  svc = await startService({ yaml, dataDir, keepData: true });
-  keys = { live: svc.liveKey, test: svc.testKey };
+  const service = await startService({ yaml, dataDir, keepData: true });
+  svc = service;
+  keys = { live: service.liveKey, test: service.testKey };
+  const ids: string[] = [];
   for (const body of corpus) {
-    const res = await svc.api('/v1/events', { method: 'POST', body: JSON.stringify(body) });
+    const res = await service.api('/v1/events', { method: 'POST', body: JSON.stringify(body) });
     expect(res.status, await res.clone().text()).toBe(202);
-    const { id } = (await res.json()) as { id: string };
-    const read = await svc.api(`/v1/events/${id}`);
+    ids.push(((await res.json()) as { id: string }).id);
+  }
+  const [project] = ((await (await service.api('/v1/projects')).json()) as { data: Array<{ id: string; dsn: string }> }).data;
+  const url = new URL(project.dsn);
+  const dsn = `http://${url.username}@${new URL(service.baseUrl).host}${url.pathname}`;
+  expect(await Promise.all([runSentryApp(dsn, 'capture'), runSentryApp(dsn, 'message')])).toEqual([0, 0]);
+  const all = (await (await service.api(`/v1/events?project_id=${project.id}&limit=100`)).json()) as { data: Array<{ id: string }> };
+  sentryIds = all.data.map((e) => e.id).filter((id) => !ids.includes(id));
+  for (const id of [...ids, ...sentryIds]) {
+    const read = await service.api(`/v1/events/${id}`);
     expect(read.status).toBe(200);
     const api = await read.text();
     stored.push({ id, project: (JSON.parse(api) as { project_id: string }).project_id, api });
@@ -84,9 +107,11 @@ describe('events stored as received', () => {
       expect(storedEventJson(value)).toBe(whole);
       expect(JSON.parse(api)).toEqual(JSON.parse(whole as string));
     }
-    // The bench's bodies and the unchanged full events take the body layout; the last two do not.
+    // The bench's bodies, the unchanged full events and the SDK's events take the body layout; the two changed ones do not.
+    expect(sentryIds).toHaveLength(2);
     expect(bodies).toBe(stored.length - 2);
-    const scrubbed = duckdb.documents().get('events', ['live', stored.at(-1)?.project as string, stored.at(-1)?.id as string]) as string;
+    const last = stored[corpus.length - 1];
+    const scrubbed = duckdb.documents().get('events', ['live', last.project, last.id]) as string;
     expect(isStoredBody(scrubbed)).toBe(false);
     expect(scrubbed).not.toContain('hunter2');
   });

@@ -12,7 +12,8 @@ import { validationConfigSchema } from '../../processors/validation/config.js';
 import { EventValidationProcessor } from '../../processors/validation/processor.js';
 import { isLive, type Item } from '../../src/engine/item.js';
 import { SCRUBBING_DEFAULTS } from '../../src/records/data-scrubbing.js';
-import { decodeStoredEvent, encodeStoredEvent, isStoredBody, keepReceivedBody, storedEventJson } from '../../src/records/event-body.js';
+import { decodeStoredEvent, encodeStoredEvent, isStoredBody, keepReceivedBody, keepSentryPayload, storedEventJson } from '../../src/records/event-body.js';
+import { mapSentryEvent } from '../../src/records/sentry-event.js';
 import { eventDocumentJson } from '../../src/records/event-document.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import { fullEvent } from '../support/service.js';
@@ -39,12 +40,25 @@ afterAll(async () => {
   await issuesHost?.close();
 });
 
+/** As POST /v1/events leaves a body: parsed, with its bytes. */
+function ingestItem(body: Json): Item {
+  const bytes = Buffer.from(JSON.stringify(body));
+  return { data: keepReceivedBody(JSON.parse(bytes.toString('utf8')), bytes), tenant: TENANT, receivedAt: Date.now(), size: bytes.length };
+}
+
+/** As the Sentry routes leave an envelope's event item: mapped to the ingest body, with the payload's bytes. */
+function sentryItem(payload: Json, headerEventId?: string): Item {
+  const bytes = Buffer.from(JSON.stringify(payload));
+  const receivedAt = Date.now();
+  const mapped = mapSentryEvent(JSON.parse(bytes.toString('utf8')) as Json, receivedAt, headerEventId);
+  if (!mapped.ok) throw new Error(mapped.reason);
+  keepSentryPayload(mapped.body, bytes, receivedAt, headerEventId);
+  return { data: mapped.body, tenant: TENANT, receivedAt, size: bytes.length, notes: mapped.notes };
+}
+
 /** The bodies through the real processors, each item carrying its bytes as the receiver leaves them. */
-async function pipeline(bodies: Json[]): Promise<Array<{ body: Json; event: ErrorEvent }>> {
-  const items: Item[] = bodies.map((body) => {
-    const bytes = Buffer.from(JSON.stringify(body));
-    return { data: keepReceivedBody(JSON.parse(bytes.toString('utf8')), bytes), tenant: TENANT, receivedAt: Date.now(), size: bytes.length };
-  });
+async function pipeline(bodies: Json[], itemOf: (body: Json) => Item = ingestItem): Promise<Array<{ body: Json; event: ErrorEvent }>> {
+  const items = bodies.map((body) => itemOf(body));
   const grouping = groupingFactory.create({
     id: { type: 'grouping', text: 'grouping' },
     config: groupingConfigSchema.parse({}),
@@ -184,6 +198,57 @@ describe('the body layout reads back as the previous document', () => {
     const f = derived.chain[0].f ?? [];
     expect(f.some((frame) => typeof frame === 'number')).toBe(true);
     expect(f.some((frame) => typeof frame === 'object')).toBe(true);
+  });
+
+  it('for Sentry payloads, mapped again from the stored payload as the receiver mapped them', async () => {
+    const seconds = Date.now() / 1000 - 30;
+    const payload = (n: number, extra: Json = {}): Json => ({
+      event_id: `${n}`.padStart(32, 'a'),
+      timestamp: seconds,
+      platform: 'javascript',
+      level: 'warn',
+      release: RELEASE,
+      exception: {
+        values: [
+          {
+            type: 'Error',
+            value: 'root cause',
+            mechanism: { type: 'chained', handled: true },
+            stacktrace: { frames: [{ filename: 'db.js', function: 'query', lineno: 3 }] },
+          },
+          {
+            type: 'TypeError',
+            value: `outer ${n}`,
+            mechanism: { type: 'onerror', handled: false },
+            stacktrace: {
+              frames: [
+                { filename: 'app:///node_modules/x/y.js', function: 'lib', lineno: 1, colno: 2, in_app: true },
+                { filename: 'app:///cart.js', function: 'total', lineno: 9 },
+              ],
+            },
+          },
+        ],
+      },
+      tags: [['route', '/cart']],
+      user: { id: 42, email: 'ada@example.com', geo: { city: 'x' } },
+      breadcrumbs: { values: [{ timestamp: seconds - 1, category: 'http', message: 'GET /', level: 'info' }] },
+      contexts: { trace: { trace_id: 'ABCDEF0123456789abcdef0123456789', span_id: '0123456789abcdef' }, os: { name: 'Linux' } },
+      extra: { basket: 3 },
+      sdk: { name: 'sentry.javascript.browser', version: '8.0.0', integrations: ['a'] },
+      request: { url: 'https://shop.example/cart', headers: { 'User-Agent': 'x' } },
+      modules: { react: '18.0.0' },
+      ...extra,
+    });
+    const payloads = [
+      payload(1),
+      payload(2, { event_id: undefined }),
+      payload(3, { timestamp: 'not a time', level: 'nonsense', logentry: { message: 'hi %s', params: ['x'] } }),
+    ];
+    const events = await pipeline(payloads, (p) => sentryItem(p, p.event_id === undefined ? 'b'.repeat(32) : undefined));
+    expect(expectSameDocuments(events)).toBe(payloads.length);
+    // The stored value is the payload as received behind the derived record.
+    const stored = encodeStoredEvent(events[0].event) as Buffer;
+    expect(stored.subarray(stored.indexOf(0x0a) + 1).toString('utf8')).toBe(JSON.stringify(payloads[0]));
   });
 
   it('reads documents of the previous layout as they are', () => {
