@@ -14,6 +14,7 @@ import { isLive, type Item } from '../../src/engine/item.js';
 import { SCRUBBING_DEFAULTS } from '../../src/records/data-scrubbing.js';
 import { decodeStoredEvent, encodeStoredEvent, isStoredBody, keepReceivedBody, keepSentryPayload, storedEventJson } from '../../src/records/event-body.js';
 import { mapSentryEvent } from '../../src/records/sentry-event.js';
+import { sentryEvent } from '../support/sentry-events.js';
 import { eventDocumentJson } from '../../src/records/event-document.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import { fullEvent } from '../support/service.js';
@@ -201,44 +202,21 @@ describe('the body layout reads back as the previous document', () => {
   });
 
   it('for Sentry payloads, mapped again from the stored payload as the receiver mapped them', async () => {
-    const seconds = Date.now() / 1000 - 30;
-    const payload = (n: number, extra: Json = {}): Json => ({
-      event_id: `${n}`.padStart(32, 'a'),
-      timestamp: seconds,
-      platform: 'javascript',
-      level: 'warn',
-      release: RELEASE,
-      exception: {
-        values: [
-          {
-            type: 'Error',
-            value: 'root cause',
-            mechanism: { type: 'chained', handled: true },
-            stacktrace: { frames: [{ filename: 'db.js', function: 'query', lineno: 3 }] },
-          },
-          {
-            type: 'TypeError',
-            value: `outer ${n}`,
-            mechanism: { type: 'onerror', handled: false },
-            stacktrace: {
-              frames: [
-                { filename: 'app:///node_modules/x/y.js', function: 'lib', lineno: 1, colno: 2, in_app: true },
-                { filename: 'app:///cart.js', function: 'total', lineno: 9 },
-              ],
-            },
-          },
-        ],
-      },
-      tags: [['route', '/cart']],
-      user: { id: 42, email: 'ada@example.com', geo: { city: 'x' } },
-      breadcrumbs: { values: [{ timestamp: seconds - 1, category: 'http', message: 'GET /', level: 'info' }] },
-      contexts: { trace: { trace_id: 'ABCDEF0123456789abcdef0123456789', span_id: '0123456789abcdef' }, os: { name: 'Linux' } },
-      extra: { basket: 3 },
-      sdk: { name: 'sentry.javascript.browser', version: '8.0.0', integrations: ['a'] },
-      request: { url: 'https://shop.example/cart', headers: { 'User-Agent': 'x' } },
-      modules: { react: '18.0.0' },
-      ...extra,
-    });
+    // The support payload, with a vendor frame, contexts with a trace id in capitals, and fields the mapping leaves out.
+    const payload = (n: number, extra: Json = {}): Json => {
+      const sent = sentryEvent(n, {
+        release: RELEASE,
+        level: 'warn',
+        contexts: { trace: { trace_id: 'ABCDEF0123456789abcdef0123456789', span_id: '0123456789abcdef' }, os: { name: 'Linux' } },
+        sdk: { name: 'sentry.javascript.browser', version: '8.0.0', integrations: ['a'] },
+        request: { url: 'https://shop.example/cart', headers: { 'User-Agent': 'x' } },
+        modules: { react: '18.0.0' },
+        ...extra,
+      });
+      const values = (sent.exception as { values: Array<{ stacktrace: { frames: Json[] } }> }).values;
+      values[1].stacktrace.frames.unshift({ filename: 'app:///node_modules/x/y.js', function: 'lib', lineno: 1, colno: 2, in_app: true });
+      return sent;
+    };
     const payloads = [
       payload(1),
       payload(2, { event_id: undefined }),
