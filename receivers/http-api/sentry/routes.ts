@@ -138,7 +138,13 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
           if (kind === 'store') {
             const payload = parseJsonPayload(body);
             if (!payload.ok) throw errors.invalidJson(`the body ${payload.reason.replace(/^the payload /, '')}`);
-            const item: EnvelopeItem = { index: 0, type: payload.value.type === 'transaction' ? 'transaction' : 'event', header: {}, payload: body };
+            const item: EnvelopeItem = {
+              index: 0,
+              type: payload.value.type === 'transaction' ? 'transaction' : 'event',
+              header: {},
+              payload: body,
+              parsed: payload.value,
+            };
             return ingest(auth as { key: ApiKey; project: Project }, [item], [], {}, consumers, true);
           }
           const envelope = parseEnvelope(body);
@@ -199,7 +205,7 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
         case 'sessions':
         case 'client_report':
         case 'replay_event': {
-          const parsed = parseJsonPayload(item.payload);
+          const parsed = item.parsed ? { ok: true as const, value: item.parsed } : parseJsonPayload(item.payload);
           if (!parsed.ok) {
             if (store) throw errors.invalidJson(`the body ${parsed.reason.replace(/^the payload /, '')}`);
             skip(item, parsed.reason);
