@@ -58,10 +58,11 @@ function truncate(value: string, max: number): string {
 }
 
 /**
- * `rewritten`: whether the post-pass changed a value of the schema's output other than the id and
- * the timestamp (a cap, a trimmed list, a case or format normalized, an image rebuilt). When it did
- * not, the event is the schema's output of the body plus its id and timestamp, which is what lets
- * the duckdb exporter store the body as received (src/records/event-body.ts).
+ * `rewritten`: whether the event differs from the body beyond its id and timestamp: the post-pass
+ * changed a value of the schema's output (a cap, a trimmed list, a case or format normalized, an
+ * image rebuilt) or discarded an unknown field. When it did not, the event is the schema's output
+ * of the body plus its id and timestamp, and the body holds nothing the event does not, which is
+ * what lets the duckdb exporter store the body as received (src/records/event-body.ts).
  */
 export function normalizeEvent(
   parsed: ParsedEvent,
@@ -136,7 +137,9 @@ class PostPass {
 
   private unknownFields(raw: JsonObject, known: Set<string>, base: string): void {
     for (const key of Object.keys(raw)) {
-      if (!known.has(key)) this.note('unknown_field', joinPath(base, key), 'unknown field, discarded');
+      if (known.has(key)) continue;
+      this.rewritten = true; // what was discarded must not be stored with the body
+      this.note('unknown_field', joinPath(base, key), 'unknown field, discarded');
     }
   }
 

@@ -7,12 +7,13 @@
 // compares them over a corpus of bodies run through the real processors).
 //
 // The body is the schema's output of the received JSON (the compiled accept-path, zod when it is
-// unsure): unknown fields are left out at read time as validation left them out. A Sentry event's
-// payload (an envelope item's bytes, or the store endpoint's body) is mapped to the ingest body
-// first, as its receiver did, with the time of receipt and the envelope's event id it had. So a body may be
-// stored only when validation changed nothing in that output but the id and the timestamp (the
-// validation processor attaches it to the event only then) and nothing scrubbed it: a secret the
-// scrubber removed must never be stored. Every other event is stored as its whole document.
+// unsure). A Sentry event's payload (an envelope item, or the store endpoint's body) is not kept
+// as received: the Sentry routes leave out what the ingest body has no field for (modules, the
+// user's other fields, cookies, …), which must not reach the disk unscrubbed either; the ingest
+// body they map it to is what is serialized and stored (once, not the whole document). So a body may be
+// stored only when validation changed nothing in that output but the id and the timestamp and
+// left out no unknown field (the validation processor attaches it to the event only then), and
+// nothing scrubbed it: what validation dropped or the scrubber removed must never be stored. Every other event is stored as its whole document.
 //
 // Stored value, told apart by its first byte: `{` is a whole document (the layout written before
 // this one, and still the fallback); 0x01 is `0x01 <derived JSON> \n <body bytes>`. The derived
@@ -22,19 +23,9 @@ import { compileAccept, UNSURE } from './compiled-accept.js';
 import { eventDocumentJson } from './event-document.js';
 import { errorEventInputSchema } from './event-schema.js';
 import type { ErrorEvent, ExceptionInfo, StackFrame } from './event.js';
-import { mapSentryEvent } from './sentry-event.js';
 
-/** A Sentry payload's mapping inputs: the time of receipt and the envelope header's event id. */
-interface SentryMapping {
-  r: number;
-  e?: string;
-}
-
-/** The bytes an ingest body was parsed from, and for a Sentry payload what mapped it. */
-interface ReceivedBody {
-  bytes: Buffer;
-  sentry?: SentryMapping;
-}
+/** The bytes an ingest body was parsed from, or the ingest body itself when it was mapped from another format. */
+type ReceivedBody = { bytes: Buffer } | { mapped: object };
 
 /** The received body of an ingest item, on its parsed JSON and then on the validated event. */
 const RECEIVED_BODY: unique symbol = Symbol('received body');
@@ -58,9 +49,9 @@ export function keepReceivedBody(parsed: unknown, bytes: Buffer): unknown {
   return parsed;
 }
 
-/** Keeps on the ingest body mapped from a Sentry payload the payload's bytes and what mapped it (mapSentryEvent's arguments). */
-export function keepSentryPayload(body: object, bytes: Buffer, receivedAt: number, headerEventId: string | undefined): void {
-  (body as WithBody)[RECEIVED_BODY] = { bytes, sentry: headerEventId === undefined ? { r: receivedAt } : { r: receivedAt, e: headerEventId } };
+/** Marks an ingest body a receiver mapped from another format (a Sentry payload) as one to serialize and store as the body. */
+export function keepMappedBody(body: object): void {
+  (body as WithBody)[RECEIVED_BODY] = { mapped: body };
 }
 
 /** What a parsed body came from, if its receiver kept it. */
@@ -88,8 +79,6 @@ interface Derived {
   /** The id, the timestamp and every field the pipeline added, in the event's order. */
   top: Record<string, unknown>;
   chain: DerivedException[];
-  /** A Sentry payload: mapped to the ingest body before the schema reads it. */
-  s?: SentryMapping;
 }
 
 /**
@@ -98,11 +87,11 @@ interface Derived {
  */
 export function encodeStoredEvent(event: ErrorEvent): Buffer | string {
   const received = (event as WithBody)[RECEIVED_BODY];
-  if (received === undefined || (event.scrubbed !== undefined && event.scrubbed.length > 0) || !isUtf8(received.bytes)) return eventDocumentJson(event);
+  if (received === undefined || (event.scrubbed !== undefined && event.scrubbed.length > 0)) return eventDocumentJson(event);
+  const body = 'bytes' in received ? received.bytes : Buffer.from(JSON.stringify(received.mapped));
+  if (!isUtf8(body)) return eventDocumentJson(event);
   const derived = deriveRecord(event);
   if (derived === undefined) return eventDocumentJson(event);
-  if (received.sentry) derived.s = received.sentry;
-  const body = received.bytes;
   const json = JSON.stringify(derived);
   const head = Buffer.byteLength(json);
   const value = Buffer.allocUnsafe(head + 2 + body.length);
@@ -169,8 +158,7 @@ function changedFrames(received: StackFrame[], final: StackFrame[]): Array<numbe
 function mergeBody(stored: string): ErrorEvent {
   const newline = stored.indexOf('\n');
   const derived = JSON.parse(stored.slice(1, newline)) as Derived;
-  const received: unknown = JSON.parse(stored.slice(newline + 1));
-  const parsed = bodyFields(derived.s ? sentryBody(received, derived.s) : received);
+  const parsed = bodyFields(JSON.parse(stored.slice(newline + 1)));
   const event = (Object.hasOwn(parsed, 'id') ? parsed : { id: '', ...parsed }) as unknown as ErrorEvent;
   Object.assign(event, derived.top);
   let e: ExceptionInfo | undefined = event.exception;
@@ -196,14 +184,6 @@ function setInApp(frames: StackFrame[], flags: string): void {
     const inApp = flag === '-' ? undefined : flag === 't';
     if (frames[i].in_app !== inApp && inApp !== undefined) frames[i].in_app = inApp;
   }
-}
-
-/** The ingest body the Sentry routes made of a payload. */
-function sentryBody(payload: unknown, { r, e }: SentryMapping): unknown {
-  const mapped =
-    typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? mapSentryEvent(payload as Record<string, unknown>, r, e) : undefined;
-  if (!mapped?.ok) throw new Error('a stored Sentry payload no longer maps to an event');
-  return mapped.body;
 }
 
 /** What validation's schema makes of a body (it was valid when stored, so zod accepts it when the compiled path is unsure). */

@@ -12,8 +12,8 @@ import { validationConfigSchema } from '../../processors/validation/config.js';
 import { EventValidationProcessor } from '../../processors/validation/processor.js';
 import { isLive, type Item } from '../../src/engine/item.js';
 import { SCRUBBING_DEFAULTS } from '../../src/records/data-scrubbing.js';
-import { decodeStoredEvent, encodeStoredEvent, isStoredBody, keepReceivedBody, keepSentryPayload, storedEventJson } from '../../src/records/event-body.js';
-import { mapSentryEvent } from '../../src/records/sentry-event.js';
+import { decodeStoredEvent, encodeStoredEvent, isStoredBody, keepMappedBody, keepReceivedBody, storedEventJson } from '../../src/records/event-body.js';
+import { mapSentryEvent } from '../../receivers/http-api/sentry/event.js';
 import { sentryEvent } from '../support/sentry-events.js';
 import { eventDocumentJson } from '../../src/records/event-document.js';
 import type { ErrorEvent } from '../../src/records/event.js';
@@ -47,13 +47,13 @@ function ingestItem(body: Json): Item {
   return { data: keepReceivedBody(JSON.parse(bytes.toString('utf8')), bytes), tenant: TENANT, receivedAt: Date.now(), size: bytes.length };
 }
 
-/** As the Sentry routes leave an envelope's event item: mapped to the ingest body, with the payload's bytes. */
+/** As the Sentry routes leave an envelope's event item: mapped to the ingest body, marked to be stored as the body. */
 function sentryItem(payload: Json, headerEventId?: string): Item {
   const bytes = Buffer.from(JSON.stringify(payload));
   const receivedAt = Date.now();
   const mapped = mapSentryEvent(JSON.parse(bytes.toString('utf8')) as Json, receivedAt, headerEventId);
   if (!mapped.ok) throw new Error(mapped.reason);
-  keepSentryPayload(mapped.body, bytes, receivedAt, headerEventId);
+  keepMappedBody(mapped.body);
   return { data: mapped.body, tenant: TENANT, receivedAt, size: bytes.length, notes: mapped.notes };
 }
 
@@ -117,11 +117,10 @@ const base = (extra: Json = {}): Json => ({
 
 /** Bodies that validation takes as they are (the body layout applies) and ones it changes (stored whole). */
 const KEPT: Record<string, Json> = {
-  'no id, unknown fields, numeric tags and user id': base({
-    extra_top: { a: 1 },
-    user: { id: 42, email: 'a@example.com', unknown: true },
+  'no id, numeric tags and user id': base({
+    user: { id: 42, email: 'a@example.com' },
     tags: { n: 1, b: false, s: 'x' },
-    exception: { type: 'E', value: 'v', mechanism: { type: 'onerror', handled: false }, stacktrace: [{ function: 'f', weird: 1, in_app: false }] },
+    exception: { type: 'E', value: 'v', mechanism: { type: 'onerror', handled: false }, stacktrace: [{ function: 'f', in_app: false }] },
   }),
   'an id in capitals without dashes, level omitted, a cause chain with frames': base({
     id: '0192F0A47B1C7D2E8F00123456789ABC',
@@ -150,6 +149,11 @@ const CHANGED: Record<string, Json> = {
   'too many frames': base({ exception: { type: 'E', value: 'v', stacktrace: Array.from({ length: 400 }, (_, i) => ({ function: `f${i}`, lineno: i })) } }),
   'an empty tag key': base({ tags: { '': 'x', ok: 'y' } }),
   debug_meta: base({ debug_meta: { images: [{ type: 'sourcemap', code_file: 'app.js', debug_id: '0192F0A4-7B1C-7D2E-8F00-123456789ABC' }] } }),
+  'unknown fields, one of them a secret the scrubber would not see': base({
+    credentials: { password: 'hunter2' },
+    user: { id: 'u', unknown: true },
+    exception: { type: 'E', value: 'v', stacktrace: [{ function: 'f', weird: 1 }] },
+  }),
   'a password in the request (scrubbed)': base({ request: { url: 'https://x.example/?password=hunter2', data: { password: 'hunter2' } } }),
 };
 
@@ -178,7 +182,8 @@ describe('the body layout reads back as the previous document', () => {
     expect(expectSameDocuments(changed)).toBe(0);
     const scrubbed = changed.at(-1)?.event as ErrorEvent;
     expect(scrubbed.scrubbed?.length).toBeGreaterThan(0);
-    expect(storedText(scrubbed)).not.toContain('hunter2');
+    // Neither what the scrubber removed nor what validation discarded is stored.
+    for (const { event } of changed.slice(-2)) expect(storedText(event)).not.toContain('hunter2');
   });
 
   it('for frames symbolicated through a real source map: the new frames whole, the received ones by index', async () => {
@@ -201,7 +206,7 @@ describe('the body layout reads back as the previous document', () => {
     expect(f.some((frame) => typeof frame === 'object')).toBe(true);
   });
 
-  it('for Sentry payloads, mapped again from the stored payload as the receiver mapped them', async () => {
+  it('for Sentry payloads: the ingest body the routes mapped them to, nothing the mapping left out', async () => {
     // The support payload, with a vendor frame, contexts with a trace id in capitals, and fields the mapping leaves out.
     const payload = (n: number, extra: Json = {}): Json => {
       const sent = sentryEvent(n, {
@@ -211,6 +216,7 @@ describe('the body layout reads back as the previous document', () => {
         sdk: { name: 'sentry.javascript.browser', version: '8.0.0', integrations: ['a'] },
         request: { url: 'https://shop.example/cart', headers: { 'User-Agent': 'x' } },
         modules: { react: '18.0.0' },
+        user: { id: 42, email: 'ada@example.com', data: { session_secret: 'hunter2' } },
         ...extra,
       });
       const values = (sent.exception as { values: Array<{ stacktrace: { frames: Json[] } }> }).values;
@@ -224,9 +230,12 @@ describe('the body layout reads back as the previous document', () => {
     ];
     const events = await pipeline(payloads, (p) => sentryItem(p, p.event_id === undefined ? 'b'.repeat(32) : undefined));
     expect(expectSameDocuments(events)).toBe(payloads.length);
-    // The stored value is the payload as received behind the derived record.
-    const stored = encodeStoredEvent(events[0].event) as Buffer;
-    expect(stored.subarray(stored.indexOf(0x0a) + 1).toString('utf8')).toBe(JSON.stringify(payloads[0]));
+    // The stored body is the mapped ingest body: what the mapping left out (modules, the user's data) is not on disk.
+    const stored = (encodeStoredEvent(events[0].event) as Buffer).toString('utf8');
+    const body = JSON.parse(stored.slice(stored.indexOf('\n') + 1)) as Json;
+    expect(body.exception).toBeDefined();
+    expect(stored).not.toContain('hunter2');
+    expect(stored).not.toContain('react');
   });
 
   it('reads documents of the previous layout as they are', () => {

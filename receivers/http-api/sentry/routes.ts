@@ -16,7 +16,7 @@ import { sentryIngestOf, type DiscardedEvents, type SessionCounts } from '../../
 import { authenticateDsn, sentryKeyFromDsn, sentryKeyFromHeader } from '../../../src/auth/sentry-dsn.js';
 import { isJsonObject, parseEnvelope, parseJsonPayload, type EnvelopeItem, type JsonObject, type SkippedItem } from './envelope.js';
 import { mapSentryEvent, sentryEventId } from './event.js';
-import { keepSentryPayload } from '../../../src/records/event-body.js';
+import { keepMappedBody } from '../../../src/records/event-body.js';
 import { inflateCapped, parseEvents } from '../routes/replays.js';
 import type { ReplayChunkInput } from '../../../src/records/replay.js';
 import { mapReplay, rrwebMilliseconds } from './replay.js';
@@ -220,8 +220,8 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
               break;
             }
             state.eventId ??= mapped.eventId;
-            // The payload's bytes stay with its body: the duckdb exporter may store them as received.
-            keepSentryPayload(mapped.body, item.payload, receivedAt, typeof header.event_id === 'string' ? header.event_id : undefined);
+            // The duckdb exporter may store the mapped body as the event's body (src/records/event-body.ts).
+            keepMappedBody(mapped.body);
             events.push({ item, id: mapped.eventId, record: { data: mapped.body, tenant, receivedAt, size: EVENT_SIZE, notes: mapped.notes } });
           } else if (item.type === 'transaction' || item.type === 'span') {
             const mapped = item.type === 'transaction' ? mapTransaction(payload) : mapStandaloneSpan(payload);
