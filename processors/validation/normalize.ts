@@ -60,7 +60,7 @@ function truncate(value: string, max: number): string {
 /**
  * `rewritten`: whether the event differs from the body beyond its id and timestamp: the post-pass
  * changed a value of the schema's output (a cap, a trimmed list, a case or format normalized, an
- * image rebuilt) or discarded an unknown field. When it did not, the event is the schema's output
+ * image rebuilt differently) or discarded an unknown field. When it did not, the event is the schema's output
  * of the body plus its id and timestamp, and the body holds nothing the event does not, which is
  * what lets the duckdb exporter store the body as received (src/records/event-body.ts).
  */
@@ -110,10 +110,7 @@ class PostPass {
       this.unknownFields(raw.sdk as JsonObject, KNOWN.sdk, 'sdk');
       this.capFields(event.sdk, SDK_STRINGS, config.max_string_length, 'sdk');
     }
-    if (debugMeta) {
-      this.rewritten = true; // its images are rebuilt
-      event.debug_meta = this.debugMeta(debugMeta.images, raw.debug_meta as JsonObject);
-    }
+    if (debugMeta) event.debug_meta = this.debugMeta(debugMeta.images, raw.debug_meta as JsonObject);
     return event;
   }
 
@@ -232,6 +229,7 @@ class PostPass {
       const type = image.type as string;
       const schema = debugImageSchema(type);
       if (!schema) {
+        this.rewritten = true;
         this.note('unsupported_image', path, `image type ${JSON.stringify(truncate(type, 40))} is not one symbolication uses, discarded`);
         return;
       }
@@ -243,6 +241,7 @@ class PostPass {
       if (typeof out.uuid === 'string') out.uuid = normalizeUuid(out.uuid);
       if (type === 'sourcemap') out.debug_id = normalizeUuid(out.debug_id as string);
       this.capFields(out, ['code_file'], this.config.max_string_length, path);
+      if (!sameFields(out, image)) this.rewritten = true;
       kept.push(out as unknown as DebugImage);
     });
     return { images: kept };
@@ -296,6 +295,13 @@ class PostPass {
     }
     return this.capList(parts, this.config.max_string_length, 'fingerprint');
   }
+}
+
+/** Whether `a` has the fields of `b`, in the same order, with the same values (JSON leaves). */
+function sameFields(a: JsonObject, b: JsonObject): boolean {
+  const keys = Object.keys(a);
+  const other = Object.keys(b);
+  return keys.length === other.length && keys.every((key, i) => key === other[i] && a[key] === b[key]);
 }
 
 /** The innermost exception of a chain, its raw form, and how many exceptions lie before it. */

@@ -20,7 +20,7 @@ import type { ErrorEvent } from '../../src/records/event.js';
 import { fullEvent } from '../support/service.js';
 import { testHost, type TestHost } from '../support/test-host.js';
 import { bundle, framesOf, load, removeSources, writeSources, type Bundle } from '../processors/symbolication/fixture.js';
-import { processorsShutDownAfterEach, RELEASE, TENANT, uploadedApp } from '../processors/symbolication/helpers.js';
+import { InMemoryArtifacts, processorsShutDownAfterEach, RELEASE, SCOPE, TENANT, uploadedApp } from '../processors/symbolication/helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -58,7 +58,11 @@ function sentryItem(payload: Json, headerEventId?: string): Item {
 }
 
 /** The bodies through the real processors, each item carrying its bytes as the receiver leaves them. */
-async function pipeline(bodies: Json[], itemOf: (body: Json) => Item = ingestItem): Promise<Array<{ body: Json; event: ErrorEvent }>> {
+async function pipeline(
+  bodies: Json[],
+  itemOf: (body: Json) => Item = ingestItem,
+  artifacts: InMemoryArtifacts = uploadedApp(app),
+): Promise<Array<{ body: Json; event: ErrorEvent }>> {
   const items = bodies.map((body) => itemOf(body));
   const grouping = groupingFactory.create({
     id: { type: 'grouping', text: 'grouping' },
@@ -70,7 +74,7 @@ async function pipeline(bodies: Json[], itemOf: (body: Json) => Item = ingestIte
   const processors = [
     new EventValidationProcessor(validationConfigSchema.parse({})),
     new ScrubbingProcessor('events', SCRUBBING_DEFAULTS, undefined),
-    symbolication(uploadedApp(app)),
+    symbolication(artifacts),
     grouping,
   ];
   for (const processor of processors) await processor.process(items.filter(isLive));
@@ -140,6 +144,14 @@ const KEPT: Record<string, Json> = {
     breadcrumbs: [{ timestamp: '2026-01-01T00:00:00.000Z', message: 'm', level: 'info', data: { k: 'v' } }],
   }),
   'a timestamp in the future (clamped to the time of receipt)': base({ timestamp: new Date(Date.now() + 86_400_000).toISOString() }),
+  'debug_meta with images as validation writes them': base({
+    debug_meta: {
+      images: [
+        { type: 'sourcemap', code_file: 'https://cdn.example.com/app.js', debug_id: '0192f0a4-7b1c-7d2e-8f00-123456789abc' },
+        { type: 'elf', debug_id: 'abcdef0123456789abcdef0123456789', code_file: '/lib/x.so', image_addr: '0x1000', image_size: 4096 },
+      ],
+    },
+  }),
   'a trace id already in lower case, a replay id and dist': base({ trace_id: 'abcdef0123456789abcdef0123456789', replay_id: 'rpl_1', dist: 'x86' }),
 };
 const CHANGED: Record<string, Json> = {
@@ -148,7 +160,13 @@ const CHANGED: Record<string, Json> = {
   'a trace id in capitals': base({ trace_id: 'ABCDEF0123456789ABCDEF0123456789' }),
   'too many frames': base({ exception: { type: 'E', value: 'v', stacktrace: Array.from({ length: 400 }, (_, i) => ({ function: `f${i}`, lineno: i })) } }),
   'an empty tag key': base({ tags: { '': 'x', ok: 'y' } }),
-  debug_meta: base({ debug_meta: { images: [{ type: 'sourcemap', code_file: 'app.js', debug_id: '0192F0A4-7B1C-7D2E-8F00-123456789ABC' }] } }),
+  'debug_meta with a debug id in capitals': base({
+    debug_meta: { images: [{ type: 'sourcemap', code_file: 'app.js', debug_id: '0192F0A4-7B1C-7D2E-8F00-123456789ABC' }] },
+  }),
+  'debug_meta with an image type symbolication does not use': base({ debug_meta: { images: [{ type: 'wasm', code_file: 'x' }] } }),
+  "debug_meta with an image's fields in another order": base({
+    debug_meta: { images: [{ debug_id: '0192f0a4-7b1c-7d2e-8f00-123456789abc', type: 'sourcemap', code_file: 'app.js' }] },
+  }),
   'unknown fields, one of them a secret the scrubber would not see': base({
     credentials: { password: 'hunter2' },
     user: { id: 'u', unknown: true },
@@ -204,6 +222,32 @@ describe('the body layout reads back as the previous document', () => {
     const f = derived.chain[0].f ?? [];
     expect(f.some((frame) => typeof frame === 'number')).toBe(true);
     expect(f.some((frame) => typeof frame === 'object')).toBe(true);
+  });
+
+  it('for a Java exception ProGuard renamed: the type and module in the derived record', async () => {
+    const uuid = '7a1c3a4e-5b6d-4e8f-9a0b-1c2d3e4f5a6b';
+    const artifacts = new InMemoryArtifacts();
+    const mapping = [
+      'com.example.shop.InvalidCartException -> com.example.shop.d:',
+      'com.example.shop.CheckoutActivity -> com.example.shop.a:',
+      '    1:1:void onCreate(android.os.Bundle):20:20 -> onCreate',
+    ].join('\n');
+    artifacts.add(SCOPE, { name: 'mapping.txt', type: 'proguard', content: mapping, debug_id: uuid });
+    const frames = [{ module: 'com.example.shop.a', function: 'onCreate', filename: 'SourceFile', lineno: 1, in_app: true }];
+    const events = await pipeline(
+      [
+        base({
+          platform: 'java',
+          exception: { module: 'com.example.shop', type: 'd', value: 'empty', stacktrace: frames },
+          debug_meta: { images: [{ type: 'proguard', uuid }] },
+        }),
+      ],
+      ingestItem,
+      artifacts,
+    );
+    expect(events[0].event.exception).toMatchObject({ module: 'com.example.shop', type: 'InvalidCartException' });
+    expect(events[0].event.raw_stacktrace).toBeDefined();
+    expect(expectSameDocuments(events)).toBe(1);
   });
 
   it('for Sentry payloads: the ingest body the routes mapped them to, nothing the mapping left out', async () => {
