@@ -60,9 +60,10 @@ function truncate(value: string, max: number): string {
 /**
  * `rewritten`: whether the event differs from the body beyond its id and timestamp: the post-pass
  * changed a value of the schema's output (a cap, a trimmed list, a case or format normalized, an
- * image rebuilt differently) or discarded an unknown field. When it did not, the event is the schema's output
- * of the body plus its id and timestamp, and the body holds nothing the event does not, which is
- * what lets the duckdb exporter store the body as received (src/records/event-body.ts).
+ * image rebuilt differently) or discarded an unknown field. When it did not, the event is the
+ * schema's output of the body plus its id and timestamp, and the body holds nothing the event
+ * does not, which is what lets the duckdb exporter store the body as received
+ * (src/records/event-body.ts).
  */
 export function normalizeEvent(
   parsed: ParsedEvent,

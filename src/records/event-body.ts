@@ -6,14 +6,14 @@
 // had, so the document read is the one eventDocumentJson wrote before (test/records/event-body.test.ts
 // compares them over a corpus of bodies run through the real processors).
 //
-// The body is the schema's output of the received JSON (the compiled accept-path, zod when it is
-// unsure). A Sentry event's payload (an envelope item, or the store endpoint's body) is not kept
-// as received: the Sentry routes leave out what the ingest body has no field for (modules, the
-// user's other fields, cookies, …), which must not reach the disk unscrubbed either; the ingest
-// body they map it to is what is serialized and stored (once, not the whole document). So a body may be
-// stored only when validation changed nothing in that output but the id and the timestamp and
-// left out no unknown field (the validation processor attaches it to the event only then), and
-// nothing scrubbed it: what validation dropped or the scrubber removed must never be stored. Every other event is stored as its whole document.
+// The event is rebuilt from the schema's output of the body (the compiled accept-path, zod when it
+// is unsure), so a body is stored only when validation changed nothing in that output but the id
+// and the timestamp and left out no unknown field (the validation processor attaches the body to
+// the event only then), and when nothing was scrubbed: what validation discarded or the scrubber
+// removed never reaches the disk. Every other event is stored as its whole document. A Sentry
+// payload is not kept as received, since its mapping leaves out what the ingest body has no field
+// for (modules, the user's other fields, cookies, …): the ingest body it was mapped to is
+// serialized once and stored as the body.
 //
 // Stored value, told apart by its first byte: `{` is a whole document (the layout written before
 // this one, and still the fallback); 0x01 is `0x01 <derived JSON> \n <body bytes>`. The derived
