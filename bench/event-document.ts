@@ -3,7 +3,8 @@
 // derived record (src/records/event-body.ts), on the bench's event bodies run through the real
 // validation and grouping processors. For each: CPU µs and bytes allocated per event to encode
 // the stored value, to read it back as the document JSON (what GET /v1/events/{id} returns), and
-// the stored size. Run: `npx tsc -p bench/tsconfig.json && node --expose-gc --max-semi-space-size=64 dist/bench/event-document.js`.
+// the stored size; and the encode of the same events sent as Sentry events (their mapped ingest
+// body serialized). Run: `npx tsc -p bench/tsconfig.json && node --expose-gc --max-semi-space-size=64 dist/bench/event-document.js`.
 // Figures are per event over a few thousand encodes; a busy machine makes them noisy.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +16,8 @@ import { EventValidationProcessor } from '../processors/validation/processor.js'
 import { defaultRegistry } from '../src/components.js';
 import type { Item } from '../src/engine/item.js';
 import { defaultSettings, startExtensionHost } from '../src/extension-host.js';
-import { decodeStoredEvent, encodeStoredEvent, isStoredBody, keepReceivedBody, storedEventJson } from '../src/records/event-body.js';
+import { mapSentryEvent } from '../receivers/http-api/sentry/event.js';
+import { decodeStoredEvent, encodeStoredEvent, isStoredBody, keepMappedBody, keepReceivedBody, storedEventJson } from '../src/records/event-body.js';
 import { eventDocumentJson } from '../src/records/event-document.js';
 import type { ErrorEvent } from '../src/records/event.js';
 import { eventBodies } from './payloads.js';
@@ -29,8 +31,42 @@ interface Measure {
   allocatedBytes: number;
 }
 
-/** The bodies as the receiver leaves them (each with its bytes), through validation and grouping. */
-async function pipelineEvents(bodies: Buffer[]): Promise<ErrorEvent[]> {
+/** A bench body as a Sentry SDK would send it (exception values, breadcrumbs under values, seconds). */
+function asSentryPayload(body: Record<string, unknown>): Record<string, unknown> {
+  const { exception, breadcrumbs, timestamp, ...rest } = body as { exception: Record<string, unknown>; breadcrumbs: unknown[]; timestamp: string };
+  const { stacktrace, ...exceptionRest } = exception;
+  return {
+    ...rest,
+    event_id: undefined,
+    timestamp: Date.parse(timestamp) / 1000,
+    exception: { values: [{ ...exceptionRest, stacktrace: { frames: stacktrace } }] },
+    breadcrumbs: { values: breadcrumbs },
+  };
+}
+
+/** The items the Sentry routes make of the bodies sent as Sentry events (mapped, marked to be stored as the body). */
+function sentryItems(bodies: Buffer[]): Item[] {
+  return bodies.map((bytes) => {
+    const receivedAt = Date.now();
+    const mapped = mapSentryEvent(asSentryPayload(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>), receivedAt);
+    if (!mapped.ok) throw new Error(mapped.reason);
+    keepMappedBody(mapped.body);
+    return { data: mapped.body, tenant: TENANT, receivedAt, size: bytes.length, notes: mapped.notes };
+  });
+}
+
+/** The items POST /v1/events makes of the bodies (each with its bytes). */
+function ingestItems(bodies: Buffer[]): Item[] {
+  return bodies.map((bytes) => ({
+    data: keepReceivedBody(JSON.parse(bytes.toString('utf8')), bytes),
+    tenant: TENANT,
+    receivedAt: Date.now(),
+    size: bytes.length,
+  }));
+}
+
+/** The items through validation and grouping. */
+async function pipelineEvents(items: Item[]): Promise<ErrorEvent[]> {
   const dir = mkdtempSync(join(tmpdir(), 'faultline-bench-doc-'));
   const opened = await startExtensionHost({
     registry: defaultRegistry(),
@@ -38,12 +74,6 @@ async function pipelineEvents(bodies: Buffer[]): Promise<ErrorEvent[]> {
     settings: defaultSettings(dir, { auth: { bootstrap: false } }),
   });
   try {
-    const items: Item[] = bodies.map((bytes) => ({
-      data: keepReceivedBody(JSON.parse(bytes.toString('utf8')), bytes),
-      tenant: TENANT,
-      receivedAt: Date.now(),
-      size: bytes.length,
-    }));
     new EventValidationProcessor(validationConfigSchema.parse({})).process(items);
     const grouping = groupingFactory.create({
       id: { type: 'grouping', text: 'grouping' },
@@ -92,7 +122,8 @@ function textOf(stored: string | Buffer): string {
 
 async function main(): Promise<void> {
   const { bodies, averageBytes } = eventBodies(EVENTS);
-  const events = await pipelineEvents(bodies);
+  const events = await pipelineEvents(ingestItems(bodies));
+  const sentryEvents = await pipelineEvents(sentryItems(bodies));
   const wholeDocs = events.map((event) => eventDocumentJson(event));
   const bodyValues = events.map((event) => encodeStoredEvent(event));
   const bodyTexts = bodyValues.map(textOf);
@@ -101,6 +132,8 @@ async function main(): Promise<void> {
   const rows: Array<[string, Measure]> = [
     ['encode: whole document (before)', measure(events, (event) => eventDocumentJson(event))],
     ['encode: body + derived record', measure(events, (event) => encodeStoredEvent(event))],
+    ['Sentry events, encode: whole document (before)', measure(sentryEvents, (event) => eventDocumentJson(event))],
+    ['Sentry events, encode: mapped body + derived record', measure(sentryEvents, (event) => encodeStoredEvent(event))],
     ['read as document JSON: whole document (before)', measure(wholeDocs, (doc) => storedEventJson(doc))],
     ['read as document JSON: body + derived record', measure(bodyTexts, (text) => storedEventJson(text))],
     ['rebuild the event (restart, duplicates): whole document', measure(wholeDocs, (doc) => decodeStoredEvent(doc))],
@@ -108,6 +141,8 @@ async function main(): Promise<void> {
   ];
   const mean = (values: Array<{ length: number }>) => values.reduce((sum, v) => sum + v.length, 0) / values.length;
   console.log(`${events.length} bench events, mean body ${Math.round(averageBytes)} B; stored as body + derived record: ${stored} of ${events.length}`);
+  const sentryStored = sentryEvents.map((event) => encodeStoredEvent(event)).filter(isStoredBody).length;
+  console.log(`the same as Sentry events: stored as mapped body + derived record: ${sentryStored} of ${sentryEvents.length}`);
   console.log(`stored bytes per event: whole document ${Math.round(mean(wholeDocs))} B, body + derived record ${Math.round(mean(bodyValues))} B`);
   if (!gc) console.log('bytes allocated need --expose-gc (and --max-semi-space-size=64): shown as 0');
   for (const [label, m] of rows)

@@ -32,6 +32,7 @@ const RECEIVED_BODY: unique symbol = Symbol('received body');
 type WithBody = { [RECEIVED_BODY]?: ReceivedBody };
 
 const BODY_LAYOUT = 0x01;
+const BODY_LAYOUT_CHAR = String.fromCharCode(BODY_LAYOUT);
 const DOCUMENT_LAYOUT = 0x7b; // `{`
 
 /** The fields an ingest body has: the derived record carries only the id and timestamp of these. */
@@ -88,11 +89,13 @@ interface Derived {
 export function encodeStoredEvent(event: ErrorEvent): Buffer | string {
   const received = (event as WithBody)[RECEIVED_BODY];
   if (received === undefined || (event.scrubbed !== undefined && event.scrubbed.length > 0)) return eventDocumentJson(event);
-  const body = 'bytes' in received ? received.bytes : Buffer.from(JSON.stringify(received.mapped));
-  if (!isUtf8(body)) return eventDocumentJson(event);
+  if ('bytes' in received && !isUtf8(received.bytes)) return eventDocumentJson(event);
   const derived = deriveRecord(event);
   if (derived === undefined) return eventDocumentJson(event);
   const json = JSON.stringify(derived);
+  // A mapped body is text already: the value is written as text (LMDB encodes it once).
+  if ('mapped' in received) return `${BODY_LAYOUT_CHAR}${json}\n${JSON.stringify(received.mapped)}`;
+  const body = received.bytes;
   const head = Buffer.byteLength(json);
   const value = Buffer.allocUnsafe(head + 2 + body.length);
   value[0] = BODY_LAYOUT;

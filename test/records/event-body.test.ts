@@ -275,7 +275,7 @@ describe('the body layout reads back as the previous document', () => {
     const events = await pipeline(payloads, (p) => sentryItem(p, p.event_id === undefined ? 'b'.repeat(32) : undefined));
     expect(expectSameDocuments(events)).toBe(payloads.length);
     // The stored body is the mapped ingest body: what the mapping left out (modules, the user's data) is not on disk.
-    const stored = (encodeStoredEvent(events[0].event) as Buffer).toString('utf8');
+    const stored = storedText(events[0].event);
     const body = JSON.parse(stored.slice(stored.indexOf('\n') + 1)) as Json;
     expect(body.exception).toBeDefined();
     expect(stored).not.toContain('hunter2');
