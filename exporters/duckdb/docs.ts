@@ -81,7 +81,8 @@ function storable(key: DocKey): boolean {
 interface Entry {
   kind: DocKind;
   key: DocKey;
-  doc: string;
+  /** Bytes are stored as they are (LMDB writes a Buffer unencoded) and read back as text like the rest. */
+  doc: string | Buffer;
 }
 
 /** One pending entry covers the items of one write (one request's batch), by an id of its own. */
@@ -158,7 +159,8 @@ export class DocStore {
     try {
       this.root.transactionSync(() => {
         for (const { entries, pending } of batch) {
-          for (const { kind, key, doc } of entries) this.docs[kind].putSync(key, doc);
+          // lmdb-js writes a Buffer value as its bytes whatever the database's encoding (see Entry).
+          for (const { kind, key, doc } of entries) this.docs[kind].putSync(key, doc as string);
           if (pending) this.pending[pending.kind].putSync(pending.id, pending.value);
         }
       });

@@ -5,7 +5,7 @@
 // intake has already made sure every id is new. Issue ids are checked before anything is
 // appended: an appender abandoned half-filled would flush its rows into some later transaction.
 import { listValue, timestampValue, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
-import { eventDocumentJson } from '../../src/records/event-document.js';
+import { decodeStoredEvent, encodeStoredEvent, storedEventJson } from '../../src/records/event-body.js';
 import type { ErrorEvent } from '../../src/records/event.js';
 import { appendEventColumns, isoMicros } from '../../src/records/event-row.js';
 import { appendRows } from './kept-appenders.js';
@@ -17,13 +17,15 @@ export const eventIntake: IntakeKind<ErrorEvent> = {
   kind: 'events',
   key: (tenant, event) => [tenant.dataset, tenant.projectId, event.id],
   check: requireIssue,
-  document: eventDocumentJson,
+  // The body as received and a derived record when it may be stored so, else the whole document (src/records/event-body.ts).
+  document: encodeStoredEvent,
+  json: storedEventJson,
   // The document lacks only the grouping hash (the issue fold needs it).
   pending: (event) => event.grouping_hash ?? null,
   fromDocument(doc, extra) {
-    const { exception, ...rest } = JSON.parse(doc) as ErrorEvent & { exception: { raw_stacktrace?: ErrorEvent['raw_stacktrace'] } };
-    const { raw_stacktrace, ...symbolicated } = exception;
-    return { ...rest, exception: symbolicated, raw_stacktrace, grouping_hash: typeof extra === 'string' ? extra : undefined };
+    const event = decodeStoredEvent(doc);
+    event.grouping_hash = typeof extra === 'string' ? extra : undefined;
+    return event;
   },
   slim: (event) => ({
     id: event.id,

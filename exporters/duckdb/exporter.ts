@@ -148,7 +148,7 @@ export class DuckdbExporter implements Exporter {
         project_id: tenant.projectId,
         item_key: key.slice(2).join('/'),
         reason,
-        doc: docs.get(kind.kind, key) ?? kind.document(data),
+        doc: documentJson(kind, docs.get(kind.kind, key) ?? kind.document(data)),
       })),
     );
     await docs.remove(
@@ -166,4 +166,10 @@ export class DuckdbExporter implements Exporter {
     if (this.store)
       await Promise.all([this.store.events.settled(), this.store.spans.settled(), this.store.spanBatches.settled(), this.store.replays.settled()]);
   }
+}
+
+/** The document JSON of a stored value (events may be stored as their body and a derived record). */
+function documentJson<T>(kind: IntakeKind<T>, stored: string | Buffer): string {
+  const text = typeof stored === 'string' ? stored : stored.toString('utf8');
+  return kind.json?.(text) ?? text;
 }

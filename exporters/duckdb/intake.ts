@@ -37,7 +37,10 @@ export interface IntakeKind<T> {
   key(tenant: Tenant, data: T): DocKey;
   /** Throws for an item that cannot be stored (before anything is written). */
   check?(data: T): void;
-  document(data: T): string;
+  /** The stored value: a document's JSON, or bytes of a layout of the kind's own (events: src/records/event-body.ts). */
+  document(data: T): string | Buffer;
+  /** The document JSON of a stored value, for a kind whose stored value is not always that JSON. */
+  json?(stored: string): string;
   /** What the document lacks to rebuild the item after a restart (kept in the pending entry). */
   pending(data: T): unknown;
   /** The item rebuilt from its document (and, after a restart, the pending entry's `extra`). */

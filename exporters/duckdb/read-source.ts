@@ -3,6 +3,7 @@
 import type { Signal } from '../../src/engine/item.js';
 import type { DateSelection, ReadSource, Row } from '../../src/engine/read-source.js';
 import type { SegmentBlobs } from '../../src/storage/segment-blobs.js';
+import { storedEventJson } from '../../src/records/event-body.js';
 import { spanKey, type DocStore } from './docs.js';
 import { parseSpanRef, SpanBatchCache } from './span-batch.js';
 
@@ -34,7 +35,10 @@ export class DuckdbReadSource implements ReadSource {
   document(signal: Signal, row: Row): string | undefined {
     const dataset = String(row.dataset);
     const project = String(row.project_id);
-    if (signal === 'events') return this.docs().get('events', [dataset, project, String(row.id)]);
+    if (signal === 'events') {
+      const stored = this.docs().get('events', [dataset, project, String(row.id)]);
+      return stored === undefined ? undefined : storedEventJson(stored);
+    }
     if (signal === 'traces') {
       // Spans stored in batches carry a reference to theirs; the earlier layout's, nothing.
       const ref = parseSpanRef(row.doc);

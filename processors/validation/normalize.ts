@@ -57,15 +57,28 @@ function truncate(value: string, max: number): string {
   return value.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
 }
 
-export function normalizeEvent(parsed: ParsedEvent, raw: JsonObject, config: ValidationConfig): { event: ErrorEventInput; notes: ProcessingError[] } {
+/**
+ * `rewritten`: whether the event differs from the body beyond its id and timestamp: the post-pass
+ * changed a value of the schema's output (a cap, a trimmed list, a case or format normalized, an
+ * image rebuilt differently) or discarded an unknown field. When it did not, the event is the
+ * schema's output of the body plus its id and timestamp, and the body holds nothing the event
+ * does not, which is what lets the duckdb exporter store the body as received
+ * (src/records/event-body.ts).
+ */
+export function normalizeEvent(
+  parsed: ParsedEvent,
+  raw: JsonObject,
+  config: ValidationConfig,
+): { event: ErrorEventInput; notes: ProcessingError[]; rewritten: boolean } {
   const pass = new PostPass(config);
   const event = pass.event(parsed, raw);
-  return { event, notes: pass.finish() };
+  return { event, notes: pass.finish(), rewritten: pass.rewritten };
 }
 
 class PostPass {
   private readonly notes: ProcessingError[] = [];
   private omitted = 0;
+  rewritten = false;
 
   constructor(private readonly config: ValidationConfig) {}
 
@@ -86,7 +99,7 @@ class PostPass {
       this.capFields(event.user, USER_STRINGS, config.max_string_length, 'user');
     }
     if (event.tags) event.tags = this.tags(event.tags, raw.tags as JsonObject);
-    if (event.trace_id && HEX.test(event.trace_id)) event.trace_id = event.trace_id.toLowerCase();
+    if (event.trace_id && HEX.test(event.trace_id)) event.trace_id = this.changed(event.trace_id, event.trace_id.toLowerCase());
     if (event.breadcrumbs) event.breadcrumbs = this.breadcrumbs(event.breadcrumbs, raw.breadcrumbs as unknown[]);
     if (event.request) {
       this.unknownFields(raw.request as JsonObject, KNOWN.request, 'request');
@@ -100,6 +113,12 @@ class PostPass {
     }
     if (debugMeta) event.debug_meta = this.debugMeta(debugMeta.images, raw.debug_meta as JsonObject);
     return event;
+  }
+
+  /** `after`, noting whether it differs from `before`. */
+  private changed<T>(before: T, after: T): T {
+    if (after !== before) this.rewritten = true;
+    return after;
   }
 
   finish(): ProcessingError[] {
@@ -116,13 +135,16 @@ class PostPass {
 
   private unknownFields(raw: JsonObject, known: Set<string>, base: string): void {
     for (const key of Object.keys(raw)) {
-      if (!known.has(key)) this.note('unknown_field', joinPath(base, key), 'unknown field, discarded');
+      if (known.has(key)) continue;
+      this.rewritten = true; // what was discarded must not be stored with the body
+      this.note('unknown_field', joinPath(base, key), 'unknown field, discarded');
     }
   }
 
   /** `key` completes the path; paths are only built for the rare value that is cut. */
   private cap(value: string, max: number, base: string, key?: string | number): string {
     if (value.length <= max) return value;
+    this.rewritten = true;
     const cut = truncate(value, max);
     const path = key === undefined ? base : joinPath(base, key);
     this.note('value_too_long', path, `truncated from ${value.length} to ${cut.length} characters`);
@@ -145,6 +167,7 @@ class PostPass {
   /** Keeps the last `max` entries; returns them with the offset of the first kept one. */
   private keepLast<T>(list: T[], max: number, path: string, type: string, what: string): [T[], number] {
     if (list.length <= max) return [list, 0];
+    this.rewritten = true;
     this.note(type, path, `kept the last ${max} of ${list.length} ${what}`);
     return [list.slice(list.length - max), list.length - max];
   }
@@ -166,6 +189,7 @@ class PostPass {
       if (current.cause !== undefined && depth === config.max_exception_chain - 1) {
         const [root, rawRoot, dropped] = rootCauseOf(current.cause, rawCurrent.cause as JsonObject);
         if (dropped > 0) {
+          this.rewritten = true;
           this.note('chain_truncated', `${path}.cause`, `kept the outermost ${depth} exceptions and the root cause, dropped ${dropped} between`);
           current.cause = root;
           rawCurrent.cause = rawRoot;
@@ -187,8 +211,8 @@ class PostPass {
       this.capFields(frame, FRAME_STRINGS, max, path);
       if (frame.pre_context) frame.pre_context = this.capList(frame.pre_context, max, `${path}.pre_context`);
       if (frame.post_context) frame.post_context = this.capList(frame.post_context, max, `${path}.post_context`);
-      if (frame.debug_id !== undefined) frame.debug_id = normalizeUuid(frame.debug_id);
-      if (frame.instruction_addr !== undefined) frame.instruction_addr = frame.instruction_addr.toLowerCase();
+      if (frame.debug_id !== undefined) frame.debug_id = this.changed(frame.debug_id, normalizeUuid(frame.debug_id));
+      if (frame.instruction_addr !== undefined) frame.instruction_addr = this.changed(frame.instruction_addr, frame.instruction_addr.toLowerCase());
     });
     return kept;
   }
@@ -206,6 +230,7 @@ class PostPass {
       const type = image.type as string;
       const schema = debugImageSchema(type);
       if (!schema) {
+        this.rewritten = true;
         this.note('unsupported_image', path, `image type ${JSON.stringify(truncate(type, 40))} is not one symbolication uses, discarded`);
         return;
       }
@@ -217,6 +242,7 @@ class PostPass {
       if (typeof out.uuid === 'string') out.uuid = normalizeUuid(out.uuid);
       if (type === 'sourcemap') out.debug_id = normalizeUuid(out.debug_id as string);
       this.capFields(out, ['code_file'], this.config.max_string_length, path);
+      if (!sameFields(out, image)) this.rewritten = true;
       kept.push(out as unknown as DebugImage);
     });
     return { images: kept };
@@ -228,7 +254,7 @@ class PostPass {
     kept.forEach((breadcrumb, i) => {
       const path = `breadcrumbs[${i + skipped}]`;
       this.unknownFields(raw[i + skipped] as JsonObject, KNOWN.breadcrumb, path);
-      if (breadcrumb.timestamp !== undefined) breadcrumb.timestamp = normalizeTimestamp(breadcrumb.timestamp);
+      if (breadcrumb.timestamp !== undefined) breadcrumb.timestamp = this.changed(breadcrumb.timestamp, normalizeTimestamp(breadcrumb.timestamp));
       this.capFields(breadcrumb, BREADCRUMB_STRINGS, this.config.max_string_length, path);
     });
     return kept;
@@ -241,6 +267,7 @@ class PostPass {
     let dropped = 0;
     for (const [key, value] of Object.entries(tags)) {
       if (key === '' || key.length > max_tag_key_length) {
+        this.rewritten = true;
         const shown = JSON.stringify(truncate(key, 40) + (key.length > 40 ? '…' : ''));
         const why = key === '' ? 'is empty' : `is longer than ${max_tag_key_length} characters`;
         this.note('invalid_tag', 'tags', `tag key ${shown} ${why}, tag discarded`);
@@ -253,18 +280,29 @@ class PostPass {
         kept.push([key, this.cap(value, max_tag_value_length, 'tags', key)]);
       }
     }
-    if (dropped > 0) this.note('tags_truncated', 'tags', `kept the first ${max_tags} tags, discarded ${dropped}`);
+    if (dropped > 0) {
+      this.rewritten = true;
+      this.note('tags_truncated', 'tags', `kept the first ${max_tags} tags, discarded ${dropped}`);
+    }
     return Object.fromEntries(kept);
   }
 
   private fingerprint(parts: string[]): string[] {
     const max = this.config.max_fingerprint_parts;
     if (parts.length > max) {
+      this.rewritten = true;
       this.note('fingerprint_truncated', 'fingerprint', `kept the first ${max} of ${parts.length} parts`);
       parts = parts.slice(0, max);
     }
     return this.capList(parts, this.config.max_string_length, 'fingerprint');
   }
+}
+
+/** Whether `a` has the fields of `b`, in the same order, with the same values (JSON leaves). */
+function sameFields(a: JsonObject, b: JsonObject): boolean {
+  const keys = Object.keys(a);
+  const other = Object.keys(b);
+  return keys.length === other.length && keys.every((key, i) => key === other[i] && a[key] === b[key]);
 }
 
 /** The innermost exception of a chain, its raw form, and how many exceptions lie before it. */

@@ -5,6 +5,7 @@ import type { ValidationConfig } from './config.js';
 import { parseRelease } from './release.js';
 import { RetentionWindow } from '../../src/records/retention-window.js';
 import { validateEvent } from './validate.js';
+import { attachReceivedBody, receivedBodyOf } from '../../src/records/event-body.js';
 
 /** Turns raw ingest bodies into ErrorEvent records, or rejects them with field-level details. */
 export class EventValidationProcessor implements Processor {
@@ -46,6 +47,8 @@ export class EventValidationProcessor implements Processor {
         ...(releaseInfo && { release_info: releaseInfo }),
         processing_errors: notes,
       };
+      const body = receivedBodyOf(item.data);
+      if (body !== undefined && !result.rewritten) attachReceivedBody(event, body);
       item.data = event;
     }
   }

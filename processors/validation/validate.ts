@@ -10,7 +10,7 @@ import { compileAccept, UNSURE } from './compiled.js';
 
 export { parseRelease } from './release.js';
 
-export type EventValidation = { ok: true; event: ErrorEventInput; notes: ProcessingError[] } | { ok: false; errors: FieldError[] };
+export type EventValidation = { ok: true; event: ErrorEventInput; notes: ProcessingError[]; rewritten: boolean } | { ok: false; errors: FieldError[] };
 
 const acceptEvent = compileAccept(errorEventInputSchema);
 

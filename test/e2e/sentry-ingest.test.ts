@@ -7,6 +7,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/http.js';
 import { startService, type TestService } from '../support/service.js';
+import { sentryEvent } from '../support/sentry-events.js';
 import { catalogOf } from '../../extensions/catalog/index.js';
 import { databaseOf } from '../../extensions/duckdb/index.js';
 
@@ -51,42 +52,6 @@ function post(kind: 'envelope' | 'store', body: Buffer | string, headers: Record
     body,
     headers: { 'x-sentry-auth': `Sentry sentry_key=${publicKey}, sentry_version=7, sentry_client=test/1.0`, ...headers },
   });
-}
-
-function sentryEvent(n: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    event_id: hex(n),
-    timestamp: now(),
-    platform: 'node',
-    level: 'error',
-    release: 'shop@2.0.0',
-    exception: {
-      values: [
-        {
-          type: 'Error',
-          value: 'root cause',
-          mechanism: { type: 'chained', handled: true },
-          stacktrace: { frames: [{ filename: 'db.js', function: 'query', lineno: 3 }] },
-        },
-        {
-          type: 'TypeError',
-          value: `outer ${n}`,
-          mechanism: { type: 'onuncaughtexception', handled: false },
-          stacktrace: {
-            frames: [
-              { filename: 'app.js', function: 'main', lineno: 1, colno: 2, in_app: true },
-              { filename: 'cart.js', function: 'total', lineno: 9 },
-            ],
-          },
-        },
-      ],
-    },
-    tags: [['route', '/cart']],
-    user: { id: 42, email: 'ada@example.com', geo: { city: 'x' } },
-    breadcrumbs: { values: [{ timestamp: now() - 1, category: 'http', message: 'GET /', level: 'info' }] },
-    extra: { basket: 3 },
-    ...extra,
-  };
 }
 
 async function getEvent(id: string): Promise<Json> {

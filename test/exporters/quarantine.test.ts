@@ -9,6 +9,7 @@ import type { Span } from '../../src/records/span.js';
 import { childEnv, runCli } from '../support/process.js';
 import { fullEvent, startService, type TestService } from '../support/service.js';
 import { quarantineOf } from '../../extensions/quarantine/index.js';
+import { attachReceivedBody } from '../../src/records/event-body.js';
 
 describe('quarantine', () => {
   let svc: TestService | undefined;
@@ -23,13 +24,15 @@ describe('quarantine', () => {
     const exporter = first.service.exporter('duckdb');
     if (!exporter) throw new Error('no duckdb exporter');
     // Items as a processor chain could hand them over, but with values DuckDB cannot index: a
-    // timestamp no date parses, a start past int64 nanoseconds.
+    // timestamp no date parses, a start past int64 nanoseconds. The event carries the body it
+    // came in, so it is stored as that body and a derived record (src/records/event-body.ts).
+    const body = fullEvent();
     const badEvent: Item<ErrorEvent> = {
       tenant,
       receivedAt: Date.now(),
       size: 100,
       data: {
-        ...(fullEvent() as unknown as ErrorEvent),
+        ...(structuredClone(body) as unknown as ErrorEvent),
         id: randomUUID(),
         timestamp: 'not a time',
         received_at: new Date().toISOString(),
@@ -59,6 +62,7 @@ describe('quarantine', () => {
         links: [],
       } as unknown as Span,
     };
+    attachReceivedBody(badEvent.data, { bytes: Buffer.from(JSON.stringify(body)) });
     await exporter.export('events', [badEvent]); // acknowledged: durable in the DocStore
     await exporter.export('traces', [badSpan]);
 
@@ -83,7 +87,8 @@ describe('quarantine', () => {
     const event = items.find((i) => i.signal === 'events');
     expect(event?.item_key).toBe(badEvent.data.id);
     expect(event?.reason).toBeTruthy();
-    expect(JSON.parse(event?.doc ?? '{}')).toMatchObject({ id: badEvent.data.id, timestamp: 'not a time' });
+    // Kept as the document JSON, merged from the body and derived record.
+    expect(JSON.parse(event?.doc ?? '{}')).toMatchObject({ id: badEvent.data.id, timestamp: 'not a time', message: body.message });
   });
 
   it('starts with a poisoned item left pending by a crash, and quarantines it', async () => {

@@ -6,6 +6,7 @@ import { parseJsonBody, requireJsonContentType } from '../../../src/http/body.js
 import { takeOne } from '../../../src/http/intake.js';
 import { json, principalOf, type RouteDefinition } from '../../../src/http/host.js';
 import type { ErrorEvent } from '../../../src/records/event.js';
+import { keepReceivedBody } from '../../../src/records/event-body.js';
 import { errorEventJsonSchema } from '../../../src/records/event-schema.js';
 import { resolveProject, tenantOf } from '../../../src/auth/scope.js';
 import { INGEST_BODY_PROJECT_DOC, ingestProject, projectOfBody } from '../ingest-params.js';
@@ -51,7 +52,8 @@ export function eventIngestRoute({ host, receiverId, consumer, maxBodyBytes }: E
         limit: maxBodyBytes,
         timeoutMs: settings.limits.body_timeout_ms,
         check: () => requireJsonContentType(ctx.event),
-        parse: parseJsonBody,
+        // The bytes stay with the parsed body: the duckdb exporter may store them as received.
+        parse: (body) => keepReceivedBody(parseJsonBody(body), body),
         refused,
       });
       const outcome = item.outcome;

@@ -12,6 +12,8 @@ export interface EnvelopeItem {
   type: string;
   header: JsonObject;
   payload: Buffer;
+  /** The payload parsed already (the store endpoint parses its body to learn the item's type). */
+  parsed?: JsonObject;
 }
 
 export interface SkippedItem {

@@ -16,6 +16,7 @@ import { sentryIngestOf, type DiscardedEvents, type SessionCounts } from '../../
 import { authenticateDsn, sentryKeyFromDsn, sentryKeyFromHeader } from '../../../src/auth/sentry-dsn.js';
 import { isJsonObject, parseEnvelope, parseJsonPayload, type EnvelopeItem, type JsonObject, type SkippedItem } from './envelope.js';
 import { mapSentryEvent, sentryEventId } from './event.js';
+import { keepMappedBody } from '../../../src/records/event-body.js';
 import { inflateCapped, parseEvents } from '../routes/replays.js';
 import type { ReplayChunkInput } from '../../../src/records/replay.js';
 import { mapReplay, rrwebMilliseconds } from './replay.js';
@@ -137,7 +138,13 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
           if (kind === 'store') {
             const payload = parseJsonPayload(body);
             if (!payload.ok) throw errors.invalidJson(`the body ${payload.reason.replace(/^the payload /, '')}`);
-            const item: EnvelopeItem = { index: 0, type: payload.value.type === 'transaction' ? 'transaction' : 'event', header: {}, payload: body };
+            const item: EnvelopeItem = {
+              index: 0,
+              type: payload.value.type === 'transaction' ? 'transaction' : 'event',
+              header: {},
+              payload: body,
+              parsed: payload.value,
+            };
             return ingest(auth as { key: ApiKey; project: Project }, [item], [], {}, consumers, true);
           }
           const envelope = parseEnvelope(body);
@@ -198,7 +205,7 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
         case 'sessions':
         case 'client_report':
         case 'replay_event': {
-          const parsed = parseJsonPayload(item.payload);
+          const parsed = item.parsed ? { ok: true as const, value: item.parsed } : parseJsonPayload(item.payload);
           if (!parsed.ok) {
             if (store) throw errors.invalidJson(`the body ${parsed.reason.replace(/^the payload /, '')}`);
             skip(item, parsed.reason);
@@ -213,6 +220,8 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
               break;
             }
             state.eventId ??= mapped.eventId;
+            // The duckdb exporter may store the mapped body as the event's body (src/records/event-body.ts).
+            keepMappedBody(mapped.body);
             events.push({ item, id: mapped.eventId, record: { data: mapped.body, tenant, receivedAt, size: EVENT_SIZE, notes: mapped.notes } });
           } else if (item.type === 'transaction' || item.type === 'span') {
             const mapped = item.type === 'transaction' ? mapTransaction(payload) : mapStandaloneSpan(payload);
