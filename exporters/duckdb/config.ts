@@ -1,4 +1,19 @@
 import { z } from 'zod';
+import { DEFAULT_LINGER } from './commit-linger.js';
+
+const durabilitySchema = z
+  .object({
+    linger_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(100)
+      .default(DEFAULT_LINGER.lingerMs)
+      .describe(
+        'While requests arrive closer together than this, the synced DocStore commit that acknowledges them waits up to this long for more to share it (0: only those of the same event-loop turn share one)',
+      ),
+  })
+  .strict();
 
 export const duckdbConfigSchema = z
   .object({
@@ -14,6 +29,7 @@ export const duckdbConfigSchema = z
       .positive()
       .default(16 * 1024 * 1024)
       .describe('Acknowledged documents (bytes) waiting to be indexed, per signal; past it senders wait, so large events turn into refusals, not memory'),
+    durability: durabilitySchema.prefault({}),
   })
   .strict();
 
