@@ -1,6 +1,6 @@
 // The duckdb exporter's write path, for events and spans alike. A batch of items is acknowledged
 // once their documents and one pending entry listing them are durable in the DocStore (one synced
-// LMDB commit per turn of the event loop); DuckDB gets the rows behind that, in batches as large
+// LMDB commit per turn of the event loop, or per linger: commit-linger.ts); DuckDB gets the rows behind that, in batches as large
 // as the backlog, from one indexing loop. Acknowledging after the DuckDB commit made every request
 // wait for a whole DuckDB commit cycle (and a span batch for several; figures: bench/README.md).
 //
