@@ -2,7 +2,8 @@
 // offered rate, with and without the DocStore's commit linger, and what a DuckDB row costs
 // appended value by value or in column batches (data chunks).
 //
-//   npx tsc -p bench/tsconfig.json && node dist/bench/group-commit.js [--seconds 4] [--rates 100,500,1000,2000,4000] [--rows 20000] [--dir /tmp]
+//   npx tsc -p bench/tsconfig.json && node dist/bench/group-commit.js [--seconds 4] [--rates 100,500,1000,2000,4000]
+//     [--index 10,25,100,500,2000] [--index-events 4000] [--rows 20000] [--dir /tmp]   (an empty list or 0 skips a part)
 //
 // --dir is where the DocStore goes: its disk's fsync sets the commit's price (a tmpfs such as
 // /dev/shm has none, which shows the CPU side of a commit alone).
@@ -11,8 +12,9 @@
 // Atomics.wait, so arrivals are not bunched on timer ticks) and writes one byte per request down a
 // pipe; this process stores one ~6 KB document and one pending entry per request, as the duckdb
 // exporter does for a one-event request, and reports its own CPU per request, the synced commits
-// per second, and the added latency (byte read to commit resolved). Rows: the same slim events
-// appended into `events` by the row Appender and by column batches, CPU per row.
+// per second, and the added latency (byte read to commit resolved). Index transactions: the
+// exporter's event index transaction on batches of several sizes, CPU per event. Rows: the same
+// slim events appended into `events` by the row Appender and by column batches, CPU per row.
 import type { DuckDBAppender } from '@duckdb/node-api';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,6 +24,7 @@ import { performance } from 'node:perf_hooks';
 import { DocStore } from '../exporters/duckdb/docs.js';
 import { DUCKDB_MIGRATIONS } from '../exporters/duckdb/migrations.js';
 import { eventIntake } from '../exporters/duckdb/events-intake.js';
+import { closeAppenders } from '../exporters/duckdb/kept-appenders.js';
 import type { LingerPolicy } from '../exporters/duckdb/commit-linger.js';
 import type { Accepted } from '../exporters/duckdb/intake.js';
 import { DEFAULT_LINGER } from '../exporters/duckdb/commit-linger.js';
@@ -209,6 +212,43 @@ async function rows(count: number): Promise<Array<{ way: string; cpuUsPerRow: nu
   }
 }
 
+/**
+ * CPU per event of the index loop's DuckDB transaction (rows appended, issues folded, commit) by
+ * how many events it carries: what the index linger (LINGER_MS, LINGER_ROWS in intake.ts) buys.
+ */
+async function indexBatches(sizes: number[], eventsPerSize: number): Promise<Array<{ size: number; cpuUsPerEvent: number; msPerCommit: number }>> {
+  const dir = mkdtempSync(join(tmpdir(), 'faultline-index-batch-'));
+  const db = await benchDatabase(dir, ['issues']);
+  const docs = DocStore.open(dir);
+  try {
+    await migrate(db, 'duckdb', DUCKDB_MIGRATIONS, docs);
+    const events = slimEvents(eventsPerSize);
+    const results: Array<{ size: number; cpuUsPerEvent: number; msPerCommit: number }> = [];
+    for (const size of sizes) {
+      const before = process.cpuUsage();
+      const started = performance.now();
+      let commits = 0;
+      for (let start = 0; start < events.length; start += size) {
+        const batch = events.slice(start, start + size);
+        await db.writeInOwnTransaction((connection) => eventIntake.index(connection, batch, false));
+        commits++;
+      }
+      const used = process.cpuUsage(before);
+      results.push({
+        size,
+        cpuUsPerEvent: round((used.user + used.system) / events.length, 1),
+        msPerCommit: round((performance.now() - started) / commits, 2),
+      });
+    }
+    return results;
+  } finally {
+    await db.write(async (connection) => closeAppenders(connection));
+    await docs.close();
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   const seconds = Number(arg('seconds', '4'));
   const rates = arg('rates', '100,500,1000,2000,4000').split(',').filter(Boolean).map(Number);
@@ -232,6 +272,13 @@ async function main(): Promise<void> {
           `${String(result.commitsPerSecond).padStart(5)} commits/s (${result.requestsPerCommit} per commit)  latency p50 ${result.p50Ms} ms  p99 ${result.p99Ms} ms`,
       );
     }
+  }
+  const sizes = arg('index', '10,25,100,500,2000').split(',').filter(Boolean).map(Number);
+  if (sizes.length) {
+    const perSize = Number(arg('index-events', '4000'));
+    console.log(`Index transactions: ${perSize} events per batch size (appends, issue fold, commit), process CPU incl. DuckDB's threads`);
+    for (const { size, cpuUsPerEvent, msPerCommit } of await indexBatches(sizes, perSize))
+      console.log(`  ${String(size).padStart(5)} events/commit  CPU ${cpuUsPerEvent} µs/event  ${msPerCommit} ms wall per commit`);
   }
   const count = Number(arg('rows', '20000'));
   if (count === 0) return;

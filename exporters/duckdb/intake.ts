@@ -20,9 +20,13 @@ const RETRY_MS = 1000;
 /**
  * How long acknowledged items may wait for more before they are indexed (reads do not wait for
  * it: they start indexing at once). A DuckDB commit costs about the same for a few rows as for a
- * large batch, so batching saves most of its work and of the main thread's time around it.
+ * large batch, so batching saves most of its work and of the main thread's time around it. The
+ * wait is a second so that a moderate rate fills a batch too: at a few hundred events a second, a
+ * shorter one left each transaction a few dozen rows, and its fixed cost weighed on every event
+ * (bench/group-commit.ts, "Index transactions"). Items are durable meanwhile, and the backlog
+ * bounds hold.
  */
-const LINGER_MS = 50;
+const LINGER_MS = 1000;
 const LINGER_ROWS = 1000;
 
 /** An item made durable, on its way to DuckDB. */
