@@ -23,6 +23,8 @@ export const DEFAULT_LINGER: LingerPolicy = { lingerMs: 2, maxItems: 256, maxByt
 
 /** Weight of the newest gap between requests in their moving average. */
 const GAP_WEIGHT = 0.2;
+/** A longer pause counts as this long, so that a busy spell after a long idle one lingers after a few dozen requests. */
+const MAX_GAP_MS = 1000;
 
 export class CommitLinger {
   private timer?: NodeJS.Timeout;
@@ -41,9 +43,9 @@ export class CommitLinger {
   /** A request joined the next commit with `items` entries of `bytes` document bytes. */
   joined(items: number, bytes: number): void {
     const now = performance.now();
-    const gap = now - this.lastArrival;
+    const gap = Math.min(now - this.lastArrival, MAX_GAP_MS);
     this.lastArrival = now;
-    this.meanGapMs = this.meanGapMs === Infinity ? gap : this.meanGapMs + GAP_WEIGHT * (Math.min(gap, 1000) - this.meanGapMs);
+    this.meanGapMs = this.meanGapMs === Infinity ? gap : this.meanGapMs + GAP_WEIGHT * (gap - this.meanGapMs);
     this.items += items;
     this.bytes += bytes;
     if (this.immediate) return;
