@@ -1,4 +1,19 @@
 import { z } from 'zod';
+import { DEFAULT_LINGER } from './commit-linger.js';
+
+const durabilitySchema = z
+  .object({
+    linger_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(100)
+      .default(DEFAULT_LINGER.lingerMs)
+      .describe(
+        'While requests arrive closer together than this, the synced DocStore commit that acknowledges them waits up to this long for more to share it (0: only those of the same event-loop turn share one)',
+      ),
+  })
+  .strict();
 
 export const duckdbConfigSchema = z
   .object({
@@ -20,6 +35,7 @@ export const duckdbConfigSchema = z
       .describe(
         "How spans are stored: batch = one document per accepted batch (a request's spans), per_span = one document per span (the layout before batches). Either layout's spans read back under both",
       ),
+    durability: durabilitySchema.prefault({}),
   })
   .strict();
 

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { open, type Database as LmdbDatabase, type RootDatabase } from 'lmdb';
 import { makePrivateDir, makePrivateFiles } from '../../extensions/duckdb/private-files.js';
 import { checkDocStore } from './docs-check.js';
+import { CommitLinger, DEFAULT_LINGER, type LingerPolicy } from './commit-linger.js';
 
 /**
  * Documents are kept per signal; the LMDB databases keep the names they were created with.
@@ -94,6 +95,7 @@ export interface PendingBatch {
 
 export class DocStore {
   private batch: Array<{ entries: Entry[]; pending?: PendingBatch; resolve: () => void; reject: (error: unknown) => void }> = [];
+  private readonly linger: CommitLinger;
 
   private constructor(
     private readonly root: RootDatabase,
@@ -101,9 +103,13 @@ export class DocStore {
     private readonly pending: Record<DocKind, LmdbDatabase<string, string>>,
     /** Spans written before spanKey's layout may be stored under legacySpanKey: looked up there too. */
     private readonly legacySpans: boolean,
-  ) {}
+    linger: LingerPolicy,
+  ) {
+    this.linger = new CommitLinger(() => this.commitBatch(), linger);
+  }
 
-  static open(dataDir: string): DocStore {
+  /** `linger`: when the synced commit runs, see commit-linger.ts. */
+  static open(dataDir: string, linger: LingerPolicy = DEFAULT_LINGER): DocStore {
     const dir = join(dataDir, 'docs');
     checkDocStore(
       dir,
@@ -136,21 +142,25 @@ export class DocStore {
         span_batches: pending(`pending_${LMDB_NAMES.span_batches}`),
       },
       spanLayout(root, docs.traces) === LEGACY_SPAN_LAYOUT,
+      linger,
     );
   }
 
   /**
    * Stores the documents (and, with `pending`, the entry their rows are made from); resolves
-   * once they are durable. Everything handed in during one turn of the event loop goes into one
-   * synchronous, synced LMDB transaction at the end of the turn (setImmediate): an asynchronous
-   * write needs two more hops through the event loop, and under load each hop waits behind a
-   * whole turn of HTTP work, far longer than the commit itself (bench/README.md).
+   * once they are durable. Everything handed in during one turn of the event loop - and, while
+   * requests come close together, during a short linger (commit-linger.ts) - goes into one
+   * synchronous, synced LMDB transaction: an asynchronous write needs two more hops through the
+   * event loop, and under load each hop waits behind a whole turn of HTTP work, far longer than
+   * the commit itself (bench/README.md).
    */
   put(entries: Entry[], pending?: PendingBatch): Promise<void> {
     if (entries.length === 0 && !pending) return Promise.resolve();
     return new Promise((resolve, reject) => {
       this.batch.push({ entries, pending, resolve, reject });
-      if (this.batch.length === 1) setImmediate(() => this.commitBatch());
+      let bytes = 0;
+      for (const { doc } of entries) bytes += doc.length;
+      this.linger.joined(entries.length, bytes);
     });
   }
 
@@ -204,7 +214,13 @@ export class DocStore {
     return [...this.docs[kind].getKeys({ start, end })];
   }
 
+  /** The id of the last LMDB transaction committed: how many commits the store has had. */
+  lastTransactionId(): number {
+    return (this.root.getStats() as { lastTxnId: number }).lastTxnId;
+  }
+
   async close(): Promise<void> {
+    this.linger.flush();
     await this.root.close();
   }
 }

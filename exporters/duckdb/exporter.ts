@@ -10,6 +10,7 @@ import type { Database } from '../../extensions/duckdb/database.js';
 import { migrate } from '../../extensions/duckdb/migrate.js';
 import type { ReadSource } from '../../src/engine/read-source.js';
 import type { DuckdbConfig } from './config.js';
+import { DEFAULT_LINGER } from './commit-linger.js';
 import { DocStore, type DocKey } from './docs.js';
 import { eventIntake } from './events-intake.js';
 import { expire } from './expiry.js';
@@ -51,7 +52,7 @@ export class DuckdbExporter implements Exporter {
   }
 
   async start(): Promise<void> {
-    const docs = DocStore.open(this.db.dataDir);
+    const docs = DocStore.open(this.db.dataDir, { ...DEFAULT_LINGER, lingerMs: this.settings.config.durability.linger_ms });
     try {
       await migrate(this.db, 'duckdb', DUCKDB_MIGRATIONS, docs);
     } catch (error) {

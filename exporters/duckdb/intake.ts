@@ -1,6 +1,6 @@
 // The duckdb exporter's write path, for events and spans alike. A batch of items is acknowledged
 // once their documents and one pending entry listing them are durable in the DocStore (one synced
-// LMDB commit per turn of the event loop); DuckDB gets the rows behind that, in batches as large
+// LMDB commit per turn of the event loop, or per linger: commit-linger.ts); DuckDB gets the rows behind that, in batches as large
 // as the backlog, from one indexing loop. Acknowledging after the DuckDB commit made every request
 // wait for a whole DuckDB commit cycle (and a span batch for several; figures: bench/README.md).
 //
@@ -20,9 +20,13 @@ const RETRY_MS = 1000;
 /**
  * How long acknowledged items may wait for more before they are indexed (reads do not wait for
  * it: they start indexing at once). A DuckDB commit costs about the same for a few rows as for a
- * large batch, so batching saves most of its work and of the main thread's time around it.
+ * large batch, so batching saves most of its work and of the main thread's time around it. The
+ * wait is a second so that a moderate rate fills a batch too: at a few hundred events a second, a
+ * shorter one left each transaction a few dozen rows, and its fixed cost weighed on every event
+ * (bench/micro/group-commit.ts, "Index transactions"). Items are durable meanwhile, and the backlog
+ * bounds hold.
  */
-const LINGER_MS = 50;
+const LINGER_MS = 1000;
 const LINGER_ROWS = 1000;
 
 /** An item made durable, on its way to DuckDB. */

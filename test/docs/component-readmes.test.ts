@@ -60,6 +60,7 @@ describe('faultline components', () => {
         expect.objectContaining({ key: 'max_batch_items', type: 'integer ≥ 1', default: '5000' }),
         expect.objectContaining({ key: 'max_backlog_bytes', default: '16777216' }),
         expect.objectContaining({ key: 'span_documents', type: 'one of "batch", "per_span"', default: '"batch"' }),
+        expect.objectContaining({ key: 'durability.linger_ms', type: 'integer 0–100', default: '2' }),
       ],
     });
     expect(byType.parquet).toMatchObject({ singleton: false, reads: ['events', 'traces', 'replays'] });

@@ -278,6 +278,31 @@ describe('duckdb intake', () => {
     });
   });
 
+  it('indexes requests a few dozen milliseconds apart in one DuckDB transaction, and a read does not wait for the linger', async () => {
+    // A DuckDB transaction costs about the same for a few rows as for many: a moderate rate must
+    // fill one too (LINGER_MS), while a read still starts the indexing at once.
+    const transactions: number[] = [];
+    const kind: IntakeKind<ErrorEvent> = {
+      ...eventIntake,
+      index(connection, batch, recheck) {
+        transactions.push(batch.length);
+        return eventIntake.index(connection, batch, recheck);
+      },
+    };
+    const events = intake(kind);
+    for (let i = 0; i < 5; i++) {
+      await events.accept([item(event())]);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await until(async () => (await issueCount(db)) === 5, 'five events indexed');
+    expect(transactions).toEqual([5]);
+
+    await events.accept([item(event())]);
+    await events.settled(); // what every read does first
+    expect(await issueCount(db)).toBe(6);
+    expect(transactions).toEqual([5, 1]);
+  });
+
   it('holds an accept that takes the backlog past its limit until indexing catches up, and indexes everything', async () => {
     // maxBatch 1, maxBacklog 2: the third queued item is one too many. Indexing is held at a gate
     // so that the backlog cannot shrink until the test says.

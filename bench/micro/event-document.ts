@@ -4,23 +4,23 @@
 // validation and grouping processors. For each: CPU µs and bytes allocated per event to encode
 // the stored value, to read it back as the document JSON (what GET /v1/events/{id} returns), and
 // the stored size; and the encode of the same events sent as Sentry events (their mapped ingest
-// body serialized). Run: `npx tsc -p bench/tsconfig.json && node --expose-gc --max-semi-space-size=64 dist/bench/event-document.js`.
+// body serialized). Run: `npx tsc -p bench/tsconfig.json && node --expose-gc --max-semi-space-size=64 dist/bench/micro/event-document.js`.
 // Figures are per event over a few thousand encodes; a busy machine makes them noisy.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { groupingConfigSchema } from '../processors/grouping/config.js';
-import { groupingFactory } from '../processors/grouping/factory.js';
-import { validationConfigSchema } from '../processors/validation/config.js';
-import { EventValidationProcessor } from '../processors/validation/processor.js';
-import { defaultRegistry } from '../src/components.js';
-import type { Item } from '../src/engine/item.js';
-import { defaultSettings, startExtensionHost } from '../src/extension-host.js';
-import { mapSentryEvent } from '../receivers/http-api/sentry/event.js';
-import { decodeStoredEvent, encodeStoredEvent, isStoredBody, keepMappedBody, keepReceivedBody, storedEventJson } from '../src/records/event-body.js';
-import { eventDocumentJson } from '../src/records/event-document.js';
-import type { ErrorEvent } from '../src/records/event.js';
-import { eventBodies } from './payloads.js';
+import { groupingConfigSchema } from '../../processors/grouping/config.js';
+import { groupingFactory } from '../../processors/grouping/factory.js';
+import { validationConfigSchema } from '../../processors/validation/config.js';
+import { EventValidationProcessor } from '../../processors/validation/processor.js';
+import { defaultRegistry } from '../../src/components.js';
+import type { Item } from '../../src/engine/item.js';
+import { defaultSettings, startExtensionHost } from '../../src/extension-host.js';
+import { mapSentryEvent } from '../../receivers/http-api/sentry/event.js';
+import { decodeStoredEvent, encodeStoredEvent, isStoredBody, keepMappedBody, keepReceivedBody, storedEventJson } from '../../src/records/event-body.js';
+import { eventDocumentJson } from '../../src/records/event-document.js';
+import type { ErrorEvent } from '../../src/records/event.js';
+import { eventBodies } from '../payloads.js';
 
 const EVENTS = 600;
 const ROUNDS = 8;
