@@ -163,7 +163,7 @@ export class Intake<T> {
         this.queuedBytes += docs[i].length;
       });
       this.unindexed.set(batch, fresh.length);
-      this.kick(this.queue.length >= LINGER_ROWS);
+      this.kick(this.due());
     }
     for (const { item, original } of copies) {
       if (!(await original.durable)) throw new Error('a concurrent copy of this item could not be stored; nothing was acknowledged, retry');
@@ -172,6 +172,14 @@ export class Intake<T> {
     // Backpressure: past the backlog, the sender waits (holding its pipeline budget) until
     // DuckDB catches up, so overload turns into refusals rather than memory.
     while (this.full()) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  /**
+   * Index now rather than linger: a batch is as large as one transaction takes, senders are held
+   * past the backlog, or a reader waits.
+   */
+  private due(): boolean {
+    return this.queue.length >= Math.min(LINGER_ROWS, this.maxBatch) || this.full() || this.roomWaiters.length > 0 || this.readersWaiting > 0;
   }
 
   private full(): boolean {
@@ -246,12 +254,12 @@ export class Intake<T> {
     this.lingerTimer = undefined;
     this.indexing = this.loop().finally(() => {
       this.indexing = undefined;
-      this.kick(false); // what arrived during the last batch lingers in turn
+      this.kick(this.due()); // what arrived during the last batch lingers in turn, unless it is due
     });
   }
 
   private async loop(): Promise<void> {
-    for (let first = true; this.queue.length && (first || this.readersWaiting > 0 || this.queue.length >= LINGER_ROWS); first = false) {
+    for (let first = true; this.queue.length && (first || this.due()); first = false) {
       const batch = this.queue.slice(0, this.maxBatch);
       const recheck = batch.some((item) => item.recheck);
       try {
