@@ -1,6 +1,7 @@
 // `npm run bench [-- --quick] [--events N] [--spans N] [--only events,spans,reads,symbolication,issues,grouping,scrubbing,alerting,monitors,replays,kafka] [--profile]`
-// Starts the real service, measures events, spans, reads, memory and storage, and overload, with
-// baselines measured in the same run, and the symbolication processor in process; prints a table and writes bench/results/latest.json.
+// Starts the real service as a child process and measures it from outside (HTTP, CLI, config):
+// events, spans, replays, reads, memory, storage, overload and each hot-path feature with and
+// without it, beside baselines measured in the same run; prints a table and writes bench/results/latest.json.
 // Progress goes to stderr, the table to stdout.
 import { mkdirSync, readdirSync, rmSync, writeFileSync, type Dirent } from 'node:fs';
 import { execFileSync } from 'node:child_process';
