@@ -50,7 +50,9 @@ export class MonitorBus {
   private readonly kafka: Kafka;
   private readonly producer: Producer;
   private readonly follower: Consumer;
-  private readonly decider?: Consumer;
+  /** The current member of the deciders' group (a new one after a crash kafkajs does not restart from). */
+  private decider?: Consumer;
+  private readonly newDecider?: () => Consumer;
   private readonly admin: Admin;
   private readonly partitioner = Partitioners.DefaultPartitioner();
   private stopped = false;
@@ -80,7 +82,7 @@ export class MonitorBus {
     const group = { sessionTimeout: config.session_timeout_ms, rebalanceTimeout: config.session_timeout_ms, heartbeatInterval: config.heartbeat_interval_ms };
     const waits = { maxWaitTimeInMs: Math.min(config.fetch_max_wait_ms, Math.floor(config.session_timeout_ms / 3)), allowAutoTopicCreation: true };
     this.follower = this.kafka.consumer({ groupId: `${config.group_id}-follow-${randomBytes(6).toString('hex')}`, ...group, ...waits });
-    if (config.decide) this.decider = this.kafka.consumer({ groupId: config.group_id, ...group, ...waits });
+    if (config.decide) this.newDecider = () => this.kafka.consumer({ groupId: config.group_id, ...group, ...waits });
   }
 
   /** Whether this node decides for the monitor now: its partition is assigned here and followed up to where it was when assigned. */
@@ -102,25 +104,11 @@ export class MonitorBus {
   }
 
   async start(): Promise<void> {
-    if (this.decider) {
-      const decider = this.decider;
-      decider.on(decider.events.REBALANCING, () => this.unassign());
-      decider.on(decider.events.STOP, () => this.unassign());
-      decider.on(decider.events.CRASH, () => this.unassign());
-      decider.on(decider.events.GROUP_JOIN, ({ payload }) => {
-        this.confirmedAt = Date.now();
-        void this.assign(payload.memberAssignment[this.config.topic] ?? []);
-      });
-      decider.on(decider.events.HEARTBEAT, () => {
-        this.confirmedAt = Date.now();
-        this.report();
-      });
-    }
     // In the background, as the kafka receiver does: a broker that is down delays monitors, not the node's start.
     void this.ensureTopic().then(() => {
       if (this.stopped) return;
       void this.follow();
-      if (this.decider) void this.decide(this.decider);
+      if (this.newDecider) void this.decideUntilStopped(this.newDecider);
     });
   }
 
@@ -169,7 +157,50 @@ export class MonitorBus {
    * partition is followed up to where its last owner left it, and committed after (at-least-once:
    * a check-in carries its id, so applying it again changes nothing).
    */
-  private async decide(consumer: Consumer): Promise<void> {
+  /**
+   * Decides as a member of the group until the node stops. A crash kafkajs does not restart from
+   * (a non-retriable error, such as a SyncGroup refused while another member joins) would leave
+   * this node out of the group for good: it joins again with a new member.
+   */
+  private async decideUntilStopped(newDecider: () => Consumer): Promise<void> {
+    while (!this.stopped) {
+      const decider = (this.decider = newDecider());
+      const crashed = new Promise<unknown>((resolve) =>
+        decider.on(decider.events.CRASH, ({ payload }) => {
+          this.unassign();
+          if (!payload.restart) resolve(payload.error);
+        }),
+      );
+      decider.on(decider.events.REBALANCING, () => this.unassign());
+      decider.on(decider.events.STOP, () => this.unassign());
+      decider.on(decider.events.GROUP_JOIN, ({ payload }) => {
+        this.confirmedAt = Date.now();
+        void this.assign(payload.memberAssignment[this.config.topic] ?? []);
+      });
+      decider.on(decider.events.HEARTBEAT, () => {
+        this.confirmedAt = Date.now();
+        this.report();
+      });
+      if (await this.decide(decider)) {
+        const error = await Promise.race([crashed, this.whenStopped()]);
+        if (this.stopped) return;
+        this.logger.warn({ err: String(error) }, 'monitors: the decider left the group: joining again');
+      }
+      await decider.disconnect().catch(() => undefined);
+      if (!this.stopped) await sleep(1000);
+    }
+  }
+
+  private stopPoll?: Promise<void>;
+  private whenStopped(): Promise<void> {
+    this.stopPoll ??= (async () => {
+      while (!this.stopped) await sleep(200);
+    })();
+    return this.stopPoll;
+  }
+
+  /** Joins and starts consuming; false if it could not. */
+  private async decide(consumer: Consumer): Promise<boolean> {
     try {
       await consumer.connect();
       await consumer.subscribe({ topics: [this.config.topic], fromBeginning: true });
@@ -204,8 +235,10 @@ export class MonitorBus {
           }
         },
       });
+      return true;
     } catch (error) {
-      if (!this.stopped) this.logger.error({ err: String(error) }, 'monitors: cannot consume the monitors topic as a decider');
+      if (!this.stopped) this.logger.error({ err: String(error) }, 'monitors: cannot consume the monitors topic as a decider: retrying');
+      return false;
     }
   }
 
