@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import type { Gauge } from 'prom-client';
 import type { ControlPlane } from '../../extensions/control-plane/index.js';
 import { createKafka } from '../../src/kafka/connection.js';
+import { stayInGroup } from '../../src/kafka/group-member.js';
 import type { DeliveryConfig } from './config.js';
 
 export class DeliveryGroup {
@@ -61,54 +62,40 @@ export class DeliveryGroup {
   }
 
   /** Joins the group and stays in it; after a crash kafkajs does not restart from (a non-retriable one), joins again. */
-  private async runUntilStopped(): Promise<void> {
+  private runUntilStopped(): Promise<void> {
     const session = this.config.session_timeout_ms;
-    while (!this.stopped) {
-      const consumer = (this.consumer = this.kafka.consumer({
-        groupId: this.config.group_id,
-        sessionTimeout: session,
-        rebalanceTimeout: session,
-        heartbeatInterval: this.config.heartbeat_interval_ms,
-        // Heartbeats go out between fetches: a long-polling fetch must stay well inside the session.
-        maxWaitTimeInMs: Math.min(500, Math.floor(session / 3)),
-        allowAutoTopicCreation: true,
-        retry: { retries: 1_000_000, initialRetryTime: 100, maxRetryTime: 5000 },
-      }));
-      const crashed = new Promise<unknown>((resolve) =>
-        consumer.on(consumer.events.CRASH, ({ payload }) => {
-          this.unassign();
-          if (!payload.restart) resolve(payload.error);
-        }),
-      );
-      consumer.on(consumer.events.REBALANCING, () => this.unassign());
-      consumer.on(consumer.events.STOP, () => this.unassign());
-      consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-        this.confirmedAt = Date.now();
-        void this.assign(payload.memberAssignment[this.plane.config.topic] ?? []);
-      });
-      consumer.on(consumer.events.HEARTBEAT, () => (this.confirmedAt = Date.now()));
-      try {
+    return stayInGroup({
+      newConsumer: () => {
+        const consumer = (this.consumer = this.kafka.consumer({
+          groupId: this.config.group_id,
+          sessionTimeout: session,
+          rebalanceTimeout: session,
+          heartbeatInterval: this.config.heartbeat_interval_ms,
+          // Heartbeats go out between fetches: a long-polling fetch must stay well inside the session.
+          maxWaitTimeInMs: Math.min(500, Math.floor(session / 3)),
+          allowAutoTopicCreation: true,
+          retry: { retries: 1_000_000, initialRetryTime: 100, maxRetryTime: 5000 },
+        }));
+        consumer.on(consumer.events.REBALANCING, () => this.unassign());
+        consumer.on(consumer.events.STOP, () => this.unassign());
+        consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+          this.confirmedAt = Date.now();
+          void this.assign(payload.memberAssignment[this.plane.config.topic] ?? []);
+        });
+        consumer.on(consumer.events.HEARTBEAT, () => (this.confirmedAt = Date.now()));
+        return consumer;
+      },
+      start: async (consumer) => {
         await consumer.connect();
         await consumer.subscribe({ topics: [this.plane.config.topic], fromBeginning: false });
         await consumer.run({ autoCommit: true, eachMessage: () => Promise.resolve() });
-        const error = await Promise.race([crashed, this.whenStopped()]);
-        if (this.stopped) return;
-        this.logger.warn({ err: String(error) }, 'alerting: the delivery group member stopped: joining again');
-      } catch (error) {
-        if (this.stopped) return;
-        this.logger.warn({ err: String(error) }, 'alerting: cannot join the delivery group: retrying (shared firings wait for another worker)');
-      }
-      await consumer.disconnect().catch(() => undefined);
-      await sleep(1000);
-    }
-  }
-
-  private stopPoll?: Promise<void>;
-  private whenStopped(): Promise<void> {
-    this.stopPoll ??= (async () => {
-      while (!this.stopped) await sleep(200);
-    })();
-    return this.stopPoll;
+      },
+      stopping: () => this.stopped,
+      crashed: () => this.unassign(),
+      rejoining: (error) => this.logger.warn({ err: String(error) }, 'alerting: the delivery group member stopped: joining again'),
+      failed: (error) =>
+        this.logger.warn({ err: String(error) }, 'alerting: cannot join the delivery group: retrying (shared firings wait for another worker)'),
+    });
   }
 
   private unassign(): void {

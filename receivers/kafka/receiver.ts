@@ -11,6 +11,7 @@ import type { Consumer, Receiver, ReceiverSettings } from '../../src/engine/comp
 import { ExportError, OverloadedError, ShuttingDownError } from '../../src/engine/errors.js';
 import { isLive, type Item, type Signal } from '../../src/engine/item.js';
 import { createKafka } from '../../src/kafka/connection.js';
+import { stayInGroup } from '../../src/kafka/group-member.js';
 import { decodeRecord, HEADER_SCHEMA, RecordDecodeError } from '../../src/kafka/record.js';
 import type { KafkaReceiverConfig } from './config.js';
 import { OtlpProtoDecoder } from './otlp-proto.js';
@@ -45,27 +46,24 @@ export class KafkaReceiver implements Receiver {
   }
 
   /** Connects, joins the group and consumes; after a crash kafkajs does not restart from (a non-retriable one), starts over. */
-  private async runUntilStopped(): Promise<void> {
+  private runUntilStopped(): Promise<void> {
     const { config, host, id } = this.settings;
-    while (!this.stopping) {
-      const kafka = createKafka(config, host.logger, { retries: 1_000_000, maxRetryTime: 5000 });
-      const consumer = (this.consumer = kafka.consumer({
-        groupId: config.group_id,
-        sessionTimeout: config.session_timeout_ms,
-        rebalanceTimeout: config.rebalance_timeout_ms,
-        heartbeatInterval: config.heartbeat_interval_ms,
-        // kafkajs heartbeats between fetches, and a fetch long-polls on the coordinator's
-        // connection: a wait longer than the session timeout would expire the member on an idle topic.
-        maxWaitTimeInMs: Math.min(config.fetch_max_wait_ms, Math.floor(config.session_timeout_ms / 3)),
-        allowAutoTopicCreation: true,
-        retry: { retries: 1_000_000, initialRetryTime: 100, maxRetryTime: 5000 },
-      }));
-      const crashed = new Promise<unknown>((resolve) =>
-        consumer.on(consumer.events.CRASH, ({ payload }) => {
-          if (!payload.restart) resolve(payload.error);
-        }),
-      );
-      try {
+    return stayInGroup({
+      newConsumer: () => {
+        const kafka = createKafka(config, host.logger, { retries: 1_000_000, maxRetryTime: 5000 });
+        return (this.consumer = kafka.consumer({
+          groupId: config.group_id,
+          sessionTimeout: config.session_timeout_ms,
+          rebalanceTimeout: config.rebalance_timeout_ms,
+          heartbeatInterval: config.heartbeat_interval_ms,
+          // kafkajs heartbeats between fetches, and a fetch long-polls on the coordinator's
+          // connection: a wait longer than the session timeout would expire the member on an idle topic.
+          maxWaitTimeInMs: Math.min(config.fetch_max_wait_ms, Math.floor(config.session_timeout_ms / 3)),
+          allowAutoTopicCreation: true,
+          retry: { retries: 1_000_000, initialRetryTime: 100, maxRetryTime: 5000 },
+        }));
+      },
+      start: async (consumer) => {
         await consumer.connect();
         await consumer.subscribe({ topics: [...this.signalOfTopic.keys()], fromBeginning: config.from_beginning });
         await consumer.run({
@@ -74,25 +72,11 @@ export class KafkaReceiver implements Receiver {
           partitionsConsumedConcurrently: config.partitions_concurrently,
           eachBatch: (payload) => this.onBatch(payload),
         });
-        if (this.stopping) return;
-        const error = await Promise.race([crashed, this.stopped()]);
-        if (this.stopping) return;
-        host.logger.warn({ receiver: id.text, err: error }, 'the Kafka consumer stopped: joining the group again');
-      } catch (error) {
-        if (this.stopping) return;
-        host.logger.warn({ receiver: id.text, err: error instanceof Error ? error.message : String(error) }, 'cannot reach Kafka: retrying');
-      }
-      await consumer.disconnect().catch(() => undefined);
-      await sleep(1000);
-    }
-  }
-
-  private stopPoll?: Promise<void>;
-  private stopped(): Promise<void> {
-    this.stopPoll ??= (async () => {
-      while (!this.stopping) await sleep(200);
-    })();
-    return this.stopPoll;
+      },
+      stopping: () => this.stopping,
+      rejoining: (error) => host.logger.warn({ receiver: id.text, err: error }, 'the Kafka consumer stopped: joining the group again'),
+      failed: (error) => host.logger.warn({ receiver: id.text, err: error instanceof Error ? error.message : String(error) }, 'cannot reach Kafka: retrying'),
+    });
   }
 
   private async onBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {

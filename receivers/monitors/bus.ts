@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import type { Gauge } from 'prom-client';
 import { errors } from '../../src/http/errors.js';
 import { createKafka } from '../../src/kafka/connection.js';
+import { stayInGroup } from '../../src/kafka/group-member.js';
 import type { MonitorsKafkaConfig } from './config.js';
 import type { CheckinInput } from './input.js';
 import type { Monitors } from './monitors.js';
@@ -157,89 +158,66 @@ export class MonitorBus {
    * partition is followed up to where its last owner left it, and committed after (at-least-once:
    * a check-in carries its id, so applying it again changes nothing).
    */
-  /**
-   * Decides as a member of the group until the node stops. A crash kafkajs does not restart from
-   * (a non-retriable error, such as a SyncGroup refused while another member joins) would leave
-   * this node out of the group for good: it joins again with a new member.
-   */
-  private async decideUntilStopped(newDecider: () => Consumer): Promise<void> {
-    while (!this.stopped) {
-      const decider = (this.decider = newDecider());
-      const crashed = new Promise<unknown>((resolve) =>
-        decider.on(decider.events.CRASH, ({ payload }) => {
-          this.unassign();
-          if (!payload.restart) resolve(payload.error);
-        }),
-      );
-      decider.on(decider.events.REBALANCING, () => this.unassign());
-      decider.on(decider.events.STOP, () => this.unassign());
-      decider.on(decider.events.GROUP_JOIN, ({ payload }) => {
-        this.confirmedAt = Date.now();
-        void this.assign(payload.memberAssignment[this.config.topic] ?? []);
-      });
-      decider.on(decider.events.HEARTBEAT, () => {
-        this.confirmedAt = Date.now();
-        this.report();
-      });
-      if (await this.decide(decider)) {
-        const error = await Promise.race([crashed, this.whenStopped()]);
-        if (this.stopped) return;
-        this.logger.warn({ err: String(error) }, 'monitors: the decider left the group: joining again');
-      }
-      await decider.disconnect().catch(() => undefined);
-      if (!this.stopped) await sleep(1000);
-    }
+  /** Decides as a member of the group until the node stops, joining again after a crash kafkajs does not restart from. */
+  private decideUntilStopped(newDecider: () => Consumer): Promise<void> {
+    return stayInGroup({
+      newConsumer: () => {
+        const decider = (this.decider = newDecider());
+        decider.on(decider.events.REBALANCING, () => this.unassign());
+        decider.on(decider.events.STOP, () => this.unassign());
+        decider.on(decider.events.GROUP_JOIN, ({ payload }) => {
+          this.confirmedAt = Date.now();
+          void this.assign(payload.memberAssignment[this.config.topic] ?? []);
+        });
+        decider.on(decider.events.HEARTBEAT, () => {
+          this.confirmedAt = Date.now();
+          this.report();
+        });
+        return decider;
+      },
+      start: (decider) => this.decide(decider),
+      stopping: () => this.stopped,
+      crashed: () => this.unassign(),
+      rejoining: (error) => this.logger.warn({ err: String(error) }, 'monitors: the decider left the group: joining again'),
+      failed: (error) => this.logger.error({ err: String(error) }, 'monitors: cannot consume the monitors topic as a decider: retrying'),
+    });
   }
 
-  private stopPoll?: Promise<void>;
-  private whenStopped(): Promise<void> {
-    this.stopPoll ??= (async () => {
-      while (!this.stopped) await sleep(200);
-    })();
-    return this.stopPoll;
-  }
-
-  /** Joins and starts consuming; false if it could not. */
-  private async decide(consumer: Consumer): Promise<boolean> {
-    try {
-      await consumer.connect();
-      await consumer.subscribe({ topics: [this.config.topic], fromBeginning: true });
-      await consumer.run({
-        autoCommit: true,
-        autoCommitInterval: 500,
-        eachBatchAutoResolve: false,
-        eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
-          const active = () => isRunning() && !isStale() && !this.stopped;
-          for (const message of batch.messages) {
-            if (!active()) return;
-            const record = this.parse(message.value, batch.partition, message.offset);
-            if (record?.type === 'checkin') {
-              // A rebalance meanwhile makes heartbeat() throw: kafkajs rejoins, and the check-in stays uncommitted.
-              while (!this.ready(batch.partition)) {
-                if (!active()) return;
-                await sleep(100);
-                await heartbeat();
-              }
-              let monitor = this.find(record.monitor);
-              for (const deadline = Date.now() + DEFINITION_WAIT_MS; !monitor && Date.now() < deadline && active(); monitor = this.find(record.monitor)) {
-                await sleep(100);
-                await heartbeat();
-              }
+  /** Joins and starts consuming. */
+  private async decide(consumer: Consumer): Promise<void> {
+    await consumer.connect();
+    await consumer.subscribe({ topics: [this.config.topic], fromBeginning: true });
+    await consumer.run({
+      autoCommit: true,
+      autoCommitInterval: 500,
+      eachBatchAutoResolve: false,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }) => {
+        const active = () => isRunning() && !isStale() && !this.stopped;
+        for (const message of batch.messages) {
+          if (!active()) return;
+          const record = this.parse(message.value, batch.partition, message.offset);
+          if (record?.type === 'checkin') {
+            // A rebalance meanwhile makes heartbeat() throw: kafkajs rejoins, and the check-in stays uncommitted.
+            while (!this.ready(batch.partition)) {
               if (!active()) return;
-              if (monitor?.type === 'cron') await this.monitors.checkIn(monitor, record.input, record.received_at);
-              else this.logger.warn({ monitor: record.monitor }, 'monitors: a check-in for a cron monitor this node does not know: skipped');
+              await sleep(100);
+              await heartbeat();
             }
-            resolveOffset(message.offset);
-            await commitOffsetsIfNecessary();
-            await heartbeat();
+            let monitor = this.find(record.monitor);
+            for (const deadline = Date.now() + DEFINITION_WAIT_MS; !monitor && Date.now() < deadline && active(); monitor = this.find(record.monitor)) {
+              await sleep(100);
+              await heartbeat();
+            }
+            if (!active()) return;
+            if (monitor?.type === 'cron') await this.monitors.checkIn(monitor, record.input, record.received_at);
+            else this.logger.warn({ monitor: record.monitor }, 'monitors: a check-in for a cron monitor this node does not know: skipped');
           }
-        },
-      });
-      return true;
-    } catch (error) {
-      if (!this.stopped) this.logger.error({ err: String(error) }, 'monitors: cannot consume the monitors topic as a decider: retrying');
-      return false;
-    }
+          resolveOffset(message.offset);
+          await commitOffsetsIfNecessary();
+          await heartbeat();
+        }
+      },
+    });
   }
 
   private parse(value: Buffer | null, partition: number, offset: string): BusRecord | undefined {
