@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseEnvelope } from '../../receivers/http-api/sentry/envelope.js';
 import { mapReplay } from '../../receivers/http-api/sentry/replay.js';
 import { mapSentryEvent } from '../../receivers/http-api/sentry/event.js';
-import { sentryTime } from '../../receivers/http-api/sentry/time.js';
+import { sentryIso, sentryTime } from '../../receivers/http-api/sentry/time.js';
 
 const replayEvent = {
   type: 'replay_event',
@@ -59,6 +59,38 @@ describe('sentryTime', () => {
     expect(sentryTime('2026-01-01T00:00:00.123456Z')?.nanos).toBe(1767225600123456000n);
     expect(sentryTime('yesterday')).toBeUndefined();
     expect(sentryTime(-1)).toBeUndefined();
+  });
+});
+
+describe('sentryIso', () => {
+  it("gives sentryTime's ISO time for every kind of value, float seconds without BigInt", () => {
+    const values: unknown[] = [
+      0,
+      1,
+      0.5,
+      0.0001,
+      1e-7,
+      1e21,
+      -0.5,
+      NaN,
+      Infinity,
+      1767225600,
+      1767225600.1,
+      1767225600.999,
+      1767225600.9999,
+      253_402_300_799,
+      253_402_300_799.5,
+      253_402_300_800,
+      '1767225600.5',
+      '2026-01-01T00:00:00.123456Z',
+      'x',
+      null,
+      {},
+    ];
+    let seed = 7;
+    const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    for (let i = 0; i < 20_000; i++) values.push(Math.round(random() * 2e9 * 1e6) / 1e6, random() * 1e10, Math.round(random() * 1e12) / 1e3);
+    for (const value of values) expect([value, sentryIso(value)]).toEqual([value, sentryTime(value)?.iso]);
   });
 });
 

@@ -6,9 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { ProcessingError } from '../../../src/records/event.js';
+import { fitsSchema } from '../../../src/records/schema-fits.js';
 import { breadcrumbSchema, debugImageSchema, levelSchema, requestSchema, sdkSchema, stackFrameSchema, userSchema } from '../../../src/records/event-schema.js';
 import { isJsonObject, type JsonObject } from './envelope.js';
-import { sentryTime } from './time.js';
+import { sentryIso } from './time.js';
 
 export type MappedEvent = { ok: true; body: JsonObject; eventId: string; notes: ProcessingError[] } | { ok: false; reason: string };
 
@@ -41,9 +42,9 @@ export function mapSentryEvent(payload: JsonObject, receivedAt: number, fallback
   const eventId = sentryEventId(payload.event_id ?? fallbackEventId);
   const body: JsonObject = { id: eventId };
 
-  const time = payload.timestamp === undefined ? undefined : sentryTime(payload.timestamp);
+  const time = payload.timestamp === undefined ? undefined : sentryIso(payload.timestamp);
   if (payload.timestamp !== undefined && time === undefined) note('timestamp', 'not a number of seconds or an RFC 3339 time; the time of receipt is used');
-  body.timestamp = time?.iso ?? new Date(receivedAt).toISOString();
+  body.timestamp = time ?? new Date(receivedAt).toISOString();
   body.environment = nonEmptyString(payload.environment) ?? 'production';
   body.release = nonEmptyString(payload.release) ?? 'unknown';
   const level = typeof payload.level === 'string' ? LEVELS[payload.level.toLowerCase()] : undefined;
@@ -179,12 +180,20 @@ function framesOf(frames: unknown, path: string, note: Note): JsonObject[] | und
   const out: JsonObject[] = [];
   frames.forEach((frame: unknown, index) => {
     if (!isJsonObject(frame)) return note(`${path}[${index}]`, 'a frame must be an object');
-    const kept: JsonObject = {};
+    const candidate: JsonObject = {};
     for (const field of FRAME_FIELDS) {
-      let value = frame[field];
+      const value = frame[field];
       if (value === undefined || value === null) continue;
-      if (field === 'debug_id' && typeof value === 'string') value = value.toLowerCase();
-      if (stackFrameSchema.shape[field].safeParse(value).success) kept[field] = value;
+      candidate[field] = field === 'debug_id' && typeof value === 'string' ? value.toLowerCase() : value;
+    }
+    // One check of the frame as a whole for the usual frame whose every field fits; field by field otherwise.
+    if (fitsSchema(stackFrameSchema, candidate)) {
+      out.push(candidate);
+      return;
+    }
+    const kept: JsonObject = {};
+    for (const [field, value] of Object.entries(candidate)) {
+      if (fitsSchema(stackFrameSchema.shape[field as keyof typeof stackFrameSchema.shape], value)) kept[field] = value;
       else note(`${path}[${index}].${field}`, 'does not fit the frame schema');
     }
     out.push(kept);
@@ -254,9 +263,12 @@ function pairsToRecord(value: unknown): Record<string, string> | undefined {
 /** Sets body[field] when the value fits its schema, else notes why it was left out. */
 function keep(body: JsonObject, field: string, schema: z.ZodType, value: JsonObject | undefined, note: Note): void {
   if (value === undefined) return;
-  const result = schema.safeParse(value);
-  if (result.success) body[field] = value;
-  else note(field, `left out: ${result.error.issues.map((i) => `${i.path.join('.') || field}: ${i.message}`).join('; ')}`);
+  if (fitsSchema(schema, value)) {
+    body[field] = value;
+    return;
+  }
+  const result = schema.safeParse(value); // again, for the wording of why
+  if (!result.success) note(field, `left out: ${result.error.issues.map((i) => `${i.path.join('.') || field}: ${i.message}`).join('; ')}`);
 }
 
 function breadcrumbsOf(value: unknown, note: Note): JsonObject[] {
@@ -269,13 +281,13 @@ function breadcrumbsOf(value: unknown, note: Note): JsonObject[] {
   for (const crumb of list) {
     if (!isJsonObject(crumb)) continue;
     const mapped: JsonObject = {};
-    const time = crumb.timestamp === undefined ? undefined : sentryTime(crumb.timestamp);
-    if (time) mapped.timestamp = time.iso;
+    const time = crumb.timestamp === undefined ? undefined : sentryIso(crumb.timestamp);
+    if (time) mapped.timestamp = time;
     for (const field of ['type', 'category', 'message'] as const) if (typeof crumb[field] === 'string') mapped[field] = crumb[field];
     const level = typeof crumb.level === 'string' ? LEVELS[crumb.level.toLowerCase()] : undefined;
-    if (level && levelSchema.safeParse(level).success) mapped.level = level;
+    if (level && fitsSchema(levelSchema, level)) mapped.level = level;
     if (isJsonObject(crumb.data)) mapped.data = crumb.data;
-    if (breadcrumbSchema.safeParse(mapped).success) out.push(mapped);
+    if (fitsSchema(breadcrumbSchema, mapped)) out.push(mapped);
   }
   if (out.length !== list.length) note('breadcrumbs', `${list.length - out.length} breadcrumbs that could not be read were left out`);
   return out;
@@ -291,7 +303,7 @@ function debugImages(value: unknown, note: Note): JsonObject[] {
     if (!schema) return; // e.g. `symbolic`, `wasm`: not something this service symbolicates
     const fields = Object.keys(schema.shape);
     const kept = pick(image, fields) ?? {};
-    if (schema.safeParse(kept).success) out.push(kept);
+    if (fitsSchema(schema, kept)) out.push(kept);
     else note(`debug_meta.images[${index}]`, `a ${image.type} image without the fields symbolication needs`);
   });
   return out;

@@ -42,3 +42,20 @@ function decimalSecondsToNanos(text: string): bigint {
   const [whole, fraction = ''] = text.split('.');
   return BigInt(whole) * 1_000_000_000n + BigInt(fraction.slice(0, 9).padEnd(9, '0'));
 }
+
+/**
+ * What `sentryTime(value)?.iso` is, without BigInt arithmetic for float seconds: every breadcrumb
+ * carries one, and the exact conversion was a fifth of mapping an event. Milliseconds are whole
+ * seconds × 1000 plus the first three decimals of the shortest text, so the same digits decide.
+ */
+export function sentryIso(value: unknown): string | undefined {
+  if (typeof value === 'number' && value >= 0 && value < MAX_SECONDS) {
+    const text = value.toString();
+    if (!text.includes('e')) {
+      const dot = text.indexOf('.');
+      const ms = dot === -1 ? Number(text) * 1000 : Number(text.slice(0, dot)) * 1000 + Number(text.slice(dot + 1, dot + 4).padEnd(3, '0'));
+      return new Date(ms).toISOString();
+    }
+  }
+  return sentryTime(value)?.iso;
+}
