@@ -15,6 +15,7 @@ import type { Metrics } from '../telemetry/metrics.js';
 import { bodyLeftUnread, ClientAbortError } from './body.js';
 import { ApiError, errorBody, errors } from './errors.js';
 import { buildOpenApi, type RouteDoc } from './openapi.js';
+import { LeanRoutes, type LeanMatch } from './lean-routes.js';
 import { RateLimiter } from './rate-limit.js';
 
 export interface RequestContext {
@@ -34,7 +35,8 @@ export interface RouteDefinition extends RouteDoc {
    */
   browserPage?: (event: H3Event) => Promise<Response> | Response;
   /**
-   * Served straight from node:http for its exact path and method, before h3 and srvx build a
+   * Served straight from node:http for its method and path (exact, or with `:name` segments:
+   * lean-routes.ts), before h3 and srvx build a
    * web Request for it (see HttpHost.listen): the handler then gets an H3Event-shaped view of
    * the Node request (headers, the body stream, the query, the context) and nothing else of h3's.
    * For hot ingest routes; what they answer is the same either way.
@@ -63,8 +65,8 @@ export class HttpHost {
   private readonly app: H3;
   private readonly docs: RouteDoc[] = [];
   private readonly methodsByPath = new Map<string, string[]>();
-  /** `METHOD /path` of the lean routes, to their handlers. */
-  private readonly leanRoutes = new Map<string, (event: H3Event) => Promise<Response>>();
+  /** The lean routes, by method and path. */
+  private readonly leanRoutes = new LeanRoutes();
   /** Per-key rate limiting, shared with receivers that serve on their own port. */
   readonly rateLimiter: RateLimiter;
   private server?: Server;
@@ -143,10 +145,7 @@ export class HttpHost {
       }
     };
     this.app.on(doc.method, doc.path, handle);
-    if (definition.lean) {
-      if (doc.path.includes(':') || doc.path.includes('*')) throw new Error(`a lean route needs an exact path, not ${doc.path}`);
-      this.leanRoutes.set(`${doc.method} ${doc.path}`, handle);
-    }
+    if (definition.lean) this.leanRoutes.add(doc.method, doc.path, handle);
     if (doc.method === 'GET') {
       // HEAD wherever GET is (RFC 9110): load balancers probe with it.
       this.methodsByPath.get(doc.path)?.push('HEAD');
@@ -184,7 +183,7 @@ export class HttpHost {
   }
 
   /**
-   * Puts the lean routes in front of srvx's request listener: a request whose method and exact
+   * Puts the lean routes in front of srvx's request listener: a request whose method and
    * path (before any `?`) name one is served here, every other goes on to srvx and h3 as before.
    * Why: h3 on srvx costs a measurable share of an event's CPU on top of node:http alone
    * (bench/README.md, "Performance history", has the numbers).
@@ -198,16 +197,16 @@ export class HttpHost {
       const url = req.url ?? '/';
       const q = url.indexOf('?');
       const path = q === -1 ? url : url.slice(0, q);
-      const handle = this.leanRoutes.get(`${req.method} ${path}`);
-      if (handle) void this.serveLean(handle, path, req, res);
+      const lean = this.leanRoutes.match(req.method ?? '', path);
+      if (lean) void this.serveLean(lean, req, res);
       else for (const listener of others) listener.call(node, req, res);
     });
   }
 
   /** What h3's hooks and srvx do around a route, for a lean one: request id, latency metric, error body, the answer written. */
-  private async serveLean(handle: (event: H3Event) => Promise<Response>, route: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async serveLean({ handle, route, params }: LeanMatch, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const startedAt = performance.now();
-    const event = leanEvent(req, res);
+    const event = leanEvent(req, res, params);
     let response: Response;
     try {
       response = await handle(event);
@@ -290,7 +289,7 @@ export class HttpHost {
  * when asked for) and a context. Enough for the ingest helpers (body.ts, intake.ts) and the
  * route context; nothing that builds a web Request.
  */
-function leanEvent(req: IncomingMessage, res: ServerResponse): H3Event {
+function leanEvent(req: IncomingMessage, res: ServerResponse, params: Record<string, string> | undefined): H3Event {
   const raw = req.headers;
   const get = (name: string): string | null => {
     const value = raw[name.toLowerCase()];
@@ -300,7 +299,7 @@ function leanEvent(req: IncomingMessage, res: ServerResponse): H3Event {
   const event = {
     req: { method: req.method ?? 'GET', headers: { get, has: (name: string) => get(name) !== null } },
     runtime: { name: 'node', node: { req, res } },
-    context: {} as Record<string, unknown>,
+    context: (params ? { params } : {}) as Record<string, unknown>,
     get url(): URL {
       return (url ??= new URL(req.url ?? '/', 'http://localhost'));
     },

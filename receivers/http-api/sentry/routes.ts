@@ -77,7 +77,8 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
   ] as const) {
     // The router matches the path with and without its trailing slash (SDKs send it).
     const path = `/api/:ingest_id/${kind}/`;
-    routes.push({ method: 'POST', path, summary, ...common, responses, handler: (ctx) => handle(ctx, kind) });
+    // Lean: served from node:http before h3 builds a web Request (src/http/host.ts), as /v1/events is.
+    routes.push({ method: 'POST', path, summary, ...common, lean: true, responses, handler: (ctx) => handle(ctx, kind) });
     routes.push({
       method: 'OPTIONS',
       path,
