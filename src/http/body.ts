@@ -3,6 +3,7 @@
 // client that goes away mid-body is told apart from a failure (ClientAbortError).
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib';
+import type { Readable } from 'node:stream';
 import type { H3Event } from 'h3';
 import { errors } from './errors.js';
 
@@ -124,9 +125,12 @@ export function bodyLeftUnread(event: H3Event): boolean {
   return event.context.bodyLeftUnread === true;
 }
 
-async function readCapped(event: H3Event, { limit, timeoutMs, onSize }: BodyOptions): Promise<Buffer> {
-  const source: AsyncIterable<Uint8Array> | null = event.runtime?.node?.req ?? event.req.body;
+async function readCapped(event: H3Event, options: BodyOptions): Promise<Buffer> {
+  const node = event.runtime?.node?.req;
+  if (node) return readNodeCapped(event, node, options);
+  const source: AsyncIterable<Uint8Array> | null = event.req.body;
   if (!source) return Buffer.alloc(0);
+  const { limit, timeoutMs, onSize } = options;
   // Read chunk by chunk against a deadline. The iterator is left as it is when reading stops
   // early: closing it would destroy the socket, and with it the answer.
   const chunks = source[Symbol.asyncIterator]();
@@ -159,4 +163,60 @@ async function readCapped(event: H3Event, { limit, timeoutMs, onSize }: BodyOpti
     if (!ended) event.context.bodyLeftUnread = true;
   }
   return Buffer.concat(received, total);
+}
+
+/**
+ * readCapped for a Node request, on its events: the same limits and outcomes as the async
+ * iterator below, without an iterator and a race of promises per chunk, which cost a
+ * measurable share of a small event's CPU. Reading that stops early pauses the request and
+ * leaves the socket open, so the answer can still be written (with `connection: close`).
+ */
+const ignore = (): void => undefined;
+
+function readNodeCapped(event: H3Event, req: Readable, { limit, timeoutMs, onSize }: BodyOptions): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const received: Buffer[] = [];
+    let total = 0;
+    const stop = (error: unknown) => {
+      detach();
+      req.on('error', ignore); // what the socket does later is nobody's to hear
+      event.context.bodyLeftUnread = true;
+      req.pause();
+      reject(isClientAbort(error) ? new ClientAbortError(error) : error);
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      try {
+        if (total > limit) throw errors.tooLarge(limit);
+        onSize?.(total);
+      } catch (error) {
+        stop(error);
+        return;
+      }
+      received.push(chunk);
+    };
+    const onEnd = () => {
+      detach();
+      resolve(Buffer.concat(received, total));
+    };
+    const onClose = () => stop(Object.assign(new Error('aborted'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    const timer = setTimeout(() => stop(errors.requestTimeout(timeoutMs)), timeoutMs);
+    function detach(): void {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', stop);
+      req.off('close', onClose);
+    }
+    if (req.readableEnded) {
+      // Read to its end before (nothing more will come).
+      detach();
+      resolve(Buffer.alloc(0));
+      return;
+    }
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', stop);
+    req.on('close', onClose);
+  });
 }
