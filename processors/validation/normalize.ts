@@ -85,8 +85,9 @@ class PostPass {
   event(parsed: ParsedEvent, raw: JsonObject): ErrorEventInput {
     const { config } = this;
     this.unknownFields(raw, KNOWN.event, '');
-    const { debug_meta: debugMeta, ...fields } = parsed;
-    const event: ErrorEventInput = { id: '', ...fields };
+    const debugMeta = parsed.debug_meta;
+    // The schema's output becomes the event; only an id the body lacks needs a new object (ids come first).
+    const event = eventOf(parsed.id === undefined ? { id: '', ...parsed } : parsed);
     event.id = parsed.id === undefined ? uuidv7() : normalizeUuid(parsed.id);
     event.timestamp = normalizeTimestamp(parsed.timestamp);
     this.capFields(event, ['environment', 'release', 'platform'], config.max_string_length, '');
@@ -160,8 +161,10 @@ class PostPass {
     }
   }
 
+  /** Caps the strings of `values` in place. */
   private capList(values: string[], max: number, base: string): string[] {
-    return values.map((value, i) => this.cap(value, max, base, i));
+    for (let i = 0; i < values.length; i++) values[i] = this.cap(values[i], max, base, i);
+    return values;
   }
 
   /** Keeps the last `max` entries; returns them with the offset of the first kept one. */
@@ -263,28 +266,37 @@ class PostPass {
   /** `raw`: the tags as sent, where numbers and booleans are still what they were. */
   private tags(tags: Record<string, string>, raw: JsonObject): Record<string, string> {
     const { max_tags, max_tag_key_length, max_tag_value_length } = this.config;
-    const kept: [string, string][] = [];
+    // The tags as they are until one changes; from then on the ones kept, made into a new object.
+    let kept: [string, string][] | undefined;
+    let count = 0;
     let dropped = 0;
-    for (const [key, value] of Object.entries(tags)) {
+    let index = -1;
+    for (const key in tags) {
+      index++;
+      const value = tags[key];
+      let keep: string | undefined;
       if (key === '' || key.length > max_tag_key_length) {
         this.rewritten = true;
         const shown = JSON.stringify(truncate(key, 40) + (key.length > 40 ? '…' : ''));
         const why = key === '' ? 'is empty' : `is longer than ${max_tag_key_length} characters`;
         this.note('invalid_tag', 'tags', `tag key ${shown} ${why}, tag discarded`);
-      } else if (kept.length === max_tags) {
+      } else if (count === max_tags) {
         dropped++;
       } else {
         const sent = raw[key];
         if (typeof sent !== 'string')
           this.note('tag_value_converted', joinPath('tags', key), `${typeof sent} ${String(sent)} stored as the string ${JSON.stringify(value)}`);
-        kept.push([key, this.cap(value, max_tag_value_length, 'tags', key)]);
+        keep = this.cap(value, max_tag_value_length, 'tags', key);
+        count++;
       }
+      if (kept === undefined && keep !== value) kept = Object.entries(tags).slice(0, index);
+      if (kept !== undefined && keep !== undefined) kept.push([key, keep]);
     }
     if (dropped > 0) {
       this.rewritten = true;
       this.note('tags_truncated', 'tags', `kept the first ${max_tags} tags, discarded ${dropped}`);
     }
-    return Object.fromEntries(kept);
+    return kept === undefined ? tags : Object.fromEntries(kept);
   }
 
   private fingerprint(parts: string[]): string[] {
@@ -296,6 +308,11 @@ class PostPass {
     }
     return this.capList(parts, this.config.max_string_length, 'fingerprint');
   }
+}
+
+/** The schema's output as the event it becomes (its debug_meta is replaced by the checked images). */
+function eventOf(parsed: ParsedEvent): ErrorEventInput {
+  return parsed as Omit<ParsedEvent, 'debug_meta'> as ErrorEventInput;
 }
 
 /** Whether `a` has the fields of `b`, in the same order, with the same values (JSON leaves). */
