@@ -83,15 +83,30 @@ function withChecks(schema: Schema, accept: Accept): Accept {
   const checks: Check[] = [...(schema._zod.def.checks ?? [])];
   if (schema._zod.traits.has('$ZodCheck') && schema._zod.check) checks.unshift(schema as unknown as Check);
   if (checks.length === 0) return accept;
+  // One payload for every call (an event runs these checks a hundred times); a fresh one only
+  // when a check runs this path again before it is done.
+  const shared: Payload = { value: undefined, issues: [] };
+  let busy = false;
   return (value) => {
     const out = accept(value);
     if (out === UNSURE) return UNSURE;
-    const payload: Payload = { value: out, issues: [] };
-    for (const check of checks) {
-      check._zod.check(payload);
-      if (payload.issues.length > 0) return UNSURE;
+    const payload: Payload = busy ? { value: out, issues: [] } : shared;
+    const owner = !busy;
+    busy = true;
+    payload.value = out;
+    payload.issues.length = 0;
+    try {
+      for (const check of checks) {
+        check._zod.check(payload);
+        if (payload.issues.length > 0) return UNSURE;
+      }
+      return payload.value;
+    } finally {
+      if (owner) {
+        busy = false;
+        shared.value = undefined;
+      }
     }
-    return payload.value;
   };
 }
 
@@ -156,10 +171,28 @@ function compileType(schema: Schema, c: Compiling): Accept {
     }
     case 'transform': {
       const transform = def.transform as (value: unknown, ctx: Payload & { addIssue: () => void }) => unknown;
-      return (value) => {
+      // One context for every call, as withChecks keeps one payload (a fresh one when re-entered).
+      const contextOf = (value: unknown) => {
         const ctx = { value, issues: [] as unknown[], addIssue: () => void ctx.issues.push(1) };
-        const out = transform(value, ctx);
-        return ctx.issues.length > 0 || out instanceof Promise ? UNSURE : out;
+        return ctx;
+      };
+      const shared = contextOf(undefined);
+      let busy = false;
+      return (value) => {
+        const owner = !busy;
+        const ctx = owner ? shared : contextOf(value);
+        busy = true;
+        ctx.value = value;
+        ctx.issues.length = 0;
+        try {
+          const out = transform(value, ctx);
+          return ctx.issues.length > 0 || out instanceof Promise ? UNSURE : out;
+        } finally {
+          if (owner) {
+            busy = false;
+            shared.value = undefined;
+          }
+        }
       };
     }
     case 'record':
