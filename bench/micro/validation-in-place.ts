@@ -1,13 +1,15 @@
 // Standalone micro-measure of issue #30's "parse once": the validation processor on the bench's
-// SDK-like events (bench/payloads.ts sdkEventSets, as POST /v1/events receives them), each body
-// parsed beforehand (the receiver's work, not measured). Two ways, interleaved round by round:
-// `copy`, an item without its received bytes, which validation builds anew (the compiled
-// accept-path's copy mode, what every event took before); `reuse`, an item as the events route
-// leaves it, which validation makes of the body's own objects. For each: CPU µs and bytes allocated
-// per event, of validateEvent alone and of the whole processor (validateEvent, the release, the
-// pipeline fields, the received body's mark). The median of the rounds is printed.
-// Run: `npx tsc -p bench/tsconfig.json && node --expose-gc --max-semi-space-size=64 dist/bench/micro/validation-in-place.js`.
+// SDK-like events (bench/payloads.ts sdkEventSets, as POST /v1/events receives them). Two ways,
+// interleaved round by round: `copy`, an item without its received bytes, which validation builds
+// anew (the compiled accept-path's copy mode, what every event took before); `reuse`, an item as
+// the events route leaves it, which validation makes of the body's own objects. Each event is
+// parsed right before it is validated, one item at a time, as the route does (so the body is young,
+// as on the server); the parse alone is measured in the same round and taken off. For each step
+// (validateEvent alone, the whole processor): CPU µs and bytes allocated per event; the median of
+// the rounds is printed.
+// Run: `npx tsc -p bench/tsconfig.json && node --expose-gc dist/bench/micro/validation-in-place.js`.
 // A busy machine makes the figures noisy; the rounds are interleaved so that both ways share it.
+import { getHeapSpaceStatistics } from 'node:v8';
 import { validationConfigSchema } from '../../processors/validation/config.js';
 import { EventValidationProcessor } from '../../processors/validation/processor.js';
 import { validateEvent } from '../../processors/validation/validate.js';
@@ -26,48 +28,55 @@ const gc = (globalThis as { gc?: () => void }).gc;
 type Way = 'copy' | 'reuse';
 const WAYS: Way[] = ['copy', 'reuse'];
 
-/** The items of one round: each body parsed anew (validation may change it), with its bytes for `reuse`. */
-function itemsOf(bodies: Buffer[], way: Way): Item[] {
-  return bodies.map((bytes) => {
-    const parsed: unknown = JSON.parse(bytes.toString('utf8'));
-    return { data: way === 'reuse' ? keepReceivedBody(parsed, bytes) : parsed, tenant: TENANT, receivedAt: Date.now(), size: bytes.length };
-  });
+/** The item the route makes of a body: parsed, with its bytes for `reuse`. */
+function itemOf(bytes: Buffer, way: Way): Item {
+  const parsed: unknown = JSON.parse(bytes.toString('utf8'));
+  return { data: way === 'reuse' ? keepReceivedBody(parsed, bytes) : parsed, tenant: TENANT, receivedAt: Date.now(), size: bytes.length };
 }
 
 const steps = {
-  validateEvent: (items: Item[], way: Way) => {
-    for (const item of items) if (!validateEvent(item.data, config, way === 'reuse').ok) throw new Error('a bench event was rejected');
+  /** The parse alone, taken off the others. */
+  parse: () => undefined,
+  validateEvent: (item: Item, way: Way) => {
+    if (!validateEvent(item.data, config, way === 'reuse').ok) throw new Error('a bench event was rejected');
   },
-  processor: (items: Item[]) => {
-    processor.process(items);
-    if (items.some((item) => item.outcome !== undefined)) throw new Error('a bench event was rejected');
+  processor: (item: Item) => {
+    processor.process([item]);
+    if (item.outcome !== undefined) throw new Error('a bench event was rejected');
   },
 };
 type Step = keyof typeof steps;
 
-/** CPU µs per event of `step` over one round's items. */
+/** CPU µs per event of parsing each body and running `step` on it. */
 function cpuPerEvent(step: Step, bodies: Buffer[], way: Way): number {
-  const items = itemsOf(bodies, way);
+  const run = steps[step];
   const cpu0 = process.cpuUsage();
-  steps[step](items, way);
+  for (const bytes of bodies) run(itemOf(bytes, way), way);
   const cpu = process.cpuUsage(cpu0);
-  return (cpu.user + cpu.system) / items.length;
+  return (cpu.user + cpu.system) / bodies.length;
+}
+
+/** Bytes in the young generation, where every small object is allocated. */
+function youngBytes(): number {
+  return getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_used_size ?? 0;
 }
 
 /**
- * Bytes allocated per event: the heap's growth over a chunk of events from a collected heap, the
- * largest over the chunks (a collection during a chunk only makes its growth smaller).
+ * Bytes allocated per event by parsing and `step`: the young generation's growth over a chunk of
+ * events from a collected heap, the median of the chunks (a chunk with a collection in it, whose
+ * growth is smaller, is left out).
  */
 function allocatedPerEvent(step: Step, bodies: Buffer[], way: Way): number {
-  let allocated = 0;
+  const run = steps[step];
+  const chunks: number[] = [];
   for (let start = 0; gc && start + CHUNK <= bodies.length; start += CHUNK) {
-    const items = itemsOf(bodies.slice(start, start + CHUNK), way);
     gc();
-    const before = process.memoryUsage().heapUsed;
-    steps[step](items, way);
-    allocated = Math.max(allocated, process.memoryUsage().heapUsed - before);
+    const before = youngBytes();
+    for (let i = start; i < start + CHUNK; i++) run(itemOf(bodies[i], way), way);
+    const grown = youngBytes() - before;
+    if (grown > 0) chunks.push(grown / CHUNK);
   }
-  return allocated / CHUNK;
+  return chunks.length > 0 ? median(chunks) : 0;
 }
 
 function median(values: number[]): number {
@@ -80,17 +89,30 @@ function main(): void {
   const sets = sdkEventSets(EVENTS);
   const bodies = Array.from({ length: EVENTS }, () => sets.single.nextBody());
   const meanBytes = bodies.reduce((sum, body) => sum + body.length, 0) / bodies.length;
-  for (const step of Object.keys(steps) as Step[]) for (const way of WAYS) for (let warm = 0; warm < 3; warm++) cpuPerEvent(step, bodies, way);
-  console.log(`${EVENTS} SDK-like events, mean body ${Math.round(meanBytes)} B; ${ROUNDS} rounds, interleaved; medians`);
-  if (!gc) console.log('bytes allocated need --expose-gc (and --max-semi-space-size=64): shown as 0');
-  for (const step of Object.keys(steps) as Step[]) {
-    const cpu: Record<Way, number[]> = { copy: [], reuse: [] };
-    for (let round = 0; round < ROUNDS; round++) for (const way of round % 2 === 0 ? WAYS : [...WAYS].reverse()) cpu[way].push(cpuPerEvent(step, bodies, way));
+  const names = Object.keys(steps) as Step[];
+  for (const step of names) for (const way of WAYS) for (let warm = 0; warm < 3; warm++) cpuPerEvent(step, bodies, way);
+  // Per step and way, each round's figure less the parse's of the same round and way.
+  const cpu = new Map<string, number[]>();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const way of round % 2 === 0 ? WAYS : [...WAYS].reverse()) {
+      const parse = cpuPerEvent('parse', bodies, way);
+      for (const step of names.slice(1)) {
+        const key = `${step}, ${way}`;
+        cpu.set(key, [...(cpu.get(key) ?? []), cpuPerEvent(step, bodies, way) - parse]);
+      }
+      cpu.set(`parse, ${way}`, [...(cpu.get(`parse, ${way}`) ?? []), parse]);
+    }
+  }
+  console.log(`${EVENTS} SDK-like events, mean body ${Math.round(meanBytes)} B; ${ROUNDS} rounds, interleaved; medians, the parse taken off`);
+  if (!gc) console.log('bytes allocated need --expose-gc: shown as 0');
+  for (const step of names) {
     for (const way of WAYS) {
-      const allocated = allocatedPerEvent(step, bodies, way);
-      const spread = `${Math.min(...cpu[way]).toFixed(1)}-${Math.max(...cpu[way]).toFixed(1)}`;
+      const rounds = cpu.get(`${step}, ${way}`) ?? [];
+      const parseBytes = step === 'parse' ? 0 : allocatedPerEvent('parse', bodies, way);
+      const allocated = allocatedPerEvent(step, bodies, way) - parseBytes;
+      const spread = `${Math.min(...rounds).toFixed(1)} to ${Math.max(...rounds).toFixed(1)}`;
       console.log(
-        `${`${step}, ${way}`.padEnd(24)} ${median(cpu[way]).toFixed(1).padStart(7)} µs CPU (rounds ${spread})  ${Math.round(allocated).toString().padStart(7)} B allocated`,
+        `${`${step}, ${way}`.padEnd(24)} ${median(rounds).toFixed(1).padStart(7)} µs CPU (rounds ${spread})  ${Math.round(allocated).toString().padStart(7)} B allocated`,
       );
     }
   }

@@ -94,7 +94,7 @@ function withChecks(schema: Schema, accept: Accept): Accept {
     const owner = !busy;
     busy = true;
     payload.value = out;
-    payload.issues.length = 0;
+    if (payload.issues.length > 0) payload.issues.length = 0;
     try {
       for (const check of checks) {
         check._zod.check(payload);
@@ -183,7 +183,7 @@ function compileType(schema: Schema, c: Compiling): Accept {
         const ctx = owner ? shared : contextOf(value);
         busy = true;
         ctx.value = value;
-        ctx.issues.length = 0;
+        if (ctx.issues.length > 0) ctx.issues.length = 0;
         try {
           const out = transform(value, ctx);
           return ctx.issues.length > 0 || out instanceof Promise ? UNSURE : out;
