@@ -73,6 +73,10 @@ function truncate(value: string, max: number): string {
  * schema's output of the body plus its id and timestamp, and the body holds nothing the event
  * does not, which is what lets the duckdb exporter store the body as received
  * (src/records/event-body.ts).
+ *
+ * `parsed` may be made of `raw`'s own objects (a body validateEvent owns), and the event is made of
+ * `parsed`'s, changed in place: each node of `raw` is read (its keys, a tag's type) before its
+ * counterpart in the event is written to.
  */
 export function normalizeEvent(
   parsed: ParsedEvent,
