@@ -43,6 +43,10 @@ function knownImageKeys(schema: { shape: object }): Set<string> {
   return keys;
 }
 
+const EVENT_STRINGS = ['environment', 'release', 'platform'];
+const MESSAGE = ['message'];
+const EXCEPTION_STRINGS = ['type', 'module'];
+const EXCEPTION_VALUE = ['value'];
 const FRAME_STRINGS = ['filename', 'abs_path', 'module', 'function', 'platform', 'context_line'];
 const USER_STRINGS = ['id', 'email', 'username', 'ip_address'];
 const BREADCRUMB_STRINGS = ['type', 'category', 'message'];
@@ -50,6 +54,11 @@ const REQUEST_STRINGS = ['url', 'method', 'query_string'];
 const SDK_STRINGS = ['name', 'version'];
 
 const HEX = /^[0-9a-fA-F]+$/;
+
+/** The path of the item `index` of the list at `base`, or `base` itself without an index. */
+function itemPath(base: string, index: number | undefined): string {
+  return index === undefined ? base : `${base}[${index}]`;
+}
 
 /** Cuts at `max` UTF-16 units without splitting a surrogate pair. */
 function truncate(value: string, max: number): string {
@@ -64,6 +73,10 @@ function truncate(value: string, max: number): string {
  * schema's output of the body plus its id and timestamp, and the body holds nothing the event
  * does not, which is what lets the duckdb exporter store the body as received
  * (src/records/event-body.ts).
+ *
+ * `parsed` may be made of `raw`'s own objects (a body validateEvent owns), and the event is made of
+ * `parsed`'s, changed in place: each node of `raw` is read (its keys, a tag's type) before its
+ * counterpart in the event is written to.
  */
 export function normalizeEvent(
   parsed: ParsedEvent,
@@ -85,12 +98,13 @@ class PostPass {
   event(parsed: ParsedEvent, raw: JsonObject): ErrorEventInput {
     const { config } = this;
     this.unknownFields(raw, KNOWN.event, '');
-    const { debug_meta: debugMeta, ...fields } = parsed;
-    const event: ErrorEventInput = { id: '', ...fields };
+    const debugMeta = parsed.debug_meta;
+    // The schema's output becomes the event; only an id the body lacks needs a new object (ids come first).
+    const event = eventOf(parsed.id === undefined ? { id: '', ...parsed } : parsed);
     event.id = parsed.id === undefined ? uuidv7() : normalizeUuid(parsed.id);
     event.timestamp = normalizeTimestamp(parsed.timestamp);
-    this.capFields(event, ['environment', 'release', 'platform'], config.max_string_length, '');
-    this.capFields(event, ['message'], config.max_message_length, '');
+    this.capFields(event, EVENT_STRINGS, config.max_string_length, '');
+    this.capFields(event, MESSAGE, config.max_message_length, '');
 
     this.exceptionChain(event.exception, raw.exception as JsonObject);
 
@@ -133,11 +147,12 @@ class PostPass {
     else this.omitted++;
   }
 
-  private unknownFields(raw: JsonObject, known: Set<string>, base: string): void {
-    for (const key of Object.keys(raw)) {
+  /** `index`: `raw` is the item of that index in the list at `base` (its path is built only for a note). */
+  private unknownFields(raw: JsonObject, known: Set<string>, base: string, index?: number): void {
+    for (const key in raw) {
       if (known.has(key)) continue;
       this.rewritten = true; // what was discarded must not be stored with the body
-      this.note('unknown_field', joinPath(base, key), 'unknown field, discarded');
+      this.note('unknown_field', joinPath(itemPath(base, index), key), 'unknown field, discarded');
     }
   }
 
@@ -151,17 +166,19 @@ class PostPass {
     return cut;
   }
 
-  /** Caps the string fields `keys` of `target` in place (all of its fields when keys is null). */
-  private capFields(target: object, keys: readonly string[] | null, max: number, base: string): void {
+  /** Caps the string fields `keys` of `target` in place (all of its fields when keys is null); `index` as for unknownFields. */
+  private capFields(target: object, keys: readonly string[] | null, max: number, base: string, index?: number): void {
     const fields = target as JsonObject;
     for (const key of keys ?? Object.keys(fields)) {
       const value = fields[key];
-      if (typeof value === 'string') fields[key] = this.cap(value, max, base, key);
+      if (typeof value === 'string' && value.length > max) fields[key] = this.cap(value, max, itemPath(base, index), key);
     }
   }
 
-  private capList(values: string[], max: number, base: string): string[] {
-    return values.map((value, i) => this.cap(value, max, base, i));
+  /** Caps the strings of `values` in place; `path` is built only when one is cut. */
+  private capList(values: string[], max: number, path: () => string): string[] {
+    for (let i = 0; i < values.length; i++) if (values[i].length > max) values[i] = this.cap(values[i], max, path(), i);
+    return values;
   }
 
   /** Keeps the last `max` entries; returns them with the offset of the first kept one. */
@@ -183,8 +200,8 @@ class PostPass {
     let rawCurrent = raw;
     for (let depth = 1; current !== undefined; depth++) {
       this.unknownFields(rawCurrent, KNOWN.exception, path);
-      this.capFields(current, ['type', 'module'], config.max_string_length, path);
-      this.capFields(current, ['value'], config.max_exception_value_length, path);
+      this.capFields(current, EXCEPTION_STRINGS, config.max_string_length, path);
+      this.capFields(current, EXCEPTION_VALUE, config.max_exception_value_length, path);
       if (current.stacktrace) current.stacktrace = this.frames(current.stacktrace, rawCurrent.stacktrace as unknown[], `${path}.stacktrace`);
       if (current.cause !== undefined && depth === config.max_exception_chain - 1) {
         const [root, rawRoot, dropped] = rootCauseOf(current.cause, rawCurrent.cause as JsonObject);
@@ -206,11 +223,11 @@ class PostPass {
     const max = this.config.max_string_length;
     const [kept, skipped] = this.keepLast(frames, this.config.max_frames, base, 'frames_truncated', 'frames');
     kept.forEach((frame, i) => {
-      const path = `${base}[${i + skipped}]`;
-      this.unknownFields(raw[i + skipped] as JsonObject, KNOWN.frame, path);
-      this.capFields(frame, FRAME_STRINGS, max, path);
-      if (frame.pre_context) frame.pre_context = this.capList(frame.pre_context, max, `${path}.pre_context`);
-      if (frame.post_context) frame.post_context = this.capList(frame.post_context, max, `${path}.post_context`);
+      const index = i + skipped;
+      this.unknownFields(raw[index] as JsonObject, KNOWN.frame, base, index);
+      this.capFields(frame, FRAME_STRINGS, max, base, index);
+      if (frame.pre_context) this.capList(frame.pre_context, max, () => `${base}[${index}].pre_context`);
+      if (frame.post_context) this.capList(frame.post_context, max, () => `${base}[${index}].post_context`);
       if (frame.debug_id !== undefined) frame.debug_id = this.changed(frame.debug_id, normalizeUuid(frame.debug_id));
       if (frame.instruction_addr !== undefined) frame.instruction_addr = this.changed(frame.instruction_addr, frame.instruction_addr.toLowerCase());
     });
@@ -252,10 +269,10 @@ class PostPass {
     const { max_breadcrumbs } = this.config;
     const [kept, skipped] = this.keepLast(breadcrumbs, max_breadcrumbs, 'breadcrumbs', 'breadcrumbs_truncated', 'breadcrumbs');
     kept.forEach((breadcrumb, i) => {
-      const path = `breadcrumbs[${i + skipped}]`;
-      this.unknownFields(raw[i + skipped] as JsonObject, KNOWN.breadcrumb, path);
+      const index = i + skipped;
+      this.unknownFields(raw[index] as JsonObject, KNOWN.breadcrumb, 'breadcrumbs', index);
       if (breadcrumb.timestamp !== undefined) breadcrumb.timestamp = this.changed(breadcrumb.timestamp, normalizeTimestamp(breadcrumb.timestamp));
-      this.capFields(breadcrumb, BREADCRUMB_STRINGS, this.config.max_string_length, path);
+      this.capFields(breadcrumb, BREADCRUMB_STRINGS, this.config.max_string_length, 'breadcrumbs', index);
     });
     return kept;
   }
@@ -263,28 +280,37 @@ class PostPass {
   /** `raw`: the tags as sent, where numbers and booleans are still what they were. */
   private tags(tags: Record<string, string>, raw: JsonObject): Record<string, string> {
     const { max_tags, max_tag_key_length, max_tag_value_length } = this.config;
-    const kept: [string, string][] = [];
+    // The tags as they are until one changes; from then on the ones kept, made into a new object.
+    let kept: [string, string][] | undefined;
+    let count = 0;
     let dropped = 0;
-    for (const [key, value] of Object.entries(tags)) {
+    let index = -1;
+    for (const key in tags) {
+      index++;
+      const value = tags[key];
+      let keep: string | undefined;
       if (key === '' || key.length > max_tag_key_length) {
         this.rewritten = true;
         const shown = JSON.stringify(truncate(key, 40) + (key.length > 40 ? '…' : ''));
         const why = key === '' ? 'is empty' : `is longer than ${max_tag_key_length} characters`;
         this.note('invalid_tag', 'tags', `tag key ${shown} ${why}, tag discarded`);
-      } else if (kept.length === max_tags) {
+      } else if (count === max_tags) {
         dropped++;
       } else {
         const sent = raw[key];
         if (typeof sent !== 'string')
           this.note('tag_value_converted', joinPath('tags', key), `${typeof sent} ${String(sent)} stored as the string ${JSON.stringify(value)}`);
-        kept.push([key, this.cap(value, max_tag_value_length, 'tags', key)]);
+        keep = this.cap(value, max_tag_value_length, 'tags', key);
+        count++;
       }
+      if (kept === undefined && keep !== value) kept = Object.entries(tags).slice(0, index);
+      if (kept !== undefined && keep !== undefined) kept.push([key, keep]);
     }
     if (dropped > 0) {
       this.rewritten = true;
       this.note('tags_truncated', 'tags', `kept the first ${max_tags} tags, discarded ${dropped}`);
     }
-    return Object.fromEntries(kept);
+    return kept === undefined ? tags : Object.fromEntries(kept);
   }
 
   private fingerprint(parts: string[]): string[] {
@@ -294,8 +320,13 @@ class PostPass {
       this.note('fingerprint_truncated', 'fingerprint', `kept the first ${max} of ${parts.length} parts`);
       parts = parts.slice(0, max);
     }
-    return this.capList(parts, this.config.max_string_length, 'fingerprint');
+    return this.capList(parts, this.config.max_string_length, () => 'fingerprint');
   }
+}
+
+/** The schema's output as the event it becomes (its debug_meta is replaced by the checked images). */
+function eventOf(parsed: ParsedEvent): ErrorEventInput {
+  return parsed as Omit<ParsedEvent, 'debug_meta'> as ErrorEventInput;
 }
 
 /** Whether `a` has the fields of `b`, in the same order, with the same values (JSON leaves). */

@@ -21,7 +21,10 @@ export class EventValidationProcessor implements Processor {
 
   process(items: Item[]): void {
     for (const item of items) {
-      const result = validateEvent(item.data, this.config);
+      // A body POST /v1/events parsed is the item's own: the event is made of its objects. A body a
+      // receiver mapped is kept as it is, to be stored as the body (event-body.ts).
+      const body = receivedBodyOf(item.data);
+      const result = validateEvent(item.data, this.config, body !== undefined && 'bytes' in body);
       if (!result.ok) {
         reject(item, 'the event is invalid', result.errors);
         continue;
@@ -39,16 +42,16 @@ export class EventValidationProcessor implements Processor {
         notes.push({ type: 'future_timestamp', path: 'timestamp', message: `was ${timestamp}, in the future; set to the time of receipt` });
         timestamp = new Date(item.receivedAt).toISOString();
       }
-      const event: ErrorEvent = {
-        ...result.event,
-        timestamp,
-        project_id: item.tenant.projectId,
-        received_at: new Date(item.receivedAt).toISOString(),
-        ...(releaseInfo && { release_info: releaseInfo }),
-        processing_errors: notes,
-      };
-      const body = receivedBodyOf(item.data);
-      if (body !== undefined && !result.rewritten) attachReceivedBody(event, body);
+      // The pipeline's fields go onto the validated event itself (no copy), after its own: the
+      // order its JSON keeps. It is an ErrorEvent once processing_errors is set, four lines down.
+      const event = result.event as ErrorEvent;
+      event.timestamp = timestamp;
+      event.project_id = item.tenant.projectId;
+      event.received_at = new Date(item.receivedAt).toISOString();
+      if (releaseInfo) event.release_info = releaseInfo;
+      event.processing_errors = notes;
+      // The event may be the parsed body itself, which carries its bytes: a rewritten event must not.
+      if (body !== undefined) attachReceivedBody(event, result.rewritten ? undefined : body);
       item.data = event;
     }
   }

@@ -42,7 +42,8 @@ const NOT_DERIVED: ReadonlySet<string> = new Set(['exception', 'raw_stacktrace',
 /** Exceptions of a chain the derived record follows; validation caps chains far below it. */
 const MAX_CHAIN = 64;
 
-const acceptEvent = compileAccept(errorEventInputSchema);
+/** Reading parses the body anew and owns it: the event is made of its objects (see compileAccept's reuse). */
+const acceptEvent = compileAccept(errorEventInputSchema, { reuse: true });
 
 /** Keeps the bytes `parsed` was parsed from on it (a JSON object; anything else is left alone). */
 export function keepReceivedBody(parsed: unknown, bytes: Buffer): unknown {
@@ -60,8 +61,12 @@ export function receivedBodyOf(parsed: unknown): ReceivedBody | undefined {
   return typeof parsed === 'object' && parsed !== null ? (parsed as WithBody)[RECEIVED_BODY] : undefined;
 }
 
-/** Marks the event as the schema's output of its received body plus what the pipeline derives (validation's call). */
-export function attachReceivedBody(event: ErrorEvent, received: ReceivedBody): void {
+/**
+ * Marks the event as the schema's output of its received body plus what the pipeline derives
+ * (validation's call), or, with undefined, as not (an event made of the parsed body's own objects
+ * carries the body's mark until then).
+ */
+export function attachReceivedBody(event: ErrorEvent, received: ReceivedBody | undefined): void {
   (event as WithBody)[RECEIVED_BODY] = received;
 }
 

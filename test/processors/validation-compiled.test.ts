@@ -47,6 +47,32 @@ describe('compiled accept-path of the event schema', () => {
     }
   });
 
+  it('keeps its checks and transforms right when one throws or runs the same path again (one payload per path, a fresh one when re-entered)', () => {
+    for (const reuse of [false, true]) {
+      const schema = z.object({
+        depth: z.number().refine((n) => n < 5),
+        next: z.unknown().refine((v) => v === null || accept?.(v) !== UNSURE),
+        label: z
+          .string()
+          .transform((v) => {
+            if (v === 'boom') throw new Error('boom');
+            return v.toUpperCase();
+          })
+          .optional(),
+      });
+      const accept = compileAccept(schema, { reuse });
+      const chain = { depth: 1, next: { depth: 2, next: { depth: 3, next: null, label: 'c' } }, label: 'a' };
+      expect(accept?.(chain)).toStrictEqual(schema.parse(chain));
+      const badInside = { depth: 1, next: { depth: 2, next: { depth: 9, next: null } } };
+      expect(schema.safeParse(badInside).success).toBe(false);
+      expect(accept?.(badInside)).toBe(UNSURE);
+      expect(() => accept?.({ depth: 1, next: null, label: 'boom' })).toThrow('boom');
+      // Nothing is left over from the failures: the next value is checked from scratch.
+      expect(accept?.(chain)).toStrictEqual(schema.parse(chain));
+      expect(accept?.({ depth: 7, next: null })).toBe(UNSURE);
+    }
+  });
+
   it('compiles nothing for a construct it does not know, so zod alone decides', () => {
     expect(compileAccept(z.object({ d: z.date() }))).toBeUndefined();
     expect(compileAccept(z.object({ a: z.string() }).catchall(z.number()))).toBeUndefined();
