@@ -73,6 +73,7 @@ export class Scrubber {
   private recorded: ScrubbedPath[] = [];
   private seen = new Set<string>();
   private dropped = 0;
+  private changeCount = 0;
   private readonly keys = new Map<string, KnownKey>();
   /** scrub_ip or scrub_email: the per-string options. */
   private readonly anyOption: boolean;
@@ -107,6 +108,11 @@ export class Scrubber {
     this.dropped = 0;
     this.path.length = 0;
     this.safeDepth = 0;
+  }
+
+  /** How many changes the scrubber has made (recorded or not): a walk that leaves it as it was changed nothing. */
+  get changes(): number {
+    return this.changeCount;
   }
 
   /** What the current item had scrubbed, by path and rule. */
@@ -295,6 +301,7 @@ export class Scrubber {
   }
 
   private record(rule: string): void {
+    this.changeCount++;
     const path = this.path.map(pathSegment).join('.');
     const key = `${path}\u0000${rule}`;
     if (this.seen.has(key)) return;
