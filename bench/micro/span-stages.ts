@@ -3,6 +3,8 @@
 // each timed in CPU µs per span on the bench's requests of 1,000 spans, in this process, without
 // the HTTP server, the pipeline's plumbing or DuckDB. It points at the stage to work on; the
 // service's figure is spans-bulk's.
+// With `--allocations` (run as `node --expose-gc --max-semi-space-size=256 ...`), the bytes each
+// stage leaves on the heap per span instead, from a heap emptied by gc() before each request.
 // Run: `npx tsc -p bench/tsconfig.json && node dist/bench/micro/span-stages.js [--rounds 40]`.
 // A busy machine makes the figures noisy: compare medians of runs taken close together.
 import { parseArgs } from 'node:util';
@@ -16,7 +18,9 @@ import { SPAN_LIMIT_DEFAULTS } from '../../src/records/span-validation/validate-
 import type { Span } from '../../src/records/span.js';
 import { SpanPayloads } from '../payloads.js';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '40' }, size: { type: 'string', default: '1000' } } });
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '40' }, size: { type: 'string', default: '1000' }, allocations: { type: 'boolean', default: false } },
+});
 const ROUNDS = Number(values.rounds);
 const SIZE = Number(values.size);
 const TENANT = { orgId: 'default', projectId: 'default', dataset: 'live' } as const;
@@ -29,12 +33,17 @@ const scrubbing = new ScrubbingProcessor('traces', scrubbingConfigSchema.parse({
 const stages = ['decode', 'validate', 'scrub', 'document'] as const;
 const totals = new Map<string, number[]>(stages.map((s) => [s, []]));
 
+const gc = (globalThis as { gc?: () => void }).gc;
+if (values.allocations && !gc) throw new Error('--allocations needs node --expose-gc');
+
 function cpu(): number {
+  if (values.allocations) return process.memoryUsage().heapUsed;
   const { user, system } = process.cpuUsage();
   return user + system;
 }
 
 async function round(body: Buffer): Promise<void> {
+  if (values.allocations) gc?.();
   let t = cpu();
   const lap = (stage: (typeof stages)[number], spans: number) => {
     const now = cpu();
@@ -50,7 +59,8 @@ async function round(body: Buffer): Promise<void> {
   lap('validate', items.length);
   await scrubbing.process(items);
   lap('scrub', items.length);
-  toSpanBatches(items as Item<Span>[]);
+  const batches = toSpanBatches(items as Item<Span>[]);
+  if (values.allocations) Buffer.from(batches[0].data.doc ?? ''); // flattens the document as the DocStore's put does
   lap('document', items.length);
 }
 
@@ -58,11 +68,12 @@ for (let i = 0; i < 10; i++) await round(bodies[i % bodies.length]); // warm-up
 for (const stage of stages) totals.get(stage)!.length = 0;
 for (let i = 0; i < ROUNDS; i++) await round(bodies[i % bodies.length]);
 
+const unit = values.allocations ? 'bytes' : 'µs';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 let sum = 0;
 for (const stage of stages) {
   const m = median(totals.get(stage)!);
   sum += m;
-  console.log(`${stage.padEnd(9)} ${m.toFixed(2)} µs/span`);
+  console.log(`${stage.padEnd(9)} ${m.toFixed(2)} ${unit}/span`);
 }
-console.log(`${'total'.padEnd(9)} ${sum.toFixed(2)} µs/span (medians, ${ROUNDS} requests of ${SIZE} spans)`);
+console.log(`${'total'.padEnd(9)} ${sum.toFixed(2)} ${unit}/span (medians, ${ROUNDS} requests of ${SIZE} spans)`);
