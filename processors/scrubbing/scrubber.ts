@@ -220,6 +220,9 @@ export class Scrubber {
     return value;
   }
 
+  /** Whether a pair's name (lower-cased) is secret: keyRule, remembered with the keys (a lower-cased key's rule is its own). */
+  private readonly sensitiveName = (lowerName: string): boolean => this.knownKey(lowerName).rule !== undefined;
+
   /** What a key (as sent) calls for, remembered per key. */
   private knownKey(key: string): KnownKey {
     let known = this.keys.get(key);
@@ -247,14 +250,7 @@ export class Scrubber {
     out = this.replaceSpans(out, authCredentials(out), '@bearer', 'replace', FILTERED);
     out = this.replaceSpans(out, awsKeys(out), '@awskey', 'replace', FILTERED);
     out = this.replaceSpans(out, creditCards(out), '@creditcard', 'replace', FILTERED);
-    if (out.includes('='))
-      out = this.replaceSpans(
-        out,
-        sensitivePairs(out, (name) => this.keyRule(name) !== undefined),
-        '@password',
-        'replace',
-        FILTERED,
-      );
+    if (out.includes('=')) out = this.replaceSpans(out, sensitivePairs(out, this.sensitiveName), '@password', 'replace', FILTERED);
     return out;
   }
 

@@ -48,8 +48,9 @@ export function scrubSpan(span: Span, scrubber: Scrubber, clean?: CleanResources
     scrubber.field(span, 'resource_attributes');
     if (clean && scrubber.changes === changes && span.resource_attributes === resource) clean.set(resource, scrubber);
   }
-  span.events.forEach((event, i) => scrubber.within('events', () => scrubber.within(i, () => scrubber.field(event, 'attributes'))));
-  span.links.forEach((link, i) => scrubber.within('links', () => scrubber.within(i, () => scrubber.field(link, 'attributes'))));
+  // Most spans have neither: no closures made for them.
+  if (span.events.length) span.events.forEach((event, i) => scrubber.within('events', () => scrubber.within(i, () => scrubber.field(event, 'attributes'))));
+  if (span.links.length) span.links.forEach((link, i) => scrubber.within('links', () => scrubber.within(i, () => scrubber.field(link, 'attributes'))));
   const scrubbed = scrubber.scrubbed();
   if (scrubbed.length) span.attributes[SPAN_SCRUBBED_ATTRIBUTE] = scrubbed.map((s) => `${s.rule} ${s.path}`);
 }
