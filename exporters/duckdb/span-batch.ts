@@ -18,7 +18,7 @@
 import type { DuckDBAppender, DuckDBConnection, DuckDBTimestampValue } from '@duckdb/node-api';
 import type { Item, Tenant } from '../../src/engine/item.js';
 import { spanDocumentJson } from '../../src/records/span-document.js';
-import { appendSpanColumns, receivedAtValue, type SpanColumns } from '../../src/records/span-row.js';
+import { appendSpanColumns, receivedAtValue, spanColumns, type SpanColumns } from '../../src/records/span-row.js';
 import type { Span } from '../../src/records/span.js';
 import type { DocKey } from './docs.js';
 import type { Accepted, IntakeKind } from './intake.js';
@@ -161,7 +161,9 @@ export const spanBatchIntake: IntakeKind<SpanBatch> = {
     }));
     return { newestMs: parsed.newestMs, id: parsed.id, receivedAt: parsed.receivedAt, rows };
   },
-  slim: (batch) => ({ newestMs: batch.newestMs, id: batch.id, receivedAt: batch.receivedAt, rows: batch.rows }),
+  // The rows' columns only: the spans' attributes are garbage once the document is durable, not
+  // kept (and moved about by the collector) until the rows are in DuckDB.
+  slim: (batch) => ({ newestMs: batch.newestMs, id: batch.id, receivedAt: batch.receivedAt, rows: batch.rows.map(spanColumns) }),
   index: indexSpanBatches,
 };
 

@@ -18,6 +18,22 @@ export type SpanColumns = Pick<
   'trace_id' | 'span_id' | 'parent_span_id' | 'name' | 'service_name' | 'start_time_unix_nano' | 'end_time_unix_nano' | 'status' | 'kind' | 'received_at'
 >;
 
+/** A span's row columns on their own (what a queue waiting for DuckDB keeps, without the span's attributes). */
+export function spanColumns(span: SpanColumns): SpanColumns {
+  return {
+    trace_id: span.trace_id,
+    span_id: span.span_id,
+    parent_span_id: span.parent_span_id,
+    name: span.name,
+    service_name: span.service_name,
+    start_time_unix_nano: span.start_time_unix_nano,
+    end_time_unix_nano: span.end_time_unix_nano,
+    status: span.status,
+    kind: span.kind,
+    received_at: span.received_at,
+  };
+}
+
 /** The received_at column's value (one for all the spans of a request). */
 export function receivedAtValue(span: Pick<SpanColumns, 'received_at'>): DuckDBTimestampValue {
   return timestampValue(isoMicros(span.received_at));
