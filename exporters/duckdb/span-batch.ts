@@ -15,10 +15,10 @@
 // id, span id, start) is checked where the rows go in, against the spans table and the rest of the
 // batch being indexed (indexing is one loop, so nothing in between is missed). A repeated request
 // stores its batch document again, but its spans get no second row and read once.
-import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBAppender, DuckDBConnection, DuckDBTimestampValue } from '@duckdb/node-api';
 import type { Item, Tenant } from '../../src/engine/item.js';
 import { spanDocumentJson } from '../../src/records/span-document.js';
-import { appendSpanColumns, type SpanColumns } from '../../src/records/span-row.js';
+import { appendSpanColumns, receivedAtValue, spanColumns, type SpanColumns } from '../../src/records/span-row.js';
 import type { Span } from '../../src/records/span.js';
 import type { DocKey } from './docs.js';
 import type { Accepted, IntakeKind } from './intake.js';
@@ -161,7 +161,9 @@ export const spanBatchIntake: IntakeKind<SpanBatch> = {
     }));
     return { newestMs: parsed.newestMs, id: parsed.id, receivedAt: parsed.receivedAt, rows };
   },
-  slim: (batch) => ({ newestMs: batch.newestMs, id: batch.id, receivedAt: batch.receivedAt, rows: batch.rows }),
+  // The rows' columns only: the spans' attributes are garbage once the document is durable, not
+  // kept (and moved about by the collector) until the rows are in DuckDB.
+  slim: (batch) => ({ newestMs: batch.newestMs, id: batch.id, receivedAt: batch.receivedAt, rows: batch.rows.map(spanColumns) }),
   index: indexSpanBatches,
 };
 
@@ -169,6 +171,8 @@ interface SpanRowItem {
   tenant: Tenant;
   data: SpanColumns;
   ref: string;
+  /** Its batch's time of receipt as DuckDB takes it, made once per batch. */
+  receivedAt: DuckDBTimestampValue;
 }
 
 const identity = (dataset: unknown, project: unknown, trace: unknown, span: unknown, start: unknown) => `${dataset}\0${project}\0${trace}\0${span}\0${start}`;
@@ -204,12 +208,14 @@ async function indexSpanBatches(connection: DuckDBConnection, batches: Accepted<
   }
   const rows: SpanRowItem[] = [];
   for (const { tenant, data } of batches) {
+    if (data.rows.length === 0) continue;
+    const receivedAt = receivedAtValue({ received_at: data.receivedAt }); // every row of a batch has its time of receipt
     for (let i = 0; i < data.rows.length; i++) {
       const row = data.rows[i];
       const key = identity(tenant.dataset, tenant.projectId, row.trace_id, row.span_id, row.start_time_unix_nano);
       if (seen.has(key)) continue;
       seen.add(key);
-      rows.push({ tenant, data: row, ref: spanRefText(data.newestMs, data.id, i) });
+      rows.push({ tenant, data: row, ref: spanRefText(data.newestMs, data.id, i), receivedAt });
     }
   }
   if (rows.length) await appendRows(connection, 'spans', rows, appendSpanRow);
@@ -217,7 +223,7 @@ async function indexSpanBatches(connection: DuckDBConnection, batches: Accepted<
 }
 
 function appendSpanRow(appender: DuckDBAppender, row: SpanRowItem): void {
-  appendSpanColumns(appender, row, row.ref);
+  appendSpanColumns(appender, row, row.ref, row.receivedAt);
 }
 
 /** Characters of batch documents kept parsed for reads: a trace's spans usually share a few batches. */

@@ -6,7 +6,7 @@
 import { listValue, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
 import { spanDocumentJson } from '../../src/records/span-document.js';
 import type { Span } from '../../src/records/span.js';
-import { appendSpanColumns, type SpanColumns } from '../../src/records/span-row.js';
+import { appendSpanColumns, spanColumns, type SpanColumns } from '../../src/records/span-row.js';
 import { spanKey } from './docs.js';
 import { appendRows } from './kept-appenders.js';
 import type { Accepted, IntakeKind } from './intake.js';
@@ -37,19 +37,7 @@ export const spanIntake: IntakeKind<Span> = {
     return columns as Span; // indexing reads only the row's columns
   },
   // The row's columns only (the rest is in the document).
-  slim: (span) =>
-    ({
-      trace_id: span.trace_id,
-      span_id: span.span_id,
-      parent_span_id: span.parent_span_id,
-      name: span.name,
-      service_name: span.service_name,
-      start_time_unix_nano: span.start_time_unix_nano,
-      end_time_unix_nano: span.end_time_unix_nano,
-      status: span.status,
-      kind: span.kind,
-      received_at: span.received_at,
-    }) satisfies SpanColumns as Span,
+  slim: (span) => spanColumns(span) as Span,
   index: indexSpans,
 };
 

@@ -10,9 +10,16 @@ export type Finder = (text: string) => Span[];
 const isDigit = (c: number) => c >= 48 && c <= 57;
 const isAlnum = (c: number) => isDigit(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 
+/**
+ * What each finder's match contains, tested first: a string without it has nothing for the finder,
+ * and most strings are dismissed by one pass of the regex engine instead of the finder's own walk.
+ */
+const CARD_DIGITS = /\d(?:[ -]?\d){12}/;
+
 /** Card numbers: 13-19 digits (single spaces or dashes between), not inside a longer word, starting 2-6, Luhn-valid. */
 export function creditCards(text: string): Span[] {
   const spans: Span[] = [];
+  if (!CARD_DIGITS.test(text)) return spans;
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -50,10 +57,12 @@ export function creditCards(text: string): Span[] {
 }
 
 const BEARER = /\b(bearer|basic)[ \t]+([A-Za-z0-9._~+/-]+=*)/gi;
+const BEARER_START = /\b(?:bearer|basic)[ \t]+[A-Za-z0-9._~+/-]/i;
 
 /** The credential after `Bearer ` (8 characters or more) or `Basic ` (base64 of `user:password`); the scheme word stays. */
 export function authCredentials(text: string): Span[] {
   const spans: Span[] = [];
+  if (!BEARER_START.test(text)) return spans;
   for (const match of text.matchAll(BEARER)) {
     const credential = match[2];
     const start = (match.index ?? 0) + match[0].length - credential.length;
@@ -85,9 +94,10 @@ export function privateKeys(text: string): Span[] {
 }
 
 const AWS_KEY_ID = /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b/g;
+const ANY_AWS_KEY_ID = new RegExp(AWS_KEY_ID.source);
 
 export function awsKeys(text: string): Span[] {
-  return regexSpans(AWS_KEY_ID, text);
+  return ANY_AWS_KEY_ID.test(text) ? regexSpans(AWS_KEY_ID, text) : [];
 }
 
 const LOCAL = /[A-Za-z0-9._%+-]/;
@@ -153,10 +163,13 @@ function regexSpans(regex: RegExp, text: string): Span[] {
 }
 
 const QUERY_PAIR = /(^|[?&;\s])([^=&#;?\s]{1,128})=([^&#;\s]*)/g;
+/** A name's last character, `=`, a value's first: what a pair with a value has somewhere. */
+const PAIR_WITH_VALUE = /[^=&#;?\s]=[^&#;\s]/;
 
 /** `name=value` pairs (query strings, form bodies, `token=…` in log lines) whose name `sensitive` says is secret: the value's span. */
 export function sensitivePairs(text: string, sensitive: (lowerName: string) => boolean): Span[] {
   const spans: Span[] = [];
+  if (!PAIR_WITH_VALUE.test(text)) return spans;
   for (const match of text.matchAll(QUERY_PAIR)) {
     if (match[3] === '' || !sensitive(decodeName(match[2]))) continue;
     const end = (match.index ?? 0) + match[0].length;

@@ -7,7 +7,7 @@ import { mergeScrubbing, type DataScrubbing, type ScrubbingOptions } from '../..
 import type { Project } from '../../extensions/catalog/catalog.js';
 import { scrubReplay } from './replay.js';
 import { Scrubber } from './scrubber.js';
-import { scrubEvent, scrubSpan } from './signals.js';
+import { scrubEvent, scrubSpan, type CleanResources } from './signals.js';
 
 /** Where the processor finds a project's settings (the catalog; a fixed answer in benches). */
 export interface ProjectSettings {
@@ -35,9 +35,11 @@ export class ScrubbingProcessor implements Processor {
       case 'events':
         for (const item of recordItems('events', items)) scrubEvent(item.data, scrub(item.tenant.projectId));
         break;
-      case 'traces':
-        for (const item of recordItems('traces', items)) scrubSpan(item.data, scrub(item.tenant.projectId));
+      case 'traces': {
+        const clean: CleanResources = new WeakMap();
+        for (const item of recordItems('traces', items)) scrubSpan(item.data, scrub(item.tenant.projectId), clean);
         break;
+      }
       case 'replays':
         for (const item of recordItems('replays', items)) scrubReplay(item.data, scrub(item.tenant.projectId));
         break;

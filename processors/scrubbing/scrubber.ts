@@ -73,6 +73,7 @@ export class Scrubber {
   private recorded: ScrubbedPath[] = [];
   private seen = new Set<string>();
   private dropped = 0;
+  private changeCount = 0;
   private readonly keys = new Map<string, KnownKey>();
   /** scrub_ip or scrub_email: the per-string options. */
   private readonly anyOption: boolean;
@@ -107,6 +108,11 @@ export class Scrubber {
     this.dropped = 0;
     this.path.length = 0;
     this.safeDepth = 0;
+  }
+
+  /** How many changes the scrubber has made (recorded or not): a walk that leaves it as it was changed nothing. */
+  get changes(): number {
+    return this.changeCount;
   }
 
   /** What the current item had scrubbed, by path and rule. */
@@ -214,6 +220,9 @@ export class Scrubber {
     return value;
   }
 
+  /** Whether a pair's name (lower-cased) is secret: keyRule, remembered with the keys (a lower-cased key's rule is its own). */
+  private readonly sensitiveName = (lowerName: string): boolean => this.knownKey(lowerName).rule !== undefined;
+
   /** What a key (as sent) calls for, remembered per key. */
   private knownKey(key: string): KnownKey {
     let known = this.keys.get(key);
@@ -241,14 +250,7 @@ export class Scrubber {
     out = this.replaceSpans(out, authCredentials(out), '@bearer', 'replace', FILTERED);
     out = this.replaceSpans(out, awsKeys(out), '@awskey', 'replace', FILTERED);
     out = this.replaceSpans(out, creditCards(out), '@creditcard', 'replace', FILTERED);
-    if (out.includes('='))
-      out = this.replaceSpans(
-        out,
-        sensitivePairs(out, (name) => this.keyRule(name) !== undefined),
-        '@password',
-        'replace',
-        FILTERED,
-      );
+    if (out.includes('=')) out = this.replaceSpans(out, sensitivePairs(out, this.sensitiveName), '@password', 'replace', FILTERED);
     return out;
   }
 
@@ -295,6 +297,7 @@ export class Scrubber {
   }
 
   private record(rule: string): void {
+    this.changeCount++;
     const path = this.path.map(pathSegment).join('.');
     const key = `${path}\u0000${rule}`;
     if (this.seen.has(key)) return;

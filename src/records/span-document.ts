@@ -53,7 +53,7 @@ export function spanDocumentJson(span: Span): string {
   out += `,"kind":"${span.kind}"`;
   if (span.trace_state !== undefined) out += `,"trace_state":${str(span.trace_state)}`;
   out += `,"attributes":${str(span.attributes)},"resource_attributes":${resourceJson(span.resource_attributes)}`;
-  if (span.scope !== undefined) out += `,"scope":${str(span.scope)}`;
+  if (span.scope !== undefined) out += `,"scope":${scopeJson(span.scope)}`;
   out += `,"links":${span.links.length ? str(span.links) : '[]'},"start_time":${nanosToMillis(start)},"end_time":${nanosToMillis(end)},"duration_ms":${str(Number(end - start) / 1e6)},"start_time_unix_nano":"${start}","end_time_unix_nano":"${end}","events":[`;
   for (let i = 0; i < span.events.length; i++) {
     const event = span.events[i];
@@ -69,4 +69,12 @@ let lastResource: { attributes: Span['resource_attributes']; json: string } | un
 function resourceJson(attributes: Span['resource_attributes']): string {
   if (lastResource?.attributes !== attributes) lastResource = { attributes, json: JSON.stringify(attributes) };
   return lastResource.json;
+}
+
+let lastScope: { scope: NonNullable<Span['scope']>; json: string } | undefined;
+
+/** Likewise for the scope, which the traces validation shares between the spans of one OTLP ScopeSpans. */
+function scopeJson(scope: NonNullable<Span['scope']>): string {
+  if (lastScope?.scope !== scope) lastScope = { scope, json: JSON.stringify(scope) };
+  return lastScope.json;
 }

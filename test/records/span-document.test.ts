@@ -63,4 +63,13 @@ describe('spanDocumentJson', () => {
     for (const s of spans) expect(spanDocumentJson(s)).toBe(JSON.stringify(toSpanDocument(s)));
     expect(JSON.parse(spanDocumentJson(spans[2])).resource_attributes['service.name']).toBe('gateway');
   });
+
+  it('spans sharing a scope object (as validation leaves them), and alternating between two, each get their own scope', () => {
+    const scopeA = { name: 'lib-a', version: '1' };
+    const scopeB = { name: 'lib-b', attributes: { k: 'v' } };
+    const spans = [scopeA, scopeA, scopeB, scopeA, undefined, scopeB].map((scope, i) => span({ ...base, span_id: `${i}`.repeat(16), scope }));
+    expect(spans[1].scope).toBe(spans[0].scope);
+    for (const s of spans) expect(spanDocumentJson(s)).toBe(JSON.stringify(toSpanDocument(s)));
+    expect(JSON.parse(spanDocumentJson(spans[2])).scope.name).toBe('lib-b');
+  });
 });

@@ -168,6 +168,33 @@ class Reader {
     return start === end ? '' : utf8Slice(this.buf, start, end);
   }
 
+  /** An attribute key: a string seen before is handed out again (see KEY_SLOTS). */
+  key(): string {
+    const end = this.lengthEnd();
+    const start = this.pos;
+    this.pos = end;
+    const length = end - start;
+    if (length === 0) return '';
+    const buf = this.buf;
+    if (length > MAX_KEPT_KEY) return utf8Slice(buf, start, end);
+    let hash = length;
+    for (let i = start; i < end; i++) {
+      const b = buf[i];
+      if (b >= 0x80) return utf8Slice(buf, start, end); // ASCII keys only: one byte is one character
+      hash = Math.imul(hash ^ b, 0x01000193);
+    }
+    const slot = hash & (KEY_SLOTS - 1);
+    const kept = keptKeys[slot];
+    if (kept !== undefined && kept.length === length) {
+      let i = 0;
+      while (i < length && kept.charCodeAt(i) === buf[start + i]) i++;
+      if (i === length) return kept;
+    }
+    const key = utf8Slice(buf, start, end);
+    keptKeys[slot] = key;
+    return key;
+  }
+
   /** Bytes as lower-case hex (ids). */
   hex(): string {
     const end = this.lengthEnd();
@@ -251,6 +278,16 @@ const utf8Slice: (buf: Buffer, start: number, end: number) => string =
     : (buf, start, end) => buf.toString('utf8', start, end);
 const hexSlice: (buf: Buffer, start: number, end: number) => string =
   typeof proto.hexSlice === 'function' ? (buf, start, end) => (buf as SliceBuffer).hexSlice!(start, end) : (buf, start, end) => buf.toString('hex', start, end);
+
+/**
+ * Attribute keys recently read, by a hash of their bytes: the same few keys come in every span,
+ * and a key read anew is a string to allocate and, once it names a property, to look up in V8's
+ * table of property names. The table is fixed, and a key is compared byte for byte before it is
+ * handed out again, so hostile keys cost no more than a slot's overwrite.
+ */
+const KEY_SLOTS = 1024;
+const MAX_KEPT_KEY = 64;
+const keptKeys: Array<string | undefined> = new Array<string | undefined>(KEY_SLOTS).fill(undefined);
 
 /** Tags (field number << 3 | wire type) of the fields read. */
 const T = {
@@ -494,7 +531,7 @@ function keyValueInto(r: Reader, out: Attributes, depth: number): void {
   let value: AttributeValue = null;
   while (r.pos < r.limit) {
     const tag = r.tag();
-    if (tag === T.lenField1) key = r.string();
+    if (tag === T.lenField1) key = r.key();
     else if (tag === T.lenField2) value = anyValue(r, depth);
     else r.skip(tag);
   }

@@ -131,15 +131,22 @@ function idProblem(hex: string, bytes: number, what: string): string | undefined
  * else a valid span id. The receiver rejects a span with any of these problems, per span.
  */
 export function otlpIdErrors(span: SpanInput): FieldError[] {
+  const trace = idProblem(textOf(span.trace_id), 16, 'trace id');
+  const own = idProblem(textOf(span.span_id), 8, 'span id');
+  const parent = span.parent_span_id === '' ? undefined : idProblem(textOf(span.parent_span_id), 8, 'span id');
+  if (trace === undefined && own === undefined && parent === undefined) return NO_ERRORS; // nearly every span: nothing made for it
   const errors: FieldError[] = [];
-  const check = (path: string, value: unknown, bytes: number, what: string) => {
-    const problem = idProblem(typeof value === 'string' ? value : '', bytes, what);
-    if (problem) errors.push({ path, message: problem });
-  };
-  check('trace_id', span.trace_id, 16, 'trace id');
-  check('span_id', span.span_id, 8, 'span id');
-  if (span.parent_span_id !== '') check('parent_span_id', span.parent_span_id, 8, 'span id');
+  if (trace) errors.push({ path: 'trace_id', message: trace });
+  if (own) errors.push({ path: 'span_id', message: own });
+  if (parent) errors.push({ path: 'parent_span_id', message: parent });
   return errors;
+}
+
+const NO_ERRORS: FieldError[] = [];
+Object.freeze(NO_ERRORS);
+
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : '';
 }
 
 /** One SpanInput, built the same way by both decoders (so that their outputs compare equal). */
