@@ -36,7 +36,7 @@ const IP_KEYS = new Set([
  * a PEM header, an AWS key id prefix, or `=`. A string without any of these has nothing for them.
  * Each `[ -]?\d` step must take a digit, so the digit run is matched one way only.
  */
-const PREFILTER = /\d(?:[ -]?\d){12}|bearer|basic|-----BEGIN|A[GIKNRS][IPN]A|=/i;
+const PREFILTER = /\d(?:[ -]?\d){12}|bearer|basic|-----BEGIN|A(?:KI|SI|GP|ID|RO|NP|NV|IP)A|=/i;
 /** Keys seen and the rule that scrubs each (or none): keys repeat from event to event. */
 const KEY_CACHE_SIZE = 10_000;
 /** At most this many entries in a `scrubbed` list: the rest is counted in its last entry. */

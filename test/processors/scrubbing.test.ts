@@ -94,6 +94,14 @@ describe('default rules', () => {
     );
   });
 
+  it('finds an AWS key id of every prefix alone in a string (the prefilter lets each through)', () => {
+    for (const prefix of ['AKIA', 'ASIA', 'AGPA', 'AIDA', 'AROA', 'ANPA', 'ANVA', 'AIPA']) {
+      const e = event({ message: `role ${prefix}IOSFODNN7EXAMPLE assumed` });
+      scrubEvent(e, scrubber());
+      expect([prefix, e.message]).toEqual([prefix, 'role [Filtered] assumed']);
+    }
+  });
+
   it('leaves what only looks like a secret: non-Luhn numbers, digits inside words, "basic" prose, ids', () => {
     const e = event({ message: 'order 4111 1111 1111 1112, ref X4111111111111111, basic instructions, bearer of news', tags: { author: 'x' } });
     const before = structuredClone(e);
