@@ -1,6 +1,6 @@
 // Pure grouping: from an error event to its fingerprint components, grouping hash, title, culprit
 // and root cause. No I/O, no clock, no randomness: any worker computes the same result.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ErrorEvent, ExceptionInfo, RootCause, StackFrame } from '../../src/records/event.js';
 import { exceptionChain } from './chain.js';
 import { chainFrames, componentsV3, type ChainFrames, type Verdicts } from './components.js';
@@ -55,7 +55,7 @@ export function isDefaultPlaceholder(entry: string): boolean {
 
 /** Hex sha256 over the JSON encoding of the components. */
 export function hashComponents(components: readonly string[]): string {
-  return createHash('sha256').update(JSON.stringify(components)).digest('hex');
+  return hash('sha256', JSON.stringify(components), 'hex');
 }
 
 function expandDefault(fingerprint: readonly string[], defaults: () => string[]): string[] {
