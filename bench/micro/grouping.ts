@@ -7,9 +7,13 @@
 //
 //   npx tsc -p bench/tsconfig.json && node --expose-gc dist/bench/micro/grouping.js [--events 4000] [--rounds 9] [--rules]
 //
-// --rules adds the bench's grouping rules (bench/config-variants.ts). Figures are the main thread's
+// --rules adds the bench's grouping rules (bench/config-variants.ts). --before DIR measures the
+// processor of another build instead of the reference (DIR/processors/grouping/processor.js, e.g.
+// the dist/ of the commit before, from `git archive`). --distinct groups 200 events of 250 frames
+// never seen before each (every frame a miss of the memories: the hostile case) instead. Figures are the main thread's
 // CPU time (Linux schedstat); a busy machine makes them noisy: compare the medians of one run.
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { compileRules } from '../../processors/grouping/compile-rules.js';
 import { groupingConfigSchema } from '../../processors/grouping/config.js';
@@ -27,6 +31,8 @@ const { values: args } = parseArgs({
     events: { type: 'string', default: '4000' },
     rounds: { type: 'string', default: '9' },
     rules: { type: 'boolean', default: false },
+    before: { type: 'string' },
+    distinct: { type: 'boolean', default: false },
   },
 });
 
@@ -61,6 +67,29 @@ function threadCpuMicros(): number {
   }
 }
 
+/** Events whose every frame is new (a function per event and frame), parsed from JSON as a receiver does. */
+function distinctFrameEvents(): unknown[] {
+  const events = Array.from({ length: 200 }, (_, i) => ({
+    id: `e${i}`,
+    timestamp: '2026-01-01T00:00:00.000Z',
+    platform: 'javascript',
+    project_id: 'p',
+    received_at: '2026-01-01T00:00:01.000Z',
+    processing_errors: [],
+    exception: {
+      type: 'TypeError',
+      value: 'x is undefined',
+      stacktrace: Array.from({ length: 250 }, (_, k) => ({
+        filename: `src/feature${k % 40}/module${k % 9}.tsx`,
+        function: `handler${i}_${k}`,
+        lineno: k,
+        in_app: true,
+      })),
+    },
+  }));
+  return JSON.parse(JSON.stringify(events)) as unknown[];
+}
+
 interface Grouper {
   process(items: Item[]): void;
 }
@@ -86,16 +115,24 @@ function median(values: number[]): number {
 
 const config = groupingConfigSchema.parse(args.rules ? { rules: GROUPING_RULES } : {});
 const rules = args.rules ? compileRules(config.rules) : undefined;
+/** The processor of another build: its own modules, so its own name memories too. */
+async function processorOf(dist: string): Promise<Grouper> {
+  const { GroupingProcessor: Before } = (await import(resolve(dist, 'processors/grouping/processor.js'))) as { GroupingProcessor: typeof GroupingProcessor };
+  return new Before(config, rules);
+}
+
 const groupers: Array<[string, Grouper]> = [
-  ['before (reference)', new ReferenceGroupingProcessor(config, rules)],
+  args.before === undefined ? ['before (reference)', new ReferenceGroupingProcessor(config, rules)] : ['before (--before)', await processorOf(args.before)],
   ['after (processor)', new GroupingProcessor(config, rules)],
 ];
-const events = validatedEvents(Number(args.events));
+const events = args.distinct ? distinctFrameEvents() : validatedEvents(Number(args.events));
 for (const [, grouper] of groupers) round(grouper, events); // warm the JIT and the name memories
 const figures = new Map<string, number[]>(groupers.map(([name]) => [name, []]));
 for (let r = 0; r < Number(args.rounds); r++) for (const [name, grouper] of groupers) figures.get(name)?.push(round(grouper, events));
 
-console.log(`${events.length} bench SDK events${args.rules ? ', with the bench grouping rules' : ''}; CPU µs per event, ${args.rounds} interleaved rounds`);
+console.log(
+  `${events.length} ${args.distinct ? 'events of 250 distinct frames' : 'bench SDK events'}${args.rules ? ', with the bench grouping rules' : ''}; CPU µs per event, ${args.rounds} interleaved rounds`,
+);
 for (const [name, values] of figures)
   console.log(
     `${name.padEnd(20)} median ${median(values).toFixed(1).padStart(6)}  min ${Math.min(...values)

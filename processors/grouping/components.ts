@@ -4,7 +4,7 @@
 // parameterized message of the root cause.
 import type { ExceptionInfo, StackFrame } from '../../src/records/event.js';
 import type { Family } from './family.js';
-import { frameFacts, type FrameFacts } from './frame-facts.js';
+import { frameFacts, type FrameFacts, type KnownFacts } from './frame-facts.js';
 import { canonicalEngineMessage, canonicalType } from './names/engine-messages.js';
 import { parameterizeMessageV3 } from './names/messages.js';
 import { canonicalRuntimeMessage } from './names/runtime-messages.js';
@@ -32,6 +32,8 @@ export interface ComponentOptions {
   platform: string | undefined;
   /** Stack-trace rules; without them each frame keeps its own in_app and counts. */
   verdicts?: Verdicts;
+  /** Frame facts already looked up for this chain. */
+  known?: KnownFacts;
 }
 
 export type Basis = 'in_app_frames' | 'all_frames' | 'value';
@@ -55,10 +57,10 @@ export function chainFrames(chain: readonly ExceptionInfo[], platform: string | 
   });
 }
 
-function factsOf(exception: ExceptionInfo, platform: string | undefined): FrameFacts[] {
+function factsOf(exception: ExceptionInfo, platform: string | undefined, known: ReadonlyArray<FrameFacts | undefined> | undefined): FrameFacts[] {
   const frames = exception.stacktrace ?? [];
   const out = new Array<FrameFacts>(frames.length);
-  for (let f = 0; f < frames.length; f++) out[f] = frameFacts(frames[f], platform);
+  for (let f = 0; f < frames.length; f++) out[f] = known?.[f] ?? frameFacts(frames[f], platform);
   return out;
 }
 
@@ -113,7 +115,7 @@ export function componentsV3(
   message: string | undefined,
   options: ComponentOptions,
 ): { components: string[]; basis: Basis } {
-  const facts = fullChain.map((exception) => factsOf(exception, options.platform));
+  const facts = fullChain.map((exception, e) => factsOf(exception, options.platform, options.known?.[e]));
   // Without stack-trace rules each frame keeps its own in_app and counts.
   const verdicts = options.verdicts?.(
     fullChain.map((exception, e) => ({ exception, frames: exception.stacktrace ?? [], families: facts[e].map((fact) => fact.family) })),

@@ -1,8 +1,8 @@
 // What grouping derives from one frame alone: its language family, its version-3 component and
 // whether it is a vendor frame. Events repeat the same frames over and over, so the facts are
-// remembered by every field they are derived from (the frame's or the event's platform, whether it
-// has an instruction address, function, module, filename, abs_path), in nested maps: one lookup per
-// field, no key to build, and no two frames can share an entry.
+// remembered by every field they are derived from (the frame's or the event's platform, filename,
+// function, abs_path, module, whether it has an instruction address), in nested maps: no key to
+// build, and no two frames can share an entry.
 import type { StackFrame } from '../../src/records/event.js';
 import { isVendorFrame } from '../../src/records/in-app.js';
 import { familyOf, type Family } from './family.js';
@@ -24,14 +24,16 @@ export interface FrameFacts {
 const LONGEST_KEY = MAX_NAME_LENGTH;
 const REMEMBERED = 20_000;
 
-type Level<T> = Map<string | undefined, T>;
-type ByPath = Level<Level<FrameFacts>>;
-type ByFile = Level<ByPath>;
-type ByFunction = Level<ByFile>;
-/** Platform, then instruction address or not, function, filename, abs_path, module. */
-type ByPlatform = Level<[ByFunction, ByFunction]>;
-
-let memory: ByPlatform = new Map();
+/** The frames of one function name in one file, told apart by the rest (mostly one, without abs_path or module). */
+interface Remembered {
+  readonly absPath: string | undefined;
+  readonly module: string | undefined;
+  readonly native: boolean;
+  readonly facts: FrameFacts;
+}
+type ByFunction = Map<string | undefined, Remembered[]>;
+/** Platform, filename, function: a new function in a known file adds one entry, not a map per field. */
+let memory = new Map<string | undefined, Map<string | undefined, ByFunction>>();
 let remembered = 0;
 
 function computeFacts(frame: StackFrame, eventPlatform: string | undefined): FrameFacts {
@@ -49,43 +51,46 @@ function keyLength(frame: StackFrame, platform: string | undefined): number {
   return lengthOf(platform) + lengthOf(frame.function) + lengthOf(frame.filename) + lengthOf(frame.abs_path) + lengthOf(frame.module);
 }
 
-/** The map of the frame's last key (its module), made on the way if missing. */
-function leafOf(frame: StackFrame, platform: string | undefined): Level<FrameFacts> {
-  let byAddress = memory.get(platform);
-  if (byAddress === undefined) memory.set(platform, (byAddress = [new Map(), new Map()]));
-  const byFunction = byAddress[frame.instruction_addr === undefined ? 0 : 1];
-  let byFile = byFunction.get(frame.function);
-  if (byFile === undefined) byFunction.set(frame.function, (byFile = new Map()));
-  let byPath = byFile.get(frame.filename);
-  if (byPath === undefined) byFile.set(frame.filename, (byPath = new Map()));
-  let byModule = byPath.get(frame.abs_path);
-  if (byModule === undefined) byPath.set(frame.abs_path, (byModule = new Map()));
-  return byModule;
+/** The entries of the frame's platform, file and function, made on the way if missing. */
+function entriesOf(frame: StackFrame, platform: string | undefined): Remembered[] {
+  let byFile = memory.get(platform);
+  if (byFile === undefined) memory.set(platform, (byFile = new Map()));
+  let byFunction = byFile.get(frame.filename);
+  if (byFunction === undefined) byFile.set(frame.filename, (byFunction = new Map()));
+  let entries = byFunction.get(frame.function);
+  if (entries === undefined) byFunction.set(frame.function, (entries = []));
+  return entries;
 }
 
 /** The facts of one frame; `eventPlatform` stands in for a frame without a platform of its own. */
 export function frameFacts(frame: StackFrame, eventPlatform: string | undefined): FrameFacts {
   const platform = frame.platform ?? eventPlatform;
   if (keyLength(frame, platform) > LONGEST_KEY) return computeFacts(frame, eventPlatform);
-  const byModule = leafOf(frame, platform);
-  const known = byModule.get(frame.module);
-  if (known !== undefined) return known;
+  const entries = entriesOf(frame, platform);
+  const native = frame.instruction_addr !== undefined;
+  for (const entry of entries) if (entry.absPath === frame.abs_path && entry.module === frame.module && entry.native === native) return entry.facts;
   const facts = computeFacts(frame, eventPlatform);
   if (remembered >= REMEMBERED) {
     memory = new Map();
     remembered = 0;
     return facts;
   }
-  byModule.set(frame.module, facts);
+  entries.push({ absPath: frame.abs_path, module: frame.module, native, facts });
   remembered++;
   return facts;
 }
 
 /**
- * Whether the frame is a vendor frame, as isVendorFrame says, from the facts when they are
- * remembered: the strings are then short enough that grouping's limits do not cut them. A longer
- * frame is tested on its own, without computing its component from uncut names.
+ * The facts looked up for an event's frames, by exception of the chain (outermost first) and frame;
+ * none for a frame too long to remember. Those frames are the ones grouping's limits leave as they
+ * are, so the facts hold for the same positions of withinGroupingLimits' copy.
  */
-export function isVendor(frame: StackFrame, eventPlatform: string | undefined): boolean {
-  return keyLength(frame, frame.platform ?? eventPlatform) > LONGEST_KEY ? isVendorFrame(frame) : frameFacts(frame, eventPlatform).vendor;
+export type KnownFacts = ReadonlyArray<ReadonlyArray<FrameFacts | undefined>>;
+
+/**
+ * Whether the frame is a vendor frame, as isVendorFrame says, and its facts when they are
+ * remembered. A longer frame is tested on its own, without computing its component from uncut names.
+ */
+export function vendorFacts(frame: StackFrame, eventPlatform: string | undefined): FrameFacts | boolean {
+  return keyLength(frame, frame.platform ?? eventPlatform) > LONGEST_KEY ? isVendorFrame(frame) : frameFacts(frame, eventPlatform);
 }

@@ -41,8 +41,8 @@ export class GroupingProcessor implements Processor {
 /** Enriches one event in place (exported for callers that group outside a pipeline, e.g. a backfill). */
 export function groupEvent(item: RecordItem<'events'>, config: Partial<Pick<GroupingConfig, 'max_frames' | 'in_app_only'>> = {}, rules?: CompiledRules): void {
   const event = item.data;
-  markVendorFrames(event);
-  const grouping = computeGrouping(event, { max_frames: config.max_frames, in_app_only: config.in_app_only, rules });
+  const known = markVendorFrames(event);
+  const grouping = computeGrouping(event, { max_frames: config.max_frames, in_app_only: config.in_app_only, rules, known });
   event.grouping_hash = grouping.hash;
   event.issue_id = issueIdFor(item.tenant, grouping.hash);
   event.title = grouping.title;

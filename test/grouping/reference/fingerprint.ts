@@ -7,7 +7,7 @@ import { chainFrames, componentsV3 } from './components.js';
 import { DEFAULT_GROUPING_CONFIG, type GroupingConfig } from '../../../processors/grouping/config.js';
 import { frameComponentV1 } from '../../../processors/grouping/legacy/v1.js';
 import type { CompiledRules, GroupingResult, GroupingBasis } from '../../../processors/grouping/fingerprint.js';
-import { withinGroupingLimits } from '../../../processors/grouping/limits.js';
+import { withinGroupingLimits } from './limits.js';
 
 export interface GroupingOptions extends Partial<Pick<GroupingConfig, 'max_frames' | 'in_app_only'>> {
   rules?: CompiledRules;
