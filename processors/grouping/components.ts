@@ -3,7 +3,7 @@
 // uninformative frames dropped and recursion collapsed; without any frame, the types and the
 // parameterized message of the root cause.
 import type { ExceptionInfo, StackFrame } from '../../src/records/event.js';
-import type { Family } from './family.js';
+import { familyOf, type Family } from './family.js';
 import { frameFacts, type FrameFacts, type KnownFacts } from './frame-facts.js';
 import { canonicalEngineMessage, canonicalType } from './names/engine-messages.js';
 import { parameterizeMessageV3 } from './names/messages.js';
@@ -50,10 +50,10 @@ export const JAVASCRIPT_WINDOW = 8;
 /** Marks where the next exception of the chain starts, so `[A, f, B]` and `[A, f:B]` never meet. */
 export const CAUSE_PREFIX = 'caused by: ';
 
-export function chainFrames(chain: readonly ExceptionInfo[], platform: string | undefined): ChainFrames[] {
-  return chain.map((exception) => {
+export function chainFrames(chain: readonly ExceptionInfo[], platform: string | undefined, known?: KnownFacts): ChainFrames[] {
+  return chain.map((exception, e) => {
     const frames = exception.stacktrace ?? [];
-    return { exception, frames, families: frames.map((frame) => frameFacts(frame, platform).family) };
+    return { exception, frames, families: frames.map((frame, f) => known?.[e]?.[f]?.family ?? familyOf(frame, platform)) };
   });
 }
 

@@ -90,7 +90,7 @@ function groupingComponents(event: ErrorEvent, options: GroupingOptions): { comp
   const defaults = () =>
     (cached ??= componentsOf(chain, event.message, { max_frames, in_app_only, platform: event.platform, verdicts: rules?.verdicts, known: options.known }));
   // The operator's rules outrank the SDK's fingerprint: they are how a team fixes grouping for everyone.
-  const ruled = rules?.fingerprint?.(event, chainFrames(chain, event.platform));
+  const ruled = rules?.fingerprint?.(event, chainFrames(chain, event.platform, options.known));
   if (ruled !== undefined) return { components: expandDefault(ruled.fingerprint, () => defaults().components), basis: 'rule', title: ruled.title };
   if (Array.isArray(custom) && custom.length > 0) return { components: expandDefault(custom, () => defaults().components), basis: 'custom' };
   const { components, basis } = defaults();

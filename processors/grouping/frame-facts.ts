@@ -51,8 +51,13 @@ function keyLength(frame: StackFrame, platform: string | undefined): number {
   return lengthOf(platform) + lengthOf(frame.function) + lengthOf(frame.filename) + lengthOf(frame.abs_path) + lengthOf(frame.module);
 }
 
-/** The entries of the frame's platform, file and function, made on the way if missing. */
-function entriesOf(frame: StackFrame, platform: string | undefined): Remembered[] {
+/** The entries of the frame's platform, file and function, or undefined when none was kept. */
+function entriesOf(frame: StackFrame, platform: string | undefined): Remembered[] | undefined {
+  return memory.get(platform)?.get(frame.filename)?.get(frame.function);
+}
+
+/** The entries of the frame's platform, file and function, made if missing. */
+function newEntriesOf(frame: StackFrame, platform: string | undefined): Remembered[] {
   let byFile = memory.get(platform);
   if (byFile === undefined) memory.set(platform, (byFile = new Map()));
   let byFunction = byFile.get(frame.filename);
@@ -62,21 +67,33 @@ function entriesOf(frame: StackFrame, platform: string | undefined): Remembered[
   return entries;
 }
 
-/** The facts of one frame; `eventPlatform` stands in for a frame without a platform of its own. */
-export function frameFacts(frame: StackFrame, eventPlatform: string | undefined): FrameFacts {
+/** How many frames were ever added to the memory (an event's callers tell its new frames by the difference). */
+let added = 0;
+export function framesAdded(): number {
+  return added;
+}
+
+/**
+ * The facts of one frame; `eventPlatform` stands in for a frame without a platform of its own.
+ * `remember: false` computes a frame not known yet without keeping it.
+ */
+export function frameFacts(frame: StackFrame, eventPlatform: string | undefined, remember = true): FrameFacts {
   const platform = frame.platform ?? eventPlatform;
   if (keyLength(frame, platform) > LONGEST_KEY) return computeFacts(frame, eventPlatform);
-  const entries = entriesOf(frame, platform);
   const native = frame.instruction_addr !== undefined;
-  for (const entry of entries) if (entry.absPath === frame.abs_path && entry.module === frame.module && entry.native === native) return entry.facts;
+  const entries = entriesOf(frame, platform);
+  if (entries !== undefined) {
+    for (const entry of entries) if (entry.absPath === frame.abs_path && entry.module === frame.module && entry.native === native) return entry.facts;
+  }
   const facts = computeFacts(frame, eventPlatform);
+  if (!remember) return facts;
   if (remembered >= REMEMBERED) {
     memory = new Map();
     remembered = 0;
-    return facts;
   }
-  entries.push({ absPath: frame.abs_path, module: frame.module, native, facts });
+  newEntriesOf(frame, platform).push({ absPath: frame.abs_path, module: frame.module, native, facts });
   remembered++;
+  added++;
   return facts;
 }
 
@@ -91,6 +108,6 @@ export type KnownFacts = ReadonlyArray<ReadonlyArray<FrameFacts | undefined>>;
  * Whether the frame is a vendor frame, as isVendorFrame says, and its facts when they are
  * remembered. A longer frame is tested on its own, without computing its component from uncut names.
  */
-export function vendorFacts(frame: StackFrame, eventPlatform: string | undefined): FrameFacts | boolean {
-  return keyLength(frame, frame.platform ?? eventPlatform) > LONGEST_KEY ? isVendorFrame(frame) : frameFacts(frame, eventPlatform);
+export function vendorFacts(frame: StackFrame, eventPlatform: string | undefined, remember: boolean): FrameFacts | boolean {
+  return keyLength(frame, frame.platform ?? eventPlatform) > LONGEST_KEY ? isVendorFrame(frame) : frameFacts(frame, eventPlatform, remember);
 }
