@@ -4,7 +4,7 @@
 // parameterized message of the root cause.
 import type { ExceptionInfo, StackFrame } from '../../src/records/event.js';
 import { familyOf, type Family } from './family.js';
-import { dialectOfPlatform, frameComponentV3 } from './frames.js';
+import { frameFacts, type FrameFacts, type KnownFacts } from './frame-facts.js';
 import { canonicalEngineMessage, canonicalType } from './names/engine-messages.js';
 import { parameterizeMessageV3 } from './names/messages.js';
 import { canonicalRuntimeMessage } from './names/runtime-messages.js';
@@ -32,6 +32,8 @@ export interface ComponentOptions {
   platform: string | undefined;
   /** Stack-trace rules; without them each frame keeps its own in_app and counts. */
   verdicts?: Verdicts;
+  /** Frame facts already looked up for this chain. */
+  known?: KnownFacts;
 }
 
 export type Basis = 'in_app_frames' | 'all_frames' | 'value';
@@ -48,15 +50,18 @@ export const JAVASCRIPT_WINDOW = 8;
 /** Marks where the next exception of the chain starts, so `[A, f, B]` and `[A, f:B]` never meet. */
 export const CAUSE_PREFIX = 'caused by: ';
 
-export function chainFrames(chain: readonly ExceptionInfo[], platform: string | undefined): ChainFrames[] {
-  return chain.map((exception) => {
+export function chainFrames(chain: readonly ExceptionInfo[], platform: string | undefined, known?: KnownFacts): ChainFrames[] {
+  return chain.map((exception, e) => {
     const frames = exception.stacktrace ?? [];
-    return { exception, frames, families: frames.map((frame) => familyOf(frame, platform)) };
+    return { exception, frames, families: frames.map((frame, f) => known?.[e]?.[f]?.family ?? familyOf(frame, platform)) };
   });
 }
 
-function ownVerdicts(chain: readonly ChainFrames[]): FrameVerdict[][] {
-  return chain.map(({ frames }) => frames.map((frame) => ({ in_app: frame.in_app, group: true })));
+function factsOf(exception: ExceptionInfo, platform: string | undefined, known: ReadonlyArray<FrameFacts | undefined> | undefined): FrameFacts[] {
+  const frames = exception.stacktrace ?? [];
+  const out = new Array<FrameFacts>(frames.length);
+  for (let f = 0; f < frames.length; f++) out[f] = known?.[f] ?? frameFacts(frames[f], platform);
+  return out;
 }
 
 /** The components of each exception's frames, in order, before in-app selection. */
@@ -110,11 +115,14 @@ export function componentsV3(
   message: string | undefined,
   options: ComponentOptions,
 ): { components: string[]; basis: Basis } {
-  const withFrames = chainFrames(fullChain, options.platform);
-  const verdicts = (options.verdicts ?? ownVerdicts)(withFrames);
+  const facts = fullChain.map((exception, e) => factsOf(exception, options.platform, options.known?.[e]));
+  // Without stack-trace rules each frame keeps its own in_app and counts.
+  const verdicts = options.verdicts?.(
+    fullChain.map((exception, e) => ({ exception, frames: exception.stacktrace ?? [], families: facts[e].map((fact) => fact.family) })),
+  );
   const { chain, candidates } = unwrap(
     fullChain,
-    withFrames.map(({ frames, families }, e) => frameCandidates(frames, families, verdicts[e], options.platform)),
+    fullChain.map((exception, e) => frameCandidates(exception.stacktrace ?? [], facts[e], verdicts?.[e])),
   );
 
   if (candidates.every((list) => list.length === 0)) {
@@ -157,21 +165,16 @@ export function componentsV3(
  * V8 holds optimized code only weakly from the feedback vector, so a per-call closure's code dies
  * at each major GC and was recompiled every few seconds under load (kept-appenders.ts).
  */
-function frameCandidates(
-  frames: readonly StackFrame[],
-  families: readonly Family[],
-  verdicts: readonly FrameVerdict[],
-  platform: string | undefined,
-): Candidate[] {
+function frameCandidates(frames: readonly StackFrame[], facts: readonly FrameFacts[], verdicts: readonly FrameVerdict[] | undefined): Candidate[] {
   const out: Candidate[] = [];
-  const javascript = families.includes('javascript');
-  const eventDialect = dialectOfPlatform(platform);
+  let javascript = false;
+  for (let f = 0; f < facts.length && !javascript; f++) javascript = facts[f].family === 'javascript';
   for (let f = 0; f < frames.length; f++) {
-    const verdict = verdicts[f];
-    if (!verdict.group) continue;
-    const own = frames[f].platform;
-    const component = frameComponentV3(frames[f], families[f], own === undefined ? eventDialect : dialectOfPlatform(own));
-    if (component !== undefined) out.push({ component, inApp: verdict.in_app === true, javascript });
+    const verdict = verdicts?.[f];
+    if (verdict !== undefined && !verdict.group) continue;
+    const component = facts[f].component;
+    const inApp = verdict === undefined ? frames[f].in_app : verdict.in_app;
+    if (component !== undefined) out.push({ component, inApp: inApp === true, javascript });
   }
   return out;
 }

@@ -1,10 +1,11 @@
 // Pure grouping: from an error event to its fingerprint components, grouping hash, title, culprit
 // and root cause. No I/O, no clock, no randomness: any worker computes the same result.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ErrorEvent, ExceptionInfo, RootCause, StackFrame } from '../../src/records/event.js';
 import { exceptionChain } from './chain.js';
 import { chainFrames, componentsV3, type ChainFrames, type Verdicts } from './components.js';
 import { DEFAULT_GROUPING_CONFIG, type GroupingConfig } from './config.js';
+import type { KnownFacts } from './frame-facts.js';
 import { componentsV1, frameComponentV1 } from './legacy/v1.js';
 import { componentsV2 } from './legacy/v2/components.js';
 import { withinGroupingLimits } from './limits.js';
@@ -38,6 +39,8 @@ export interface CompiledRules {
 export interface GroupingOptions extends Partial<Pick<GroupingConfig, 'max_frames' | 'in_app_only'>> {
   version?: GroupingVersion;
   rules?: CompiledRules;
+  /** The frame facts already looked up for this very event (vendor.ts), its frames unchanged since but for in_app. */
+  known?: KnownFacts;
 }
 
 /** The title keeps at most this many characters of the value (the last one being `…`). */
@@ -55,7 +58,7 @@ export function isDefaultPlaceholder(entry: string): boolean {
 
 /** Hex sha256 over the JSON encoding of the components. */
 export function hashComponents(components: readonly string[]): string {
-  return createHash('sha256').update(JSON.stringify(components)).digest('hex');
+  return hash('sha256', JSON.stringify(components), 'hex');
 }
 
 function expandDefault(fingerprint: readonly string[], defaults: () => string[]): string[] {
@@ -84,9 +87,10 @@ function groupingComponents(event: ErrorEvent, options: GroupingOptions): { comp
   const rules = options.rules;
   const componentsOf = options.version === 2 ? componentsV2 : componentsV3;
   let cached: ReturnType<typeof componentsV3> | undefined;
-  const defaults = () => (cached ??= componentsOf(chain, event.message, { max_frames, in_app_only, platform: event.platform, verdicts: rules?.verdicts }));
+  const defaults = () =>
+    (cached ??= componentsOf(chain, event.message, { max_frames, in_app_only, platform: event.platform, verdicts: rules?.verdicts, known: options.known }));
   // The operator's rules outrank the SDK's fingerprint: they are how a team fixes grouping for everyone.
-  const ruled = rules?.fingerprint?.(event, chainFrames(chain, event.platform));
+  const ruled = rules?.fingerprint?.(event, chainFrames(chain, event.platform, options.known));
   if (ruled !== undefined) return { components: expandDefault(ruled.fingerprint, () => defaults().components), basis: 'rule', title: ruled.title };
   if (Array.isArray(custom) && custom.length > 0) return { components: expandDefault(custom, () => defaults().components), basis: 'custom' };
   const { components, basis } = defaults();
@@ -146,6 +150,8 @@ function oneLine(text: string): string {
 
 /** Cuts to at most `max` characters (code points), the last being `…` when something was cut. */
 export function truncate(text: string, max: number): string {
+  // A string has no more code points than UTF-16 units: a short one needs no array of them.
+  if (text.length <= max) return text;
   const chars = Array.from(text);
   return chars.length <= max ? text : chars.slice(0, max - 1).join('') + ELLIPSIS;
 }

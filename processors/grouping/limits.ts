@@ -15,9 +15,13 @@ function cut(text: string, max: number): string {
   return text.length <= max ? text : text.slice(0, max);
 }
 
+function fits(text: string | undefined): boolean {
+  return (text?.length ?? 0) <= MAX_NAME_LENGTH;
+}
+
+/** Each of FRAME_NAMES, read by name: a loop over the keys was a keyed load per field, in every frame of every event. */
 function frameFits(frame: StackFrame): boolean {
-  for (const key of FRAME_NAMES) if ((frame[key]?.length ?? 0) > MAX_NAME_LENGTH) return false;
-  return true;
+  return fits(frame.function) && fits(frame.module) && fits(frame.filename) && fits(frame.abs_path) && fits(frame.platform);
 }
 
 function exceptionFits(outermost: ExceptionInfo): boolean {

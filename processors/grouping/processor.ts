@@ -2,10 +2,10 @@
 // while its project moves to a new grouping version, the issue the previous version gives it).
 import type { Processor } from '../../src/engine/component.js';
 import { recordItems, type Item, type RecordItem } from '../../src/engine/item.js';
-import { markVendorFrames } from '../../src/records/in-app.js';
 import { issueIdFor } from '../../src/records/issue-id.js';
 import type { GroupingVersions } from '../../extensions/issues/grouping-versions.js';
 import type { GroupingConfig } from './config.js';
+import { markVendorFrames } from './vendor.js';
 import { computeGrouping, CURRENT_GROUPING_VERSION, groupingHash, type CompiledRules, type GroupingVersion } from './fingerprint.js';
 
 export class GroupingProcessor implements Processor {
@@ -41,8 +41,8 @@ export class GroupingProcessor implements Processor {
 /** Enriches one event in place (exported for callers that group outside a pipeline, e.g. a backfill). */
 export function groupEvent(item: RecordItem<'events'>, config: Partial<Pick<GroupingConfig, 'max_frames' | 'in_app_only'>> = {}, rules?: CompiledRules): void {
   const event = item.data;
-  markVendorFrames(event.exception);
-  const grouping = computeGrouping(event, { max_frames: config.max_frames, in_app_only: config.in_app_only, rules });
+  const known = markVendorFrames(event);
+  const grouping = computeGrouping(event, { max_frames: config.max_frames, in_app_only: config.in_app_only, rules, known });
   event.grouping_hash = grouping.hash;
   event.issue_id = issueIdFor(item.tenant, grouping.hash);
   event.title = grouping.title;

@@ -1,0 +1,143 @@
+// Micro-measure of the grouping processor's CPU per event (issue #30, round three): the bench's
+// SDK events (200 errors over 3 releases, 20-25 frames, about half in-app) through the real
+// validation processor, then grouped by the processor as it is and by the reference
+// implementation it must equal (test/grouping/reference/, the code before the round), in
+// interleaved rounds (A, B, A, B…); each round groups fresh copies of the events (a request's
+// objects are new, only their strings repeat), the copies made outside the measure.
+//
+//   npx tsc -p bench/tsconfig.json && node --expose-gc dist/bench/micro/grouping.js [--events 4000] [--rounds 9] [--rules]
+//
+// --rules adds the bench's grouping rules (bench/config-variants.ts). --before DIR measures the
+// processor of another build instead of the reference (DIR/processors/grouping/processor.js, e.g.
+// the dist/ of the commit before, from `git archive`). --distinct groups 200 events of 250 frames
+// never seen before each (every frame a miss of the memories: the hostile case) instead. Figures are the main thread's
+// CPU time (Linux schedstat); a busy machine makes them noisy: compare the medians of one run.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { compileRules } from '../../processors/grouping/compile-rules.js';
+import { groupingConfigSchema } from '../../processors/grouping/config.js';
+import { GroupingProcessor } from '../../processors/grouping/processor.js';
+import { validationConfigSchema } from '../../processors/validation/config.js';
+import { EventValidationProcessor } from '../../processors/validation/processor.js';
+import type { Item } from '../../src/engine/item.js';
+import { keepReceivedBody } from '../../src/records/event-body.js';
+import { ReferenceGroupingProcessor } from '../../test/grouping/reference/processor.js';
+import { GROUPING_RULES } from '../config-variants.js';
+import { sdkEventSets } from '../payloads.js';
+
+const { values: args } = parseArgs({
+  options: {
+    events: { type: 'string', default: '4000' },
+    rounds: { type: 'string', default: '9' },
+    rules: { type: 'boolean', default: false },
+    before: { type: 'string' },
+    distinct: { type: 'boolean', default: false },
+  },
+});
+
+const TENANT = { orgId: 'default', projectId: 'default', dataset: 'live' } as const;
+const CHUNK = 200;
+/** With --expose-gc, the copies' garbage is collected before each measure, not inside it. */
+const gc = (globalThis as { gc?: () => void }).gc;
+
+/** The bench's SDK events as POST /v1/events makes items of them, validated. */
+function validatedEvents(count: number): unknown[] {
+  const bodies = sdkEventSets(count).single;
+  const items: Item[] = Array.from({ length: count }, () => {
+    const bytes = bodies.nextBody();
+    return { data: keepReceivedBody(JSON.parse(bytes.toString('utf8')), bytes), tenant: TENANT, receivedAt: Date.now(), size: bytes.length };
+  });
+  new EventValidationProcessor(validationConfigSchema.parse({})).process(items);
+  const live = items.filter((item) => item.outcome === undefined);
+  if (live.length !== count) throw new Error(`validation kept ${live.length} of ${count} events`);
+  return live.map((item) => item.data);
+}
+
+/**
+ * CPU time of this (the main) thread: a collection's concurrent sweeping on the helper threads,
+ * which process.cpuUsage() would count, belongs to the copies, not to grouping.
+ */
+function threadCpuMicros(): number {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1000;
+  } catch {
+    const cpu = process.cpuUsage();
+    return cpu.user + cpu.system;
+  }
+}
+
+/** Events whose every frame is new (a function per event and frame), parsed from JSON as a receiver does. */
+function distinctFrameEvents(): unknown[] {
+  const events = Array.from({ length: 200 }, (_, i) => ({
+    id: `e${i}`,
+    timestamp: '2026-01-01T00:00:00.000Z',
+    platform: 'javascript',
+    project_id: 'p',
+    received_at: '2026-01-01T00:00:01.000Z',
+    processing_errors: [],
+    exception: {
+      type: 'TypeError',
+      value: 'x is undefined',
+      stacktrace: Array.from({ length: 250 }, (_, k) => ({
+        filename: `src/feature${k % 40}/module${k % 9}.tsx`,
+        function: `handler${i}_${k}`,
+        lineno: k,
+        in_app: true,
+      })),
+    },
+  }));
+  return JSON.parse(JSON.stringify(events)) as unknown[];
+}
+
+interface Grouper {
+  process(items: Item[]): void;
+}
+
+/** CPU µs per event of grouping fresh copies of every event once. */
+function round(grouper: Grouper, events: readonly unknown[]): number {
+  let micros = 0;
+  for (let start = 0; start < events.length; start += CHUNK) {
+    const items: Item[] = events.slice(start, start + CHUNK).map((data) => ({ data: structuredClone(data), tenant: TENANT, receivedAt: 0, size: 0 }));
+    gc?.();
+    const before = threadCpuMicros();
+    grouper.process(items);
+    micros += threadCpuMicros() - before;
+  }
+  return micros / events.length;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+const config = groupingConfigSchema.parse(args.rules ? { rules: GROUPING_RULES } : {});
+const rules = args.rules ? compileRules(config.rules) : undefined;
+/** The processor of another build: its own modules, so its own name memories too. */
+async function processorOf(dist: string): Promise<Grouper> {
+  const { GroupingProcessor: Before } = (await import(resolve(dist, 'processors/grouping/processor.js'))) as { GroupingProcessor: typeof GroupingProcessor };
+  return new Before(config, rules);
+}
+
+const groupers: Array<[string, Grouper]> = [
+  args.before === undefined ? ['before (reference)', new ReferenceGroupingProcessor(config, rules)] : ['before (--before)', await processorOf(args.before)],
+  ['after (processor)', new GroupingProcessor(config, rules)],
+];
+const events = args.distinct ? distinctFrameEvents() : validatedEvents(Number(args.events));
+for (const [, grouper] of groupers) round(grouper, events); // warm the JIT and the name memories
+const figures = new Map<string, number[]>(groupers.map(([name]) => [name, []]));
+for (let r = 0; r < Number(args.rounds); r++) for (const [name, grouper] of groupers) figures.get(name)?.push(round(grouper, events));
+
+console.log(
+  `${events.length} ${args.distinct ? 'events of 250 distinct frames' : 'bench SDK events'}${args.rules ? ', with the bench grouping rules' : ''}; CPU µs per event, ${args.rounds} interleaved rounds`,
+);
+for (const [name, values] of figures)
+  console.log(
+    `${name.padEnd(20)} median ${median(values).toFixed(1).padStart(6)}  min ${Math.min(...values)
+      .toFixed(1)
+      .padStart(6)}  max ${Math.max(...values)
+      .toFixed(1)
+      .padStart(6)}`,
+  );
