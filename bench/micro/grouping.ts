@@ -1,15 +1,13 @@
 // Micro-measure of the grouping processor's CPU per event (issue #30, round three): the bench's
 // SDK events (200 errors over 3 releases, 20-25 frames, about half in-app) through the real
-// validation processor, then grouped by the processor as it is and by the reference
-// implementation it must equal (test/grouping/reference/, the code before the round), in
-// interleaved rounds (A, B, A, B…); each round groups fresh copies of the events (a request's
-// objects are new, only their strings repeat), the copies made outside the measure.
+// validation processor, then grouped by the processor as it is and, with --before DIR, by
+// another build's (DIR/processors/grouping/processor.js, e.g. the dist/ of the commit before,
+// from `git archive`), in interleaved rounds (A, B, A, B…); each round groups fresh copies of the
+// events (a request's objects are new, only their strings repeat), the copies made outside the measure.
 //
-//   npx tsc -p bench/tsconfig.json && node --expose-gc dist/bench/micro/grouping.js [--events 4000] [--rounds 9] [--rules]
+//   npx tsc -p bench/tsconfig.json && node --expose-gc dist/bench/micro/grouping.js [--events 4000] [--rounds 9] [--rules] [--before DIR]
 //
-// --rules adds the bench's grouping rules (bench/config-variants.ts). --before DIR measures the
-// processor of another build instead of the reference (DIR/processors/grouping/processor.js, e.g.
-// the dist/ of the commit before, from `git archive`). --distinct groups 200 events of 250 frames
+// --rules adds the bench's grouping rules (bench/config-variants.ts). --distinct groups 200 events of 250 frames
 // never seen before each (every frame a miss of the memories: the hostile case) instead. Figures are the main thread's
 // CPU time (Linux schedstat); a busy machine makes them noisy: compare the medians of one run.
 import { readFileSync } from 'node:fs';
@@ -22,7 +20,6 @@ import { validationConfigSchema } from '../../processors/validation/config.js';
 import { EventValidationProcessor } from '../../processors/validation/processor.js';
 import type { Item } from '../../src/engine/item.js';
 import { keepReceivedBody } from '../../src/records/event-body.js';
-import { ReferenceGroupingProcessor } from '../../test/grouping/reference/processor.js';
 import { GROUPING_RULES } from '../config-variants.js';
 import { sdkEventSets } from '../payloads.js';
 
@@ -122,7 +119,7 @@ async function processorOf(dist: string): Promise<Grouper> {
 }
 
 const groupers: Array<[string, Grouper]> = [
-  args.before === undefined ? ['before (reference)', new ReferenceGroupingProcessor(config, rules)] : ['before (--before)', await processorOf(args.before)],
+  ...(args.before === undefined ? [] : [['before (--before)', await processorOf(args.before)] as [string, Grouper]]),
   ['after (processor)', new GroupingProcessor(config, rules)],
 ];
 const events = args.distinct ? distinctFrameEvents() : validatedEvents(Number(args.events));
