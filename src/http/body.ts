@@ -125,51 +125,18 @@ export function bodyLeftUnread(event: H3Event): boolean {
   return event.context.bodyLeftUnread === true;
 }
 
-async function readCapped(event: H3Event, options: BodyOptions): Promise<Buffer> {
-  const node = event.runtime?.node?.req;
-  if (node) return readNodeCapped(event, node, options);
-  const source: AsyncIterable<Uint8Array> | null = event.req.body;
-  if (!source) return Buffer.alloc(0);
-  const { limit, timeoutMs, onSize } = options;
-  // Read chunk by chunk against a deadline. The iterator is left as it is when reading stops
-  // early: closing it would destroy the socket, and with it the answer.
-  const chunks = source[Symbol.asyncIterator]();
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), timeoutMs);
-  });
-  const received: Uint8Array[] = [];
-  let total = 0;
-  let ended = false;
-  try {
-    for (;;) {
-      const next = chunks.next();
-      const result = await Promise.race([next, deadline]);
-      if (result === 'timeout') {
-        next.catch(() => undefined); // settles when the connection closes
-        throw errors.requestTimeout(timeoutMs);
-      }
-      if (result.done) break;
-      total += result.value.length;
-      if (total > limit) throw errors.tooLarge(limit);
-      onSize?.(total);
-      received.push(result.value);
-    }
-    ended = true;
-  } catch (error) {
-    throw isClientAbort(error) ? new ClientAbortError(error) : error;
-  } finally {
-    clearTimeout(timer);
-    if (!ended) event.context.bodyLeftUnread = true;
-  }
-  return Buffer.concat(received, total);
+/** Every request reaches a route through srvx's Node adapter (HttpHost), so its body is the Node request. */
+function readCapped(event: H3Event, options: BodyOptions): Promise<Buffer> {
+  const req = event.runtime?.node?.req;
+  if (!req) throw new Error('request bodies are read from the node:http request, and this event has none');
+  return readNodeCapped(event, req, options);
 }
 
 /**
- * readCapped for a Node request, on its events: the same limits and outcomes as the async
- * iterator below, without an iterator and a race of promises per chunk, which cost a
- * measurable share of a small event's CPU. Reading that stops early pauses the request and
- * leaves the socket open, so the answer can still be written (with `connection: close`).
+ * Reads on the request's events, not an async iterator raced against a timer per chunk, which
+ * cost a measurable share of a small event's CPU. Reading that stops early (too large, too slow,
+ * over budget) pauses the request and leaves the socket open, so the answer can still be written
+ * (with `connection: close`); a socket that closes mid-body is a ClientAbortError.
  */
 const ignore = (): void => undefined;
 
