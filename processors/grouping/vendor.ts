@@ -1,9 +1,9 @@
-// markVendorFrames (src/records/in-app.ts) with each frame's answer remembered (frame-facts.ts):
+// Marks vendor frames (isVendorFrame, src/records/in-app.ts) with each frame's answer remembered (frame-facts.ts):
 // the same frames come back in event after event, and their paths' regex was a good part of the cost.
 import type { ErrorEvent, ExceptionInfo } from '../../src/records/event.js';
 import { framesAdded, vendorFacts, type FrameFacts, type KnownFacts } from './frame-facts.js';
 
-/** As many exceptions of the chain as markVendorFrames marks. */
+/** Exceptions of the chain marked at most (validation caps chains far below it). */
 const MAX_DEPTH = 64;
 /**
  * An event adds at most this many frames to the memory: an app has a bounded set of frames, a

@@ -2,7 +2,8 @@
 // so frames of installed packages and of the Sentry SDK itself (a `node_modules` path segment,
 // `@sentry/…` or `@sentry-internal/…`, before or after symbolication) are set not in-app here,
 // whatever the SDK said: they are never where the bug is, and they must not group or be the culprit.
-import type { ExceptionInfo, StackFrame } from './event.js';
+// The grouping processor marks them (processors/grouping/vendor.ts), remembering each frame's answer.
+import type { StackFrame } from './event.js';
 
 const VENDOR = /(?:^|[\\/])(?:node_modules|@sentry(?:-internal)?)[\\/]/;
 const SDK_MODULE = /^@sentry(?:-internal)?\//;
@@ -13,12 +14,4 @@ const MAX_PATH = 4096;
 export function isVendorFrame(frame: StackFrame): boolean {
   for (const path of [frame.abs_path, frame.filename]) if (path !== undefined && path.length <= MAX_PATH && VENDOR.test(path)) return true;
   return frame.module !== undefined && SDK_MODULE.test(frame.module);
-}
-
-/** Sets in_app false on the vendor frames of every exception of the chain (at most `maxDepth` of them). */
-export function markVendorFrames(exception: ExceptionInfo | undefined, maxDepth = 64): void {
-  let depth = 0;
-  for (let e = exception; e !== undefined && depth < maxDepth; e = e.cause, depth++) {
-    for (const frame of e.stacktrace ?? []) if (frame.in_app !== false && isVendorFrame(frame)) frame.in_app = false;
-  }
 }
