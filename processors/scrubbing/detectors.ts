@@ -93,12 +93,21 @@ export function privateKeys(text: string): Span[] {
   }
 }
 
-const AWS_KEY_ID = /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b/g;
+const AWS_KEY_PREFIXES = 'AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA';
+const AWS_KEY_ID = new RegExp(`\\b(?:${AWS_KEY_PREFIXES})[A-Z0-9]{16}\\b`, 'g');
 const ANY_AWS_KEY_ID = new RegExp(AWS_KEY_ID.source);
 
 export function awsKeys(text: string): Span[] {
   return ANY_AWS_KEY_ID.test(text) ? regexSpans(AWS_KEY_ID, text) : [];
 }
+
+/**
+ * What a default finder's match needs somewhere (13 digits with single spaces or dashes between, a
+ * scheme word, a PEM header, an AWS key id prefix, or `=`), made of the finders' own pieces so the
+ * two cannot drift: the scrubber tests a string with it first, and a string without any of these
+ * has nothing for them. Each `[ -]?\d` step must take a digit, so the digit run matches one way only.
+ */
+export const DEFAULT_FINDERS_NEED = new RegExp(`${CARD_DIGITS.source}|bearer|basic|-----BEGIN|${AWS_KEY_PREFIXES}|=`, 'i');
 
 const LOCAL = /[A-Za-z0-9._%+-]/;
 const DOMAIN = /[A-Za-z0-9.-]/;

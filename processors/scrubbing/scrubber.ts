@@ -14,7 +14,19 @@ import {
   type Selector,
   type SelectorSegment,
 } from '../../src/records/data-scrubbing.js';
-import { authCredentials, awsKeys, creditCards, emails, FINDERS, ipAddresses, privateKeys, sensitivePairs, type Finder, type Span } from './detectors.js';
+import {
+  authCredentials,
+  awsKeys,
+  creditCards,
+  DEFAULT_FINDERS_NEED,
+  emails,
+  FINDERS,
+  ipAddresses,
+  privateKeys,
+  sensitivePairs,
+  type Finder,
+  type Span,
+} from './detectors.js';
 
 /** Keys the default rules scrub: a key (lower-cased) containing one of these. */
 const SENSITIVE_KEY = /passw(?:or)?d|pwd|secret|token|api[-_.]?key|auth|credential|session|sessid|cookie|csrf|private[-_.]?key/;
@@ -31,12 +43,6 @@ const IP_KEYS = new Set([
   'x-forwarded-for',
   'x-real-ip',
 ]);
-/**
- * What a default detector's match needs: 13 digits (single spaces or dashes between), a scheme word,
- * a PEM header, an AWS key id prefix, or `=`. A string without any of these has nothing for them.
- * Each `[ -]?\d` step must take a digit, so the digit run is matched one way only.
- */
-const PREFILTER = /\d(?:[ -]?\d){12}|bearer|basic|-----BEGIN|A(?:KI|SI|GP|ID|RO|NP|NV|IP)A|=/i;
 /** Keys seen and the rule that scrubs each (or none): keys repeat from event to event. */
 const KEY_CACHE_SIZE = 10_000;
 /** At most this many entries in a `scrubbed` list: the rest is counted in its last entry. */
@@ -153,7 +159,7 @@ export class Scrubber {
   text(value: string): string {
     let out = value;
     // Shorter strings can hold nothing the defaults look for but a `name=value` pair.
-    if (this.defaults && this.safeDepth === 0 && (out.length < 8 ? out.includes('=') : PREFILTER.test(out))) out = this.defaultPatterns(out);
+    if (this.defaults && this.safeDepth === 0 && (out.length < 8 ? out.includes('=') : DEFAULT_FINDERS_NEED.test(out))) out = this.defaultPatterns(out);
     if (this.safeDepth === 0 && this.anyOption) {
       if (this.options.scrub_email && out.includes('@')) out = this.replaceSpans(out, emails(out), '@email', 'replace', FILTERED);
       if (this.options.scrub_ip) out = this.replaceSpans(out, ipAddresses(out), '@ip', 'replace', FILTERED);
