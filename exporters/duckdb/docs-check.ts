@@ -1,6 +1,6 @@
 // A damaged LMDB file makes the native library crash the process (SIGSEGV) rather than throw, so
 // the DocStore is checked before this process maps it: the two meta pages' magic and page size,
-// then a child process opens it read-only and reads the ends of every database. A child that
+// then a child process opens it as the service does and reads the ends of every database. A child that
 // dies or fails means the file is damaged, and the start stops with a message instead of a crash.
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
@@ -63,11 +63,15 @@ function headerProblem(path: string): string | undefined {
   }
 }
 
-/** Run by the child: opens the store read-only and reads the first and last entry of each database. */
+/**
+ * Run by the child: opens the store as the service does (read-write: opening a database then reads
+ * pages a read-only open does not, and a damaged store that passed a read-only probe crashed the
+ * service's own open) and reads the first and last entry of each database. It writes nothing.
+ */
 const PROBE = `
 const [lmdbPath, dir, names] = process.argv.slice(1);
 const { open } = require(lmdbPath);
-const root = open({ path: dir, readOnly: true, compression: false });
+const root = open({ path: dir, compression: false, overlappingSync: false });
 for (const name of JSON.parse(names)) {
   const db = root.openDB({ name, encoding: 'string' });
   if (!db) continue; // not created yet (a store written before that database existed)
