@@ -10,7 +10,6 @@
 // --rules adds the bench's grouping rules (bench/config-variants.ts). --distinct groups 200 events of 250 frames
 // never seen before each (every frame a miss of the memories: the hostile case) instead. Figures are the main thread's
 // CPU time (Linux schedstat); a busy machine makes them noisy: compare the medians of one run.
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { compileRules } from '../../processors/grouping/compile-rules.js';
@@ -22,6 +21,7 @@ import type { Item } from '../../src/engine/item.js';
 import { keepReceivedBody } from '../../src/records/event-body.js';
 import { GROUPING_RULES } from '../config-variants.js';
 import { sdkEventSets } from '../payloads.js';
+import { median, threadCpuMicros } from './measure.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -49,19 +49,6 @@ function validatedEvents(count: number): unknown[] {
   const live = items.filter((item) => item.outcome === undefined);
   if (live.length !== count) throw new Error(`validation kept ${live.length} of ${count} events`);
   return live.map((item) => item.data);
-}
-
-/**
- * CPU time of this (the main) thread: a collection's concurrent sweeping on the helper threads,
- * which process.cpuUsage() would count, belongs to the copies, not to grouping.
- */
-function threadCpuMicros(): number {
-  try {
-    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1000;
-  } catch {
-    const cpu = process.cpuUsage();
-    return cpu.user + cpu.system;
-  }
 }
 
 /** Events whose every frame is new (a function per event and frame), parsed from JSON as a receiver does. */
@@ -102,12 +89,6 @@ function round(grouper: Grouper, events: readonly unknown[]): number {
     micros += threadCpuMicros() - before;
   }
   return micros / events.length;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 const config = groupingConfigSchema.parse(args.rules ? { rules: GROUPING_RULES } : {});

@@ -10,7 +10,6 @@
 //   npx tsc -p bench/tsconfig.json && node dist/bench/micro/idle-cost.js [--items 1500] [--gaps 0.5,1,3] [--rounds 3]
 //
 // Read the ratio, not the absolute figures: a busy machine moves them.
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { groupingConfigSchema } from '../../processors/grouping/config.js';
 import { GroupingProcessor } from '../../processors/grouping/processor.js';
@@ -19,6 +18,7 @@ import { EventValidationProcessor } from '../../processors/validation/processor.
 import type { Item } from '../../src/engine/item.js';
 import { keepReceivedBody } from '../../src/records/event-body.js';
 import { sdkEventSets } from '../payloads.js';
+import { median, threadCpuMicros } from './measure.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -33,15 +33,6 @@ const validation = new EventValidationProcessor(validationConfigSchema.parse({})
 const grouping = new GroupingProcessor(groupingConfigSchema.parse({}));
 const source = sdkEventSets(2000).single;
 const bodies = Array.from({ length: 2000 }, () => source.nextBody());
-
-function threadCpuMicros(): number {
-  try {
-    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1000;
-  } catch {
-    const cpu = process.cpuUsage();
-    return cpu.user + cpu.system;
-  }
-}
 
 /** One event's work: parsed, validated and grouped, as the events route and pipeline do. */
 function work(i: number): void {
@@ -64,12 +55,6 @@ async function measure(items: number, gapMs: number, withWork: boolean): Promise
     else if (i % 50 === 0) await turn();
   }
   return (threadCpuMicros() - before) / items;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 const items = Number(args.items);
