@@ -6,7 +6,7 @@
 // directory's first start, so the live key is kept beside the rows with the sample of ids sent.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadOverHttp, type LoadResult } from './load.js';
+import { LOAD_ORDER, loadOverHttp, type LoadResult } from './load.js';
 import type { ChildService } from './service.js';
 
 export interface LargeSizes {
@@ -44,15 +44,16 @@ export async function loadOnce(
 ): Promise<{ svc: ChildService; loaded: Loaded }> {
   const marker = join(dataDir, LOADED);
   if (existsSync(marker)) {
-    const kept = JSON.parse(readFileSync(marker, 'utf8')) as LoadResult & { liveKey: string; asked: LargeSizes };
+    const kept = JSON.parse(readFileSync(marker, 'utf8')) as LoadResult & { liveKey: string; asked: LargeSizes; order?: string };
     if (kept.asked.events !== events || kept.asked.spans !== spans)
       throw new Error(`${dataDir} holds ${kept.asked.events} events and ${kept.asked.spans} spans, not the ${events} and ${spans} asked for`);
+    if (kept.order !== LOAD_ORDER) throw new Error(`${dataDir} was loaded with events in random time order by an earlier bench: load a new directory`);
     log(`  reusing the rows loaded into ${dataDir}`);
     return { svc: await start(kept.liveKey), loaded: { ...kept, reused: true } };
   }
   mkdirSync(dataDir, { recursive: true });
   const svc = await start();
   const loaded = await loadOverHttp(svc, events, spans, log);
-  writeFileSync(marker, JSON.stringify({ ...loaded, liveKey: svc.liveKey, asked: { events, spans } }));
+  writeFileSync(marker, JSON.stringify({ ...loaded, liveKey: svc.liveKey, asked: { events, spans }, order: LOAD_ORDER }));
   return { svc, loaded: { ...loaded, reused: false } };
 }

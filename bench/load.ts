@@ -2,14 +2,19 @@
 // events as Sentry envelopes of 100 event items on POST /api/<ingest id>/envelope/, and N spans
 // as OTLP/HTTP protobuf requests of 1,000 spans on the OTLP port, several requests in flight.
 // Events: the 200 errors over 3 releases of payloads.ts (so 200 issues), 4 environments,
-// timestamps spread over the last 30 days (the service runs with 365 days of retention), every
-// event its own id, 30 % carrying the id of a loaded trace (spans are loaded first). Spans: traces of 5-20 spans from the real OpenTelemetry SDK, fresh ids per
+// timestamps spread over the last 30 days in the order they are sent, as live SDK traffic arrives
+// (the service runs with 365 days of retention; DuckDB's zone maps on the time then serve the
+// pages' look-back windows as they would in use), every event its own id, 30 % carrying the id of a loaded trace (spans are loaded first). Spans: traces of 5-20 spans from the real OpenTelemetry SDK, fresh ids per
 // request. A sample of the event and trace ids sent is kept for the one-event and one-trace reads.
 import { postMany } from './bulk-http.js';
 import { SpanPayloads, sdkEventSets } from './payloads.js';
 import { sentryTarget, type ChildService } from './service.js';
 
 const DAY_MS = 24 * 3600 * 1000;
+/** The events' times: from 30 days ago up to an hour ago, in the order sent. */
+const SPREAD_MS = 30 * DAY_MS - 3600_000;
+/** Recorded with a loaded data directory: an earlier load sent its events in random time order. */
+export const LOAD_ORDER = 'time';
 /** Event items per envelope and spans per OTLP request while loading. */
 export const EVENTS_PER_ENVELOPE = 100;
 export const SPANS_PER_REQUEST = 1000;
@@ -79,10 +84,13 @@ export async function loadOverHttp(svc: ChildService, events: number, spans: num
   });
   log(`  ${(requests * SPANS_PER_REQUEST).toLocaleString('en-US')} spans in ${spanLoad.seconds.toFixed(1)} s (${spanLoad.retried} retried)`);
 
-  const sets = sdkEventSets(4000, { spreadMs: 30 * DAY_MS - 3600_000, envelopeItems: EVENTS_PER_ENVELOPE, linkedTraces: 0.3 });
+  const sets = sdkEventSets(4000, { envelopeItems: EVENTS_PER_ENVELOPE, linkedTraces: 0.3, timeMarks: true });
   let pick = 0;
   sets.envelope10.traceSource = () => linkable.items[pick++ % linkable.items.length];
   const envelopes = Math.ceil(events / EVENTS_PER_ENVELOPE);
+  const first = Date.now() - SPREAD_MS;
+  let sent = 0;
+  sets.envelope10.timeSource = () => first + Math.floor((sent++ / (envelopes * EVENTS_PER_ENVELOPE)) * SPREAD_MS);
   const eventIds = new Reservoir(SAMPLE);
   let skipped = 0;
   const sentry = await sentryTarget(svc.baseUrl, svc.liveKey);

@@ -281,6 +281,8 @@ export function eventBodies(count: number): EventBodies {
 const ID_MARK = 'f'.repeat(32);
 /** Where the id of a loaded trace goes (the reads link some events to traces). */
 const TRACE_MARK = 'e'.repeat(32);
+/** Where an envelope's event time is written per request (IdBodies.timeSource): as long as an ISO 8601 time in years 1000–9999. */
+const TIME_MARK = 'T'.repeat(24);
 
 /** The 200 distinct errors of the SDK-like events: 20-25 frames, about half in-app (the last one unique per error). */
 export function sdkErrorTemplates(count = 200): ErrorTemplate[] {
@@ -409,6 +411,8 @@ interface IdTemplate {
   bytes: Buffer;
   ids: number[][];
   traces: number[];
+  /** Offsets of event times to write per request (only with sdkEventSets' `timeMarks`). */
+  times?: number[];
 }
 
 function idOffsets(bytes: Buffer, id = ID_MARK): number[] {
@@ -458,6 +462,9 @@ export class IdBodies {
   /** Where the linked events' trace ids come from (the reads phase: ids of loaded traces); random without. */
   traceSource?: () => string;
 
+  /** The time (epoch ms) of each event, asked per event in the order sent (templates made with `timeMarks`). */
+  timeSource?: () => number;
+
   nextBody(): Buffer {
     return this.nextBodyWithIds().body;
   }
@@ -473,6 +480,7 @@ export class IdBodies {
       for (const at of offsets) body.write(id, at, 'latin1');
     }
     for (const at of template.traces) body.write(this.traceSource?.() ?? this.freshHex(), at, 'latin1');
+    for (const at of template.times ?? []) body.write(new Date(this.timeSource?.() ?? Date.now()).toISOString(), at, 'latin1');
     return { body, ids };
   }
 }
@@ -505,6 +513,8 @@ export function sdkEventSets(
     spreadMs?: number;
     envelopeItems?: number;
     /** Share of events whose trace id is filled in per request (IdBodies.traceSource). */ linkedTraces?: number;
+    /** The envelopes' event times are written per request (IdBodies.timeSource) instead of fixed in the template. */
+    timeMarks?: boolean;
   } = {},
 ): SdkEventSets {
   const templates = sdkErrorTemplates();
@@ -524,14 +534,22 @@ export function sdkEventSets(
     for (let i = 0; i + k <= events.length; i += k) {
       const items = events
         .slice(i, i + k)
-        .map(({ sentry }): [Record<string, unknown>, Buffer] => [{ type: 'event', content_type: 'application/json' }, Buffer.from(JSON.stringify(sentry))]);
+        .map(({ sentry }): [Record<string, unknown>, Buffer] => [
+          { type: 'event', content_type: 'application/json' },
+          Buffer.from(JSON.stringify(options.timeMarks ? { ...sentry, timestamp: TIME_MARK } : sentry)),
+        ]);
       const bytes = envelopeOf(
         { event_id: ID_MARK, sent_at: new Date(now).toISOString(), sdk: { name: 'sentry.javascript.browser', version: '8.42.0' } },
         items,
       );
       const at = idOffsets(bytes);
       // The header names the first item's event: one id at two places, then one per item.
-      out.push({ bytes, ids: [[at[0], at[1]], ...at.slice(2).map((o) => [o])], traces: idOffsets(bytes, TRACE_MARK) });
+      out.push({
+        bytes,
+        ids: [[at[0], at[1]], ...at.slice(2).map((o) => [o])],
+        traces: idOffsets(bytes, TRACE_MARK),
+        ...(options.timeMarks ? { times: idOffsets(bytes, TIME_MARK) } : {}),
+      });
     }
     return out;
   };
