@@ -34,6 +34,14 @@ export const monitorsConfigSchema = z
       .default(10_000)
       .describe('How often cron monitors are checked for missed and timed-out runs, and uptime monitors for due checks'),
     max_monitors_per_project: z.int().min(1).max(10_000).default(100).describe('Monitors one project (and dataset) may have'),
+    checkin_rate_per_minute: z
+      .int()
+      .min(0)
+      .max(60_000)
+      .default(12)
+      .describe(
+        'Check-ins one monitor takes a minute, whatever their route or environment (a burst of this many, then evenly); more are refused with 429 (an envelope item: skipped). 0: no bound',
+      ),
     min_uptime_interval_seconds: z.int().min(1).default(30).describe('The shortest interval_seconds an uptime monitor may ask for'),
     uptime_concurrency: z.int().min(1).max(64).default(8).describe('Uptime checks run at once'),
     max_redirects: z.int().min(0).max(10).default(3).describe('Redirects an uptime check follows (each target checked like the first)'),

@@ -14,6 +14,7 @@ import { probe } from './probe.js';
 import { monitorRoutes } from './routes.js';
 import { scheduleProblem, type Schedule } from './schedule.js';
 import { MonitorBus, takeCheckin } from './bus.js';
+import { CheckinLimiter, checkinRateProblem } from './checkin-limit.js';
 import { monitorClock } from './clock.js';
 import { MONITOR_CHANGE, MonitorStore, type Monitor } from '../../src/storage/monitors.js';
 import { alertsOf } from '../../extensions/alerts/index.js';
@@ -79,8 +80,9 @@ export class MonitorsReceiver implements Receiver {
       await this.bus.start();
     }
     const bus = this.bus;
-    for (const route of monitorRoutes({ catalog: catalogOf(host), monitors, config, guard, now, bus })) httpServerOf(host).route(route);
-    checkinsOf(host).sink = this.sentrySink(monitors);
+    const limiter = new CheckinLimiter(config.checkin_rate_per_minute);
+    for (const route of monitorRoutes({ catalog: catalogOf(host), monitors, config, guard, now, bus, limiter })) httpServerOf(host).route(route);
+    checkinsOf(host).sink = this.sentrySink(monitors, limiter);
     if (!consumers.events) host.logger.warn('the monitors receiver is in no events pipeline: failures are recorded but open no issue');
     // Missed while the service was down: reported once, at the first tick.
     const tick = () => void monitors.tick().catch((error: unknown) => host.logger.error({ err: error }, 'monitors: detection failed'));
@@ -123,7 +125,7 @@ export class MonitorsReceiver implements Receiver {
     }
   }
 
-  private sentrySink(monitors: Monitors): CheckinSink {
+  private sentrySink(monitors: Monitors, limiter: CheckinLimiter): CheckinSink {
     return {
       takeSentryCheckin: async (tenant, payload) => {
         const parsed = sentryCheckinSchema.safeParse(payload);
@@ -132,8 +134,17 @@ export class MonitorsReceiver implements Receiver {
         const slug = sentrySlug(checkin.monitor_slug);
         // A run's end can arrive before the start that creates its monitor: give the start a moment.
         if (!checkin.monitor_config) await appears(() => monitors.store.get(tenant.dataset, tenant.projectId, slug), ORDERING_WAIT_MS);
+        // Counted before its monitor_config may change the monitor (a write too), and only for monitors
+        // that exist, so made-up slugs leave nothing behind.
+        const limited = (monitor: Monitor) =>
+          limiter.take(monitor) > 0 ? { skipped: `rate_limited: ${checkinRateProblem(monitor, this.settings.config.checkin_rate_per_minute)}` } : undefined;
+        const existing = monitors.store.get(tenant.dataset, tenant.projectId, slug);
+        const refused = existing && limited(existing);
+        if (refused) return refused;
         const monitor = await monitors.serialize(tenant, slug, () => this.upsert(monitors, tenant, slug, checkin));
         if (typeof monitor === 'string') return { skipped: monitor };
+        const refusedNew = !existing && limited(monitor);
+        if (refusedNew) return refusedNew;
         const input = {
           status: checkin.status,
           ...(checkin.check_in_id ? { check_in_id: checkin.check_in_id.replace(/-/g, '') } : {}),

@@ -9,6 +9,7 @@ import { listBody, listProject, namedProject, parseEnum, parseLimit, withCursor 
 import type { Catalog } from '../../extensions/catalog/catalog.js';
 import { authenticateDsn, sentryKeyFromHeader } from '../../src/auth/sentry-dsn.js';
 import { takeCheckin, type MonitorBus } from './bus.js';
+import { checkinRateProblem, type CheckinLimiter } from './checkin-limit.js';
 import type { MonitorsConfig } from './config.js';
 import { destinationProblem } from './destination.js';
 import { checkinSchema, createMonitorSchema, patchMonitorSchema, type CheckinInput } from './input.js';
@@ -30,11 +31,17 @@ export interface MonitorRouteOptions {
   now?: () => number;
   /** With Kafka: check-ins go onto the monitors topic, for the node that decides for the monitor. */
   bus?: MonitorBus;
+  /** Bounds each monitor's check-ins a minute (monitors.checkin_rate_per_minute). */
+  limiter: CheckinLimiter;
 }
 
-export function monitorRoutes({ catalog, monitors, config, guard, now = Date.now, bus }: MonitorRouteOptions): RouteDefinition[] {
+export function monitorRoutes({ catalog, monitors, config, guard, now = Date.now, bus, limiter }: MonitorRouteOptions): RouteDefinition[] {
   const store = monitors.store;
-  const checkIn = (monitor: Monitor, input: CheckinInput) => takeCheckin(monitors, bus, monitor, input, now());
+  const checkIn = (monitor: Monitor, input: CheckinInput) => {
+    const wait = limiter.take(monitor);
+    if (wait > 0) throw new ApiError(429, 'rate_limited', checkinRateProblem(monitor, config.checkin_rate_per_minute), [], { 'retry-after': String(wait) });
+    return takeCheckin(monitors, bus, monitor, input, now());
+  };
   const find = async (ctx: RequestContext, projectId: string | undefined): Promise<Monitor> => {
     const principal = principalOf(ctx);
     const project = await namedProject(catalog, principal, projectId);
@@ -176,7 +183,13 @@ export function monitorRoutes({ catalog, monitors, config, guard, now = Date.now
       auth: true,
       query: [{ name: 'project_id', description: 'Required with an organization key', schema: { type: 'string' } }],
       requestBody: { contentType: 'application/json', schema: { type: 'object', required: ['status'] } },
-      responses: { 202: '{check_in_id}', 400: 'invalid_json or validation_failed', 401: 'unauthorized', ...slugParam },
+      responses: {
+        202: '{check_in_id}',
+        400: 'invalid_json or validation_failed',
+        401: 'unauthorized',
+        ...slugParam,
+        429: 'rate_limited: the monitor took its check-ins of the minute (monitors.checkin_rate_per_minute; Retry-After)',
+      },
       handler: async (ctx) => {
         const input = parse(checkinSchema, await readJson(ctx.event, BODY_LIMIT));
         const monitor = await find(ctx, ctx.query.get('project_id') ?? input.project_id);
@@ -228,7 +241,14 @@ export function monitorRoutes({ catalog, monitors, config, guard, now = Date.now
       summary: "Sentry's HTTP check-in: ?status=in_progress|ok|error, optional check_in_id, duration (seconds), environment",
       tag: 'sentry',
       auth: false,
-      responses: { 202: '{check_in_id}', 400: 'invalid_parameter', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found (no such monitor)' },
+      responses: {
+        202: '{check_in_id}',
+        400: 'invalid_parameter',
+        401: 'unauthorized',
+        403: 'forbidden',
+        404: 'not_found (no such monitor)',
+        429: 'rate_limited: the monitor took its check-ins of the minute (monitors.checkin_rate_per_minute; Retry-After)',
+      },
       handler: async (ctx) => {
         const publicKey = ctx.params.sentry_key || sentryKeyFromHeader(ctx.event.req.headers.get('x-sentry-auth'));
         const { key, project } = await authenticateDsn(catalog, ctx.params.ingest_id ?? '', publicKey);
