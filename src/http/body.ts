@@ -69,13 +69,16 @@ export function requireJsonContentType(event: H3Event): void {
   if (charset) throw errors.unsupportedMediaType(charset);
 }
 
+/** The content encodings every body may have (Sentry's routes also take br). */
+const ENCODINGS = new Set(['identity', 'gzip', 'x-gzip', 'deflate', '']);
+
 /** The body, decompressed, at most `limit` bytes before and after inflation. */
 export async function readBody(event: H3Event, limitOrOptions: number | BodyOptions): Promise<Buffer> {
   const options = typeof limitOrOptions === 'number' ? { limit: limitOrOptions, timeoutMs: DEFAULT_BODY_TIMEOUT_MS } : limitOrOptions;
   const { limit } = options;
   const encoding = (event.req.headers.get('content-encoding') ?? 'identity').trim().toLowerCase();
   const brotli = options.brotli === true;
-  if (!['identity', 'gzip', 'x-gzip', 'deflate', ''].includes(encoding) && !(brotli && encoding === 'br'))
+  if (!ENCODINGS.has(encoding) && !(brotli && encoding === 'br'))
     throw errors.unsupportedMediaType(`content encoding ${encoding} is not supported; use gzip, deflate${brotli ? ', br' : ''} or none`);
   if (declaredLength(event) > limit) throw errors.tooLarge(limit);
   const raw = await readCapped(event, options);
