@@ -143,7 +143,7 @@ function readCapped(event: H3Event, options: BodyOptions): Promise<Buffer> {
  */
 const ignore = (): void => undefined;
 
-function readNodeCapped(event: H3Event, req: Readable, { limit, timeoutMs, onSize }: BodyOptions): Promise<Buffer> {
+function readNodeCapped(event: H3Event, req: Readable & { readonly complete: boolean }, { limit, timeoutMs, onSize }: BodyOptions): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     const received: Buffer[] = [];
     let total = 0;
@@ -170,7 +170,9 @@ function readNodeCapped(event: H3Event, req: Readable, { limit, timeoutMs, onSiz
       resolve(Buffer.concat(received, total));
     };
     const onClose = () => stop(Object.assign(new Error('aborted'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-    const timer = setTimeout(() => stop(errors.requestTimeout(timeoutMs)), timeoutMs);
+    // A body the parser has already seen to its end, on a request still open, cannot be late: it
+    // needs no timer (its 'end' follows from the buffer, or 'close' if the socket goes meanwhile).
+    const timer = req.complete && !req.destroyed ? undefined : setTimeout(() => stop(errors.requestTimeout(timeoutMs)), timeoutMs);
     function detach(): void {
       clearTimeout(timer);
       req.off('data', onData);
