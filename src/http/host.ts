@@ -40,8 +40,9 @@ export interface RouteDefinition extends RouteDoc {
    * Served straight from node:http for its method and path (exact, or with `:name` segments:
    * lean-routes.ts), before h3 and srvx build a
    * web Request for it (see HttpHost.listen): the handler then gets an H3Event-shaped view of
-   * the Node request (headers, the body stream, the query, the context) and nothing else of h3's.
-   * For hot ingest routes; what they answer is the same either way.
+   * the Node request (headers, the body stream, the query, the context: lean-event.ts) and nothing
+   * else of h3's, and its JSON answer is written to Node's response by the host (json-answer.ts).
+   * For hot ingest routes; what they answer is the same either way, byte for byte.
    */
   lean?: boolean;
 }
