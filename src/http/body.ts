@@ -69,13 +69,16 @@ export function requireJsonContentType(event: H3Event): void {
   if (charset) throw errors.unsupportedMediaType(charset);
 }
 
+/** The content encodings every body may have (Sentry's routes also take br). */
+const ENCODINGS = new Set(['identity', 'gzip', 'x-gzip', 'deflate', '']);
+
 /** The body, decompressed, at most `limit` bytes before and after inflation. */
 export async function readBody(event: H3Event, limitOrOptions: number | BodyOptions): Promise<Buffer> {
   const options = typeof limitOrOptions === 'number' ? { limit: limitOrOptions, timeoutMs: DEFAULT_BODY_TIMEOUT_MS } : limitOrOptions;
   const { limit } = options;
   const encoding = (event.req.headers.get('content-encoding') ?? 'identity').trim().toLowerCase();
   const brotli = options.brotli === true;
-  if (!['identity', 'gzip', 'x-gzip', 'deflate', ''].includes(encoding) && !(brotli && encoding === 'br'))
+  if (!ENCODINGS.has(encoding) && !(brotli && encoding === 'br'))
     throw errors.unsupportedMediaType(`content encoding ${encoding} is not supported; use gzip, deflate${brotli ? ', br' : ''} or none`);
   if (declaredLength(event) > limit) throw errors.tooLarge(limit);
   const raw = await readCapped(event, options);
@@ -140,7 +143,7 @@ function readCapped(event: H3Event, options: BodyOptions): Promise<Buffer> {
  */
 const ignore = (): void => undefined;
 
-function readNodeCapped(event: H3Event, req: Readable, { limit, timeoutMs, onSize }: BodyOptions): Promise<Buffer> {
+function readNodeCapped(event: H3Event, req: Readable & { readonly complete: boolean }, { limit, timeoutMs, onSize }: BodyOptions): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     const received: Buffer[] = [];
     let total = 0;
@@ -167,7 +170,9 @@ function readNodeCapped(event: H3Event, req: Readable, { limit, timeoutMs, onSiz
       resolve(Buffer.concat(received, total));
     };
     const onClose = () => stop(Object.assign(new Error('aborted'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-    const timer = setTimeout(() => stop(errors.requestTimeout(timeoutMs)), timeoutMs);
+    // A body the parser has already seen to its end, on a request still open, cannot be late: it
+    // needs no timer (its 'end' follows from the buffer, or 'close' if the socket goes meanwhile).
+    const timer = req.complete && !req.destroyed ? undefined : setTimeout(() => stop(errors.requestTimeout(timeoutMs)), timeoutMs);
     function detach(): void {
       clearTimeout(timer);
       req.off('data', onData);

@@ -2,11 +2,10 @@
 // rate-limits the routes that need a key, turns every failure into the one error body (also what
 // Node's HTTP parser refuses before any route sees it), records latency, and keeps the OpenAPI
 // description of every route it serves.
-import { randomUUID } from 'node:crypto';
 import { maxHeaderSize, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { H3, HTTPError, type H3Event } from 'h3';
-import { FastResponse, serve, type Server } from 'srvx';
+import { serve, type Server } from 'srvx';
 import { sendNodeResponse } from 'srvx/node';
 import type { Logger } from 'pino';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
@@ -15,7 +14,10 @@ import type { Metrics } from '../telemetry/metrics.js';
 import { bodyLeftUnread, ClientAbortError } from './body.js';
 import { ApiError, errorBody, errors } from './errors.js';
 import { buildOpenApi, type RouteDoc } from './openapi.js';
+import { JsonResponse, writeJsonAnswer } from './json-answer.js';
+import { leanEvent } from './lean-event.js';
 import { LeanRoutes, type LeanMatch } from './lean-routes.js';
+import { newRequestId } from './request-id.js';
 import { RateLimiter } from './rate-limit.js';
 
 export interface RequestContext {
@@ -38,8 +40,9 @@ export interface RouteDefinition extends RouteDoc {
    * Served straight from node:http for its method and path (exact, or with `:name` segments:
    * lean-routes.ts), before h3 and srvx build a
    * web Request for it (see HttpHost.listen): the handler then gets an H3Event-shaped view of
-   * the Node request (headers, the body stream, the query, the context) and nothing else of h3's.
-   * For hot ingest routes; what they answer is the same either way.
+   * the Node request (headers, the body stream, the query, the context: lean-event.ts) and nothing
+   * else of h3's, and its JSON answer is written to Node's response by the host (json-answer.ts).
+   * For hot ingest routes; what they answer is the same either way, byte for byte.
    */
   lean?: boolean;
 }
@@ -67,6 +70,8 @@ export class HttpHost {
   private readonly methodsByPath = new Map<string, string[]>();
   /** The lean routes, by method and path. */
   private readonly leanRoutes = new LeanRoutes();
+  /** The latency histogram's children for the lean routes, by route and status: their labels are not made per request. */
+  private readonly leanDurations = new Map<string, Map<number, (seconds: number) => void>>();
   /** Per-key rate limiting, shared with receivers that serve on their own port. */
   readonly rateLimiter: RateLimiter;
   private server?: Server;
@@ -203,7 +208,11 @@ export class HttpHost {
     });
   }
 
-  /** What h3's hooks and srvx do around a route, for a lean one: request id, latency metric, error body, the answer written. */
+  /**
+   * What h3's hooks and srvx do around a route, for a lean one: request id, latency metric, error
+   * body, the answer written. A JSON answer (every answer of the lean routes: `json()` and the
+   * error bodies) is written straight to Node's response, byte for byte what srvx would write.
+   */
   private async serveLean({ handle, route, params }: LeanMatch, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const startedAt = performance.now();
     const event = leanEvent(req, res, params);
@@ -213,13 +222,23 @@ export class HttpHost {
     } catch (error) {
       response = errorResponse(this.toApiError(error), requestIdOf(event), bodyLeftUnread(event));
     }
-    this.options.metrics.httpRequestDuration.observe({ method: req.method ?? '', route, status: response.status }, (performance.now() - startedAt) / 1000);
+    this.leanDuration(route, req.method ?? '', response.status)((performance.now() - startedAt) / 1000);
     try {
-      await sendNodeResponse(res, response);
+      if (response instanceof JsonResponse && !response.headersHandedOut) writeJsonAnswer(res, response);
+      else await sendNodeResponse(res, response);
     } catch (error) {
       this.options.logger.debug({ err: error }, 'could not write the answer');
       res.destroy();
     }
+  }
+
+  /** The latency histogram's observer for a lean route's answers of one status (a lean route has one method). */
+  private leanDuration(route: string, method: string, status: number): (seconds: number) => void {
+    let byStatus = this.leanDurations.get(route);
+    if (!byStatus) this.leanDurations.set(route, (byStatus = new Map()));
+    let observe = byStatus.get(status);
+    if (!observe) byStatus.set(status, (observe = this.options.metrics.httpRequestDuration.labels({ method, route, status }).observe));
+    return observe;
   }
 
   /** Stops accepting connections and waits for the requests in flight to finish. */
@@ -250,7 +269,7 @@ export class HttpHost {
       return;
     }
     const refusal = parserRefusal(error);
-    const requestId = `req_${randomUUID().replaceAll('-', '')}`;
+    const requestId = newRequestId();
     this.options.metrics.httpUnparsed.inc({ status: refusal.status, code: refusal.code });
     this.options.logger.debug({ err: error, status: refusal.status, request_id: requestId }, 'refused a request the HTTP parser could not read');
     const body = errorBody(refusal, requestId);
@@ -283,35 +302,11 @@ export class HttpHost {
   }
 }
 
-/**
- * The view of a Node request a lean route's handler gets in place of h3's event: the headers as
- * the web Headers would read them (repeated values joined), the body stream, the URL (built
- * when asked for) and a context. Enough for the ingest helpers (body.ts, intake.ts) and the
- * route context; nothing that builds a web Request.
- */
-function leanEvent(req: IncomingMessage, res: ServerResponse, params: Record<string, string> | undefined): H3Event {
-  const raw = req.headers;
-  const get = (name: string): string | null => {
-    const value = raw[name.toLowerCase()];
-    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-  };
-  let url: URL | undefined;
-  const event = {
-    req: { method: req.method ?? 'GET', headers: { get, has: (name: string) => get(name) !== null } },
-    runtime: { name: 'node', node: { req, res } },
-    context: (params ? { params } : {}) as Record<string, unknown>,
-    get url(): URL {
-      return (url ??= new URL(req.url ?? '/', 'http://localhost'));
-    },
-  };
-  return event as unknown as H3Event;
-}
-
 /** The request's id: a well-formed incoming X-Request-Id, else a new one. */
 function assignRequestId(event: H3Event): string {
   if (typeof event.context.requestId !== 'string') {
     const incoming = event.req.headers.get('x-request-id');
-    event.context.requestId = incoming && REQUEST_ID.test(incoming) ? incoming : `req_${randomUUID().replaceAll('-', '')}`; // pooled entropy: no syscall per request
+    event.context.requestId = incoming && REQUEST_ID.test(incoming) ? incoming : newRequestId();
   }
   return event.context.requestId as string;
 }
@@ -322,9 +317,11 @@ export function requestIdOf(event: H3Event): string {
 
 /** `close`: the request's body was not read to its end (see bodyLeftUnread), so the connection cannot be reused. */
 export function errorResponse(error: ApiError, requestId: string, close = false): Response {
-  return new FastResponse(errorBody(error, requestId), {
-    status: error.status,
-    headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...error.headers, ...(close && { connection: 'close' }) },
+  return new JsonResponse(errorBody(error, requestId), error.status, {
+    'content-type': 'application/json',
+    'x-request-id': requestId,
+    ...error.headers,
+    ...(close && { connection: 'close' }),
   });
 }
 
@@ -348,10 +345,11 @@ function parserRefusal(error: NodeJS.ErrnoException): ApiError {
 export function json(ctx: RequestContext, status: number, body: unknown, headers: Record<string, string> = {}): Response {
   // srvx's FastResponse: on Node it is written straight to the socket, without building an
   // undici Response per request, a measurable share of the events path's main thread
-  // (bench/README.md, "Why the code is shaped this way").
-  return new FastResponse(typeof body === 'string' ? body : JSON.stringify(body), {
-    status,
-    headers: { 'content-type': 'application/json', 'x-request-id': ctx.requestId, ...headers },
+  // (bench/README.md, "Why the code is shaped this way"); on a lean route, without srvx either.
+  return new JsonResponse(typeof body === 'string' ? body : JSON.stringify(body), status, {
+    'content-type': 'application/json',
+    'x-request-id': ctx.requestId,
+    ...headers,
   });
 }
 
@@ -362,7 +360,8 @@ export function principalOf(ctx: RequestContext): Principal {
 
 function decodeParams(params: Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(params ?? {})) {
+  if (!params) return out;
+  for (const [key, value] of Object.entries(params)) {
     try {
       out[key] = decodeURIComponent(value);
     } catch {

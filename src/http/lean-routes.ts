@@ -6,10 +6,10 @@ import type { H3Event } from 'h3';
 export type LeanHandler = (event: H3Event) => Promise<Response>;
 
 export interface LeanMatch {
-  handle: LeanHandler;
+  readonly handle: LeanHandler;
   /** The route's path as registered: the latency metric's label, as h3's matched route is. */
-  route: string;
-  params?: Record<string, string>;
+  readonly route: string;
+  readonly params?: Record<string, string>;
 }
 
 interface Pattern {
@@ -26,23 +26,29 @@ function segmentsOf(path: string): string[] {
 }
 
 export class LeanRoutes {
-  private readonly exact = new Map<string, LeanHandler>();
+  /** By method, then path: the match itself, made once (a request allocates nothing to find it). */
+  private readonly exact = new Map<string, Map<string, LeanMatch>>();
   private readonly patterns: Pattern[] = [];
 
   add(method: string, path: string, handle: LeanHandler): void {
     if (path.includes('*')) throw new Error(`a lean route cannot have a wildcard: ${path}`);
-    if (!path.includes(':')) this.exact.set(`${method} ${path}`, handle);
-    else this.patterns.push({ method, route: path, segments: segmentsOf(path), handle });
+    if (!path.includes(':')) {
+      const paths = this.exact.get(method) ?? new Map<string, LeanMatch>();
+      this.exact.set(method, paths);
+      paths.set(path, { handle, route: path });
+    } else this.patterns.push({ method, route: path, segments: segmentsOf(path), handle });
   }
 
   get size(): number {
-    return this.exact.size + this.patterns.length;
+    let exact = 0;
+    for (const paths of this.exact.values()) exact += paths.size;
+    return exact + this.patterns.length;
   }
 
   /** The lean route for a request's method and path (before any `?`), if one is. */
   match(method: string, path: string): LeanMatch | undefined {
-    const handle = this.exact.get(`${method} ${path}`);
-    if (handle) return { handle, route: path };
+    const exact = this.exact.get(method)?.get(path);
+    if (exact) return exact;
     if (this.patterns.length === 0) return undefined;
     const segments = segmentsOf(path);
     for (const pattern of this.patterns) {

@@ -22,6 +22,10 @@ export function eventIngestRoute({ host, receiverId, consumer, maxBodyBytes }: E
   const { metrics, settings } = host;
   const catalog = catalogOf(host);
   const refused = (reason: string) => metrics.receiverRefused.inc({ receiver: receiverId, signal: 'events', reason });
+  // Bound once: the labels are not made again per request.
+  const accepted = metrics.receiverAccepted.labels({ receiver: receiverId, signal: 'events' });
+  // The bytes stay with the parsed body: the duckdb exporter may store them as received.
+  const parse = (body: Buffer) => keepReceivedBody(parseJsonBody(body), body);
   return {
     method: 'POST',
     path: '/v1/events',
@@ -52,14 +56,13 @@ export function eventIngestRoute({ host, receiverId, consumer, maxBodyBytes }: E
         limit: maxBodyBytes,
         timeoutMs: settings.limits.body_timeout_ms,
         check: () => requireJsonContentType(ctx.event),
-        // The bytes stay with the parsed body: the duckdb exporter may store them as received.
-        parse: (body) => keepReceivedBody(parseJsonBody(body), body),
+        parse,
         refused,
       });
       const outcome = item.outcome;
       const event = item.data as ErrorEvent;
       if (outcome?.kind === 'dropped') return json(ctx, 202, { id: event.id ?? null, status: 'dropped', reason: outcome.reason });
-      metrics.receiverAccepted.inc({ receiver: receiverId, signal: 'events' });
+      accepted.inc();
       // An ingest node (no grouping before its kafka exporter) does not know the issue yet: the
       // permalink then names the event, which the issue page of the UI resolves.
       const permalink = event.issue_id ? `${settings.app_url}/issues/${event.issue_id}` : `${settings.app_url}/events/${event.id}`;
