@@ -22,6 +22,7 @@ import type { Item } from '../../src/engine/item.js';
 import { keepReceivedBody } from '../../src/records/event-body.js';
 import { GROUPING_RULES } from '../config-variants.js';
 import { sdkEventSets } from '../payloads.js';
+import { median } from '../stats.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -102,12 +103,6 @@ function round(grouper: Grouper, events: readonly unknown[]): number {
     micros += threadCpuMicros() - before;
   }
   return micros / events.length;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 const config = groupingConfigSchema.parse(args.rules ? { rules: GROUPING_RULES } : {});

@@ -16,6 +16,7 @@ import { validateEvent } from '../../processors/validation/validate.js';
 import type { Item } from '../../src/engine/item.js';
 import { keepReceivedBody } from '../../src/records/event-body.js';
 import { sdkEventSets } from '../payloads.js';
+import { median } from '../stats.js';
 
 const EVENTS = 600;
 const ROUNDS = Number(process.env.ROUNDS ?? 9);
@@ -77,12 +78,6 @@ function allocatedPerEvent(step: Step, bodies: Buffer[], way: Way): number {
     if (grown > 0) chunks.push(grown / CHUNK);
   }
   return chunks.length > 0 ? median(chunks) : 0;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 function main(): void {
