@@ -198,7 +198,7 @@ function framesOf(frames: unknown, path: string, note: Note): JsonObject[] | und
       if (value === undefined || value === null) continue;
       candidate[field] = field === 'debug_id' && typeof value === 'string' ? value.toLowerCase() : value;
     }
-    // Nulls left out (SDKs write them for unknown fields), one check of the rest as a whole; field by field when that fails.
+    // Else nulls are left out and the rest checked as a whole; field by field when that fails.
     if (fitsSchema(stackFrameSchema, candidate)) {
       out.push(candidate);
       return;

@@ -56,9 +56,9 @@ let lastDayText = '';
  * What `sentryTime(value)?.iso` is, without BigInt arithmetic, a number's text or a Date per call
  * for float seconds: every breadcrumb carries one. Milliseconds are the whole seconds × 1000 plus the first three decimals of the shortest
  * text that reads back as the value (what sentryTime reads), found from the value itself:
- * - From 2^10 seconds on, the fraction `value - whole` and the fraction × 1000 are exact doubles
- *   (the fraction has at most 42 significant bits, 1000 needs 10), so `k = ⌊fraction × 1000⌋` is
- *   exact, and the value lies in [whole + k/1000, whole + (k+1)/1000).
+ * - From EXACT_FROM (2^10) on, the fraction `value - whole` and the fraction × 1000 are exact
+ *   doubles (the fraction has at most 42 significant bits, 1000 needs 10), so `k = ⌊fraction × 1000⌋`
+ *   is exact, and the value lies in [whole + k/1000, whole + (k+1)/1000).
  * - Below the year 9999 a double's rounding interval is far narrower than a millisecond, so at
  *   most one multiple of 1/1000 reads back as the value. When one does, the shortest text is that
  *   multiple (no text with more decimals is shorter), else the shortest text lies in the same
