@@ -39,3 +39,10 @@ export function round(value: number, digits = 2): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
 }
+
+/** The median of the values (the mean of the middle two for an even count). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}

@@ -21,7 +21,8 @@ import type { Item } from '../../src/engine/item.js';
 import { keepReceivedBody } from '../../src/records/event-body.js';
 import { GROUPING_RULES } from '../config-variants.js';
 import { sdkEventSets } from '../payloads.js';
-import { median, threadCpuMicros } from './measure.js';
+import { median } from '../stats.js';
+import { threadCpuMicros } from './measure.js';
 
 const { values: args } = parseArgs({
   options: {

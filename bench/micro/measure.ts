@@ -1,4 +1,4 @@
-// What the micro-benchmarks share: the calling thread's CPU time, and the median of rounds.
+// The calling thread's CPU time, which the micro-benchmarks measure by.
 import { readFileSync } from 'node:fs';
 
 /**
@@ -12,10 +12,4 @@ export function threadCpuMicros(): number {
     const cpu = process.cpuUsage();
     return cpu.user + cpu.system;
   }
-}
-
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }

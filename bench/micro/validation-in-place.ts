@@ -16,7 +16,7 @@ import { validateEvent } from '../../processors/validation/validate.js';
 import type { Item } from '../../src/engine/item.js';
 import { keepReceivedBody } from '../../src/records/event-body.js';
 import { sdkEventSets } from '../payloads.js';
-import { median } from './measure.js';
+import { median } from '../stats.js';
 
 const EVENTS = 600;
 const ROUNDS = Number(process.env.ROUNDS ?? 9);

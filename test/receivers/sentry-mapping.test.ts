@@ -5,6 +5,7 @@ import { parseEnvelope } from '../../receivers/http-api/sentry/envelope.js';
 import { mapReplay } from '../../receivers/http-api/sentry/replay.js';
 import { mapSentryEvent } from '../../receivers/http-api/sentry/event.js';
 import { sentryIso, sentryTime } from '../../receivers/http-api/sentry/time.js';
+import { breadcrumbSchema, stackFrameSchema } from '../../src/records/event-schema.js';
 
 const replayEvent = {
   type: 'replay_event',
@@ -94,6 +95,31 @@ describe('sentryIso', () => {
   });
 });
 
+describe('sentryIso at the millisecond boundaries', () => {
+  it('gives the exact conversion for the doubles around each multiple of a millisecond, on any day', () => {
+    const bits = new Float64Array(1);
+    const ints = new BigInt64Array(bits.buffer);
+    /** The double `steps` representable values away from `value` (positive values). */
+    const neighbour = (value: number, steps: number) => {
+      bits[0] = value;
+      ints[0] += BigInt(steps);
+      return bits[0];
+    };
+    let seed = 11;
+    const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    const wholes = [1024, 1025, 2047, 2048, 86_399, 86_400, 2 ** 30 - 1, 2 ** 30, 1_767_225_599, 2 ** 37 - 1, 2 ** 37, 253_402_300_798];
+    for (let i = 0; i < 300; i++) wholes.push(1024 + Math.floor(random() * 253_402_299_000), Math.floor(1.6e9 + random() * 3e8));
+    const values: number[] = [];
+    for (const whole of wholes) {
+      for (const ms of [0, 1, 2, 5, 22, 100, 123, 499, 500, 501, 877, 998, 999, Math.floor(random() * 1000)]) {
+        const value = (whole * 1000 + ms) / 1000;
+        for (const steps of [-3, -2, -1, 0, 1, 2, 3]) values.push(neighbour(value, steps));
+      }
+    }
+    for (const value of values) expect([value, sentryIso(value)]).toEqual([value, sentryTime(value)?.iso]);
+  });
+});
+
 describe('parseEnvelope', () => {
   it('reads items with and without length, skipping what it cannot read', () => {
     const body = Buffer.from(
@@ -122,6 +148,83 @@ describe('mapSentryEvent', () => {
     expect(mapped.ok && mapped.body.exception).toEqual({ type: 'E', value: 'v', stacktrace: [{ function: 'f' }] });
     expect(mapped.ok && mapped.notes.map((n) => n.path)).toEqual(['level', 'exception.values[0].stacktrace.frames[0].lineno']);
     expect(mapSentryEvent({ level: 'error' }, 0)).toMatchObject({ ok: false });
+  });
+
+  it('builds breadcrumbs that fit the ingest schema from any input, so they are not checked again', () => {
+    const odd: unknown[] = [
+      null,
+      undefined,
+      0,
+      -1,
+      1.5,
+      1023.5,
+      1767225600.021999,
+      253_402_300_799.5,
+      1e21,
+      NaN,
+      '',
+      'x',
+      'constructor',
+      '__proto__',
+      'toString',
+      'ERROR',
+      'Warn',
+      'critical',
+      '2026-01-01T00:00:00.123456Z',
+      '1767225600.5',
+      true,
+      [],
+      ['a'],
+      {},
+      { a: 1 },
+      JSON.parse('{"__proto__": {"a": 1}}'),
+    ];
+    const crumbs: unknown[] = [];
+    for (const value of odd) {
+      crumbs.push(
+        value,
+        { timestamp: value },
+        { level: value },
+        { type: value, category: value, message: value },
+        { data: value },
+        { timestamp: 1767225600.5, level: value, data: value },
+      );
+    }
+    const mapped = mapSentryEvent({ event_id: 'f'.repeat(32), message: 'm', breadcrumbs: { values: crumbs } }, Date.UTC(2026, 0, 1));
+    const breadcrumbs = (mapped.ok && (mapped.body.breadcrumbs as unknown[])) || [];
+    expect(breadcrumbs.length).toBe(crumbs.filter((c) => typeof c === 'object' && c !== null && !Array.isArray(c)).length);
+    for (const crumb of breadcrumbs) expect([crumb, breadcrumbSchema.safeParse(crumb).success]).toEqual([crumb, true]);
+    expect(breadcrumbs.filter((c) => (c as { level?: unknown }).level !== undefined).map((c) => (c as { level: string }).level)).toEqual([
+      'error',
+      'error',
+      'warning',
+      'warning',
+      'fatal',
+      'fatal',
+    ]);
+  });
+
+  it("maps frames in the schema's field order, leaving out nulls, lower-casing debug ids, noting what does not fit", () => {
+    const debugId = 'A1B2C3D4-0123-4567-89AB-CDEF01234567';
+    const frames = [
+      { in_app: true, colno: 3, lineno: 2, function: 'f', filename: 'a.js', debug_id: debugId, vars: { x: 1 } },
+      { filename: 'b.js', module: null, lineno: 7, pre_context: ['a'], debug_id: debugId.toLowerCase() },
+      { filename: 'c.js', lineno: -1, colno: 1.5, in_app: 'yes', debug_id: 'nope', pre_context: ['a', 1] },
+    ];
+    const mapped = mapSentryEvent(
+      { event_id: 'f'.repeat(32), exception: { values: [{ type: 'E', value: 'v', stacktrace: { frames } }] } },
+      Date.UTC(2026, 0, 1),
+    );
+    const stacktrace = mapped.ok ? (mapped.body.exception as { stacktrace: object[] }).stacktrace : [];
+    expect(stacktrace.map((frame) => JSON.stringify(frame))).toEqual([
+      JSON.stringify({ filename: 'a.js', function: 'f', lineno: 2, colno: 3, in_app: true, debug_id: debugId.toLowerCase() }),
+      JSON.stringify({ filename: 'b.js', lineno: 7, pre_context: ['a'], debug_id: debugId.toLowerCase() }),
+      JSON.stringify({ filename: 'c.js' }),
+    ]);
+    for (const frame of stacktrace) expect(stackFrameSchema.safeParse(frame).success).toBe(true);
+    expect(mapped.ok && mapped.notes.map((n) => n.path)).toEqual(
+      ['lineno', 'colno', 'in_app', 'pre_context', 'debug_id'].map((f) => `exception.values[0].stacktrace.frames[2].${f}`),
+    );
   });
 
   it('names the replay the error happened in: the replay integration tag replayId, or contexts.replay', () => {

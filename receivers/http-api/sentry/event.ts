@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { ProcessingError } from '../../../src/records/event.js';
-import { fitsSchema } from '../../../src/records/schema-fits.js';
-import { breadcrumbSchema, debugImageSchema, levelSchema, requestSchema, sdkSchema, stackFrameSchema, userSchema } from '../../../src/records/event-schema.js';
+import { fitsSchema, schemaOutput } from '../../../src/records/schema-fits.js';
+import { debugImageSchema, requestSchema, sdkSchema, stackFrameSchema, userSchema } from '../../../src/records/event-schema.js';
 import { isJsonObject, type JsonObject } from './envelope.js';
 import { sentryIso } from './time.js';
 
@@ -23,15 +23,22 @@ const LEVELS: Record<string, string> = {
   log: 'info',
   debug: 'debug',
 };
+/** LEVELS's own entries: a sender's `constructor` or `__proto__` is not a level. */
+const OWN_LEVELS: ReadonlyMap<string, string> = new Map(Object.entries(LEVELS));
 const FRAME_FIELDS = Object.keys(stackFrameSchema.shape) as Array<keyof typeof stackFrameSchema.shape>;
+const HEX_ID = /^[0-9a-f]{32}$/;
+const STRING_FIELDS = ['platform', 'dist'] as const;
+/** Fields of the event that become tags of the same name (unless a tag says otherwise). */
+const TAG_FIELDS = ['transaction', 'server_name'] as const;
 /** Chains longer than this keep their outermost exceptions (the validation processor caps again). */
 const MAX_CHAIN = 32;
 
 /** 32 hex digits, as Sentry writes event ids (a new one when the payload has none usable). */
 export function sentryEventId(value: unknown): string {
   if (typeof value === 'string') {
+    if (value.length === 32 && HEX_ID.test(value)) return value; // as SDKs send it
     const hex = value.replaceAll('-', '').toLowerCase();
-    if (/^[0-9a-f]{32}$/.test(hex)) return hex;
+    if (HEX_ID.test(hex)) return hex;
   }
   return randomUUID().replaceAll('-', '');
 }
@@ -50,7 +57,7 @@ export function mapSentryEvent(payload: JsonObject, receivedAt: number, fallback
   const level = typeof payload.level === 'string' ? LEVELS[payload.level.toLowerCase()] : undefined;
   if (payload.level !== undefined && level === undefined) note('level', `unknown level ${JSON.stringify(payload.level)}; error is used`);
   if (level) body.level = level;
-  for (const field of ['platform', 'dist'] as const) {
+  for (const field of STRING_FIELDS) {
     const value = nonEmptyString(payload[field]);
     if (value !== undefined && (field !== 'dist' || value.length <= 64)) body[field] = value;
     else if (payload[field] !== undefined) note(field, 'not a usable string');
@@ -68,12 +75,9 @@ export function mapSentryEvent(payload: JsonObject, receivedAt: number, fallback
   } else return { ok: false, reason: 'the event has neither an exception nor a message' };
 
   const tags = tagsOf(payload.tags, note);
-  for (const [tag, field] of [
-    ['transaction', 'transaction'],
-    ['server_name', 'server_name'],
-  ] as const) {
+  for (const field of TAG_FIELDS) {
     const value = nonEmptyString(payload[field]);
-    if (value !== undefined && tags[tag] === undefined) tags[tag] = value;
+    if (value !== undefined && tags[field] === undefined) tags[field] = value;
   }
   if (Object.keys(tags).length) body.tags = tags;
 
@@ -180,13 +184,21 @@ function framesOf(frames: unknown, path: string, note: Note): JsonObject[] | und
   const out: JsonObject[] = [];
   frames.forEach((frame: unknown, index) => {
     if (!isJsonObject(frame)) return note(`${path}[${index}]`, 'a frame must be an object');
+    // The usual frame, whose every field fits and none is null: the schema's output of it is the
+    // frame's fields in the schema's order, built and checked in one pass.
+    const fitting = schemaOutput(stackFrameSchema, frame);
+    if (fitting !== undefined) {
+      if (fitting.debug_id !== undefined) fitting.debug_id = fitting.debug_id.toLowerCase(); // the pattern takes either case
+      out.push(fitting);
+      return;
+    }
     const candidate: JsonObject = {};
     for (const field of FRAME_FIELDS) {
       const value = frame[field];
       if (value === undefined || value === null) continue;
       candidate[field] = field === 'debug_id' && typeof value === 'string' ? value.toLowerCase() : value;
     }
-    // One check of the frame as a whole for the usual frame whose every field fits; field by field otherwise.
+    // Else nulls are left out and the rest checked as a whole; field by field when that fails.
     if (fitsSchema(stackFrameSchema, candidate)) {
       out.push(candidate);
       return;
@@ -217,15 +229,16 @@ function replayIdOf(context: JsonObject | undefined, tags: Record<string, string
 
 function tagsOf(tags: unknown, note: Note): Record<string, string> {
   const out: Record<string, string> = {};
-  const put = (key: unknown, value: unknown) => {
-    if (typeof key !== 'string' || key === '') return;
-    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') out[key] = String(value);
-  };
   if (Array.isArray(tags)) {
-    for (const pair of tags) if (Array.isArray(pair) && pair.length === 2) put(pair[0], pair[1]);
-  } else if (isJsonObject(tags)) for (const [key, value] of Object.entries(tags)) put(key, value);
+    for (const pair of tags) if (Array.isArray(pair) && pair.length === 2) putTag(out, pair[0], pair[1]);
+  } else if (isJsonObject(tags)) for (const key of Object.keys(tags)) putTag(out, key, tags[key]);
   else if (tags !== undefined) note('tags', 'must be an object or a list of [key, value] pairs');
   return out;
+}
+
+function putTag(out: Record<string, string>, key: unknown, value: unknown): void {
+  if (typeof key !== 'string' || key === '') return;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') out[key] = String(value);
 }
 
 function pick(value: unknown, fields: string[]): JsonObject | undefined {
@@ -278,16 +291,21 @@ function breadcrumbsOf(value: unknown, note: Note): JsonObject[] {
     return [];
   }
   const out: JsonObject[] = [];
+  // Each field is taken only in a shape the breadcrumb schema accepts (a time sentryIso wrote, which
+  // is toISOString's text; strings; a level of LEVELS, all levelSchema's; an object), so the
+  // breadcrumb built fits it (test/receivers/sentry-mapping.test.ts) and is not checked again.
   for (const crumb of list) {
     if (!isJsonObject(crumb)) continue;
     const mapped: JsonObject = {};
     const time = crumb.timestamp === undefined ? undefined : sentryIso(crumb.timestamp);
     if (time) mapped.timestamp = time;
-    for (const field of ['type', 'category', 'message'] as const) if (typeof crumb[field] === 'string') mapped[field] = crumb[field];
-    const level = typeof crumb.level === 'string' ? LEVELS[crumb.level.toLowerCase()] : undefined;
-    if (level && fitsSchema(levelSchema, level)) mapped.level = level;
+    if (typeof crumb.type === 'string') mapped.type = crumb.type;
+    if (typeof crumb.category === 'string') mapped.category = crumb.category;
+    if (typeof crumb.message === 'string') mapped.message = crumb.message;
+    const level = typeof crumb.level === 'string' ? OWN_LEVELS.get(crumb.level.toLowerCase()) : undefined;
+    if (level !== undefined) mapped.level = level;
     if (isJsonObject(crumb.data)) mapped.data = crumb.data;
-    if (fitsSchema(breadcrumbSchema, mapped)) out.push(mapped);
+    out.push(mapped);
   }
   if (out.length !== list.length) note('breadcrumbs', `${list.length - out.length} breadcrumbs that could not be read were left out`);
   return out;

@@ -113,7 +113,7 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
     let cors: Record<string, string> = {};
     try {
       const given =
-        sentryKeyFromHeader(headers.get('x-sentry-auth')) ?? sentryKeyFromHeader(headers.get('authorization')) ?? ctx.query.get('sentry_key') ?? undefined;
+        keyFromAuthHeader(headers.get('x-sentry-auth')) ?? sentryKeyFromHeader(headers.get('authorization')) ?? ctx.query.get('sentry_key') ?? undefined;
       let auth: { key: ApiKey; project: Project } | undefined;
       const authorize = async (publicKey: string | undefined) => {
         auth = await authenticateDsn(catalog, ctx.params.ingest_id, publicKey);
@@ -135,7 +135,7 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
         primary,
         { limit, timeoutMs: host.settings.limits.body_timeout_ms, brotli: true },
         async (body, reserved) => {
-          const consumers = { ...options.consumers, ...(options.consumers.events ? { events: reserved } : { traces: reserved }) };
+          const consumers = options.consumers.events ? { ...options.consumers, events: reserved } : { ...options.consumers, traces: reserved };
           if (kind === 'store') {
             const payload = parseJsonPayload(body);
             if (!payload.ok) throw errors.invalidJson(`the body ${payload.reason.replace(/^the payload /, '')}`);
@@ -412,6 +412,19 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
 /** A rejection's message with its field errors: `message: path: why; path: why`. */
 function withDetails(message: string, details: ReadonlyArray<{ path: string; message: string }>): string {
   return details.length ? `${message}: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}` : message;
+}
+
+/** The X-Sentry-Auth header last read, and its key: an SDK sends the same header with every request. */
+let lastAuthHeader: string | null = null;
+let lastAuthKey: string | undefined;
+
+/** sentryKeyFromHeader, remembering the last header it read. */
+function keyFromAuthHeader(value: string | null): string | undefined {
+  if (value !== lastAuthHeader) {
+    lastAuthKey = sentryKeyFromHeader(value);
+    lastAuthHeader = value;
+  }
+  return lastAuthKey;
 }
 
 /** CORS headers for a request from `origin`, or undefined when the project does not allow it. */
