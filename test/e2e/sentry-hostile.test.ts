@@ -205,6 +205,34 @@ describe('hostile envelopes', () => {
       );
   });
 
+  it("made-up item types, discard reasons and categories do not become metric labels; a level named like Object's members is a note", async () => {
+    const made = Array.from({ length: 5 }, (_, i) => `made_up_type_${i}`);
+    const { status, body } = await survive(
+      'made-up types',
+      'envelope',
+      envelope({}, [
+        ...made.map((type): [unknown, string] => [{ type }, '{}']),
+        [{ type: 'client_report' }, JSON.stringify({ discarded_events: [{ reason: 'made_up_reason', category: 'made_up_category', quantity: 3 }] })],
+        [{ type: 'event' }, JSON.stringify(goodEvent(0xc0ffee, { level: 'constructor' }))],
+        [{ type: 'event' }, JSON.stringify(goodEvent(0xc0ffef, { level: '__proto__' }))],
+      ]),
+    );
+    expect(status).toBe(200);
+    expect(body.skipped ?? []).toEqual([]);
+    const metrics = await (await fetch(`${svc.baseUrl}/metrics`)).text();
+    expect(metrics).not.toContain('made_up');
+    const counted = (series: string) => Number(new RegExp(`^${series} (\\S+)$`, 'm').exec(metrics)?.[1] ?? 0);
+    expect(counted('faultline_sentry_envelope_items_total\\{type="other",outcome="ignored"\\}')).toBeGreaterThanOrEqual(5);
+    expect(counted('faultline_sentry_client_discarded_events_total\\{reason="other",category="other"\\}')).toBeGreaterThanOrEqual(3);
+    for (const id of [0xc0ffee, 0xc0ffef]) {
+      const res = await svc.api(`/v1/events/${hex(id).replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-')}`);
+      expect(res.status).toBe(200);
+      const event = (await res.json()) as Json;
+      expect(event.level).toBe('error');
+      expect(JSON.stringify(event.processing_errors)).toContain('level');
+    }
+  });
+
   it('deeply nested JSON in an event, a transaction and the store body', async () => {
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
     const deepObject = `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`;

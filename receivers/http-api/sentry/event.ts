@@ -54,7 +54,7 @@ export function mapSentryEvent(payload: JsonObject, receivedAt: number, fallback
   body.timestamp = time ?? new Date(receivedAt).toISOString();
   body.environment = nonEmptyString(payload.environment) ?? 'production';
   body.release = nonEmptyString(payload.release) ?? 'unknown';
-  const level = typeof payload.level === 'string' ? LEVELS[payload.level.toLowerCase()] : undefined;
+  const level = typeof payload.level === 'string' ? OWN_LEVELS.get(payload.level.toLowerCase()) : undefined;
   if (payload.level !== undefined && level === undefined) note('level', `unknown level ${JSON.stringify(payload.level)}; error is used`);
   if (level) body.level = level;
   for (const field of STRING_FIELDS) {

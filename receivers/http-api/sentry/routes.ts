@@ -173,7 +173,7 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
     const tenant: Tenant = { orgId: auth.project.org_id, projectId: auth.project.id, dataset: auth.key.dataset };
     const state: Ingest = { tenant, skipped };
     const receivedAt = Date.now();
-    const count = (type: string, outcome: string, n = 1) => metrics.sentryItems.inc({ type, outcome }, n);
+    const count = (type: string, outcome: string, n = 1) => metrics.sentryItems.inc({ type: itemTypeLabel(type), outcome }, n);
     const skip = (item: EnvelopeItem, reason: string) => {
       skipped.push({ index: item.index, type: item.type, reason });
       count(item.type, 'skipped');
@@ -337,7 +337,8 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
     }
     if (discarded.length) {
       await sentryIngest.recordClientReports(tenant.dataset, tenant.projectId, discarded);
-      for (const d of discarded) metrics.sentryClientDiscarded.inc({ reason: d.reason, category: d.category }, d.quantity);
+      for (const d of discarded)
+        metrics.sentryClientDiscarded.inc({ reason: knownLabel(DISCARD_REASONS, d.reason), category: knownLabel(DATA_CATEGORIES, d.category) }, d.quantity);
     }
     if (sessions.length) {
       await sentryIngest.recordSessions(tenant.dataset, tenant.projectId, sessions);
@@ -480,9 +481,36 @@ function validEventId(value: unknown): string | undefined {
 }
 
 /**
+ * The values the Sentry metrics' labels take: Sentry's envelope item types, client-report discard
+ * reasons and data categories. A sender's other values count as `other`: every label value is a
+ * time series kept for the life of the process, so a hostile sender must not be able to mint them.
+ */
+const ITEM_TYPES: ReadonlySet<string> = new Set([
+  ...['event', 'transaction', 'span', 'session', 'sessions', 'client_report', 'replay_event', 'replay_recording', 'attachment', 'check_in'],
+  ...['profile', 'profile_chunk', 'feedback', 'user_report', 'log', 'otel_log', 'statsd', 'metric_buckets', 'security', 'raw_security', 'nel'],
+  ...['unreal_report', 'form_data', 'otel_span', 'trace_metric'],
+]);
+const DISCARD_REASONS: ReadonlySet<string> = new Set([
+  ...['queue_overflow', 'cache_overflow', 'buffer_overflow', 'ratelimit_backoff', 'network_error', 'sample_rate', 'before_send'],
+  ...['event_processor', 'send_error', 'internal_sdk_error', 'insufficient_data', 'backpressure', 'ignored', 'invalid'],
+]);
+const DATA_CATEGORIES: ReadonlySet<string> = new Set([
+  ...['default', 'error', 'transaction', 'security', 'attachment', 'session', 'profile', 'profile_chunk', 'replay', 'internal'],
+  ...['span', 'monitor', 'feedback', 'metric_bucket', 'log_item', 'log_byte', 'user_report_v2', 'transaction_indexed', 'span_indexed'],
+]);
+
+function knownLabel(known: ReadonlySet<string>, value: string | undefined): string {
+  return value === undefined ? 'unknown' : known.has(value) ? value : 'other';
+}
+
+function itemTypeLabel(type: string | undefined): string {
+  return knownLabel(ITEM_TYPES, type);
+}
+
+/**
  * A client report's `discarded_events`: whole positive quantities with their reason and category.
  * Both are snake_case words in Sentry's protocol (`queue_overflow`, `error`); anything else is
- * counted as `other`, so a hostile sender cannot mint metric labels of any shape.
+ * kept as `other` (the metrics count only the reasons and categories Sentry names: knownLabel).
  */
 function discardedEvents(payload: JsonObject): DiscardedEvents[] {
   const out: DiscardedEvents[] = [];
