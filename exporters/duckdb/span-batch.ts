@@ -6,7 +6,16 @@
 // each span's DuckDB row holds a reference to it (`@sb/<newest ms>/<batch id>/<index>`, in the
 // `doc` column, which spans stored by the earlier layout keep empty).
 //
-// The document is text:
+// The document is text. What is written now (`spanbatch2`) stores what the spans share once: the
+// part of a span's JSON from its resource attributes' value to its scope's end (spanSharedPart),
+// the same for every span of an OTLP resource and scope:
+//   line 1: `spanbatch2 <newest ms> <batch id> <received_at>`
+//   line 2: per span, three numbers, comma-separated like the spans: where its JSON starts in the
+//           body, where its shared part goes (cut out there), which shared part it is
+//   line 3: the end of each shared part in the parts' text, comma-separated
+//   rest:   the shared parts' text, then the body: each span's JSON without its shared part
+// A span's JSON is body[start, cut) + part + body[cut, next start), the text spanDocumentJson
+// makes. The first layout (`spanbatch1`), still read:
 //   line 1: `spanbatch1 <newest ms> <batch id> <received_at>`
 //   line 2: the offset of each span's JSON in the body, comma-separated
 //   rest:   the body, a JSON array of the spans' documents (what toSpanDocument makes)
@@ -17,14 +26,15 @@
 // stores its batch document again, but its spans get no second row and read once.
 import type { DuckDBAppender, DuckDBConnection, DuckDBTimestampValue } from '@duckdb/node-api';
 import type { Item, Tenant } from '../../src/engine/item.js';
-import { spanDocumentJson } from '../../src/records/span-document.js';
+import { spanDocumentHead, spanDocumentTail, spanSharedPart } from '../../src/records/span-document.js';
 import { appendSpanColumns, receivedAtValue, spanColumns, type SpanColumns } from '../../src/records/span-row.js';
 import type { Span } from '../../src/records/span.js';
 import type { DocKey } from './docs.js';
 import type { Accepted, IntakeKind } from './intake.js';
 import { appendRows } from './kept-appenders.js';
 
-const MAGIC = 'spanbatch1';
+const MAGIC = 'spanbatch2';
+const MAGIC_V1 = 'spanbatch1';
 
 /** One batch's spans: the rows indexing needs, and (until it is durable) the document. */
 export interface SpanBatch {
@@ -32,8 +42,8 @@ export interface SpanBatch {
   id: string;
   receivedAt: string;
   rows: SpanColumns[];
-  /** Dropped once durable (slim): the queue holds the rows only. */
-  doc?: string;
+  /** As UTF-8 (batchDocument); dropped once durable (slim): the queue holds the rows only. */
+  doc?: string | Buffer;
 }
 
 /** Where one span's document is: its batch and its position there. */
@@ -85,58 +95,133 @@ export function toSpanBatches(items: Item<Span>[]): Item<SpanBatch>[] {
     const newestMs = Number(newestNs / 1_000_000n);
     const id = newBatchId();
     const receivedAt = spans[0].received_at;
-    const offsets: number[] = [];
-    let body = '[';
-    for (let i = 0; i < spans.length; i++) {
-      if (i) body += ',';
-      offsets.push(body.length);
-      body += spanDocumentJson(spans[i]);
-    }
-    body += ']';
-    const doc = `${MAGIC} ${newestMs} ${id} ${receivedAt}\n${offsets.join(',')}\n${body}`;
-    out.push({ tenant: item.tenant, receivedAt: item.receivedAt, size: item.size * spans.length, data: { newestMs, id, receivedAt, rows: spans, doc } });
+    out.push({
+      tenant: item.tenant,
+      receivedAt: item.receivedAt,
+      size: item.size * spans.length,
+      data: { newestMs, id, receivedAt, rows: spans, doc: batchDocument(newestMs, id, receivedAt, spans) },
+    });
   }
   return out;
 }
 
-/** A batch document read back: its header and body, spans sliced out by index. */
+/**
+ * Where batchDocument writes the spans' JSON as UTF-8, one span's head and tail at a time, before
+ * the header (which indexes them) is known; the document is copied out of it. Encoding each
+ * span's pieces as they are made costs less than joining them into one string of the whole batch
+ * and encoding that: V8 flattens such a string piece by piece first.
+ */
+let scratch = Buffer.allocUnsafe(1 << 20);
+/** Past this, a scratch buffer grown for a large batch is let go after it. */
+const SCRATCH_KEPT = 8 << 20;
+
+/** Room for `bytes` more at `used`, keeping what is written. */
+function scratchRoom(used: number, bytes: number): void {
+  if (used + bytes <= scratch.length) return;
+  const grown = Buffer.allocUnsafe(Math.max(used + bytes, scratch.length * 2));
+  scratch.copy(grown, 0, 0, used);
+  scratch = grown;
+}
+
+/**
+ * The `spanbatch2` document of a batch's spans (see the top of this file), as UTF-8. Offsets in
+ * the index are in characters of the document's text, as the reader slices it.
+ */
+export function batchDocument(newestMs: number, id: string, receivedAt: string, spans: Span[]): Buffer {
+  const index: number[] = [];
+  const parts: string[] = [];
+  const partEnds: number[] = [];
+  const partNumbers = new Map<string, number>();
+  let partsLength = 0;
+  let chars = 0;
+  let used = 0;
+  let lastPart = '';
+  let part = -1;
+  for (const span of spans) {
+    const head = spanDocumentHead(span);
+    const tail = spanDocumentTail(span);
+    const shared = spanSharedPart(span);
+    if (shared !== lastPart || part < 0) {
+      // The spans of one resource and scope get the same string (spanSharedPart remembers it).
+      let found = partNumbers.get(shared);
+      if (found === undefined) {
+        found = parts.length;
+        parts.push(shared);
+        partsLength += shared.length;
+        partEnds.push(partsLength);
+        partNumbers.set(shared, found);
+      }
+      [lastPart, part] = [shared, found];
+    }
+    index.push(chars, chars + head.length, part);
+    chars += head.length + tail.length;
+    scratchRoom(used, 3 * (head.length + tail.length)); // a UTF-16 unit is at most 3 bytes of UTF-8
+    used += scratch.write(head, used);
+    used += scratch.write(tail, used);
+  }
+  const top = Buffer.from(`${MAGIC} ${newestMs} ${id} ${receivedAt}\n${index.join(',')}\n${partEnds.join(',')}\n${parts.join('')}`);
+  const doc = Buffer.allocUnsafe(top.length + used);
+  top.copy(doc, 0);
+  scratch.copy(doc, top.length, 0, used);
+  if (scratch.length > SCRATCH_KEPT) scratch = Buffer.allocUnsafe(1 << 20);
+  return doc;
+}
+
+/** A batch document read back (either layout): its header and body, spans sliced out by index. */
 export class ParsedSpanBatch {
   private constructor(
     readonly newestMs: number,
     readonly id: string,
     readonly receivedAt: string,
-    private readonly offsets: number[],
+    /** spanbatch1: each span's offset; spanbatch2: each span's start, cut and shared part. */
+    private readonly index: number[],
+    /** spanbatch2's shared parts; undefined for spanbatch1. */
+    private readonly parts: string[] | undefined,
     private readonly body: string,
     /** The document's length (what a cache of parsed batches counts). */
     readonly chars: number,
   ) {}
 
-  static parse(doc: string): ParsedSpanBatch {
+  static parse(stored: string | Buffer): ParsedSpanBatch {
+    const doc = typeof stored === 'string' ? stored : stored.toString('utf8');
     const first = doc.indexOf('\n');
     const second = doc.indexOf('\n', first + 1);
     const [magic, newest, id, receivedAt] = doc.slice(0, first).split(' ');
-    if (magic !== MAGIC || second < 0) throw new Error('not a span batch document');
-    const offsets = doc
-      .slice(first + 1, second)
-      .split(',')
-      .map(Number);
-    return new ParsedSpanBatch(Number(newest), id, receivedAt, offsets, doc.slice(second + 1), doc.length);
+    const numbers = (from: number, to: number) => (to > from ? doc.slice(from, to).split(',').map(Number) : []);
+    if (magic === MAGIC_V1 && second >= 0)
+      return new ParsedSpanBatch(Number(newest), id, receivedAt, numbers(first + 1, second), undefined, doc.slice(second + 1), doc.length);
+    const third = second < 0 ? -1 : doc.indexOf('\n', second + 1);
+    if (magic !== MAGIC || third < 0) throw new Error('not a span batch document');
+    const parts: string[] = [];
+    let at = third + 1;
+    for (const end of numbers(second + 1, third)) {
+      parts.push(doc.slice(at, third + 1 + end));
+      at = third + 1 + end;
+    }
+    return new ParsedSpanBatch(Number(newest), id, receivedAt, numbers(first + 1, second), parts, doc.slice(at), doc.length);
   }
 
   get length(): number {
-    return this.offsets.length;
+    return this.parts ? this.index.length / 3 : this.index.length;
   }
 
   /** The JSON document of the span at `index`, or undefined past the end. */
   span(index: number): string | undefined {
-    if (index < 0 || index >= this.offsets.length) return undefined;
-    const end = index + 1 < this.offsets.length ? this.offsets[index + 1] - 1 : this.body.length - 1;
-    return this.body.slice(this.offsets[index], end);
+    if (!Number.isInteger(index) || index < 0 || index >= this.length) return undefined;
+    const { index: at, body, parts } = this;
+    if (!parts) {
+      const end = index + 1 < at.length ? at[index + 1] - 1 : body.length - 1; // less the comma or the closing bracket
+      return body.slice(at[index], end);
+    }
+    const i = index * 3;
+    const end = i + 3 < at.length ? at[i + 3] : body.length;
+    return body.slice(at[i], at[i + 1]) + parts[at[i + 2]] + body.slice(at[i + 1], end);
   }
 
   /** Every span's document parsed (after a restart, to rebuild the rows). */
   documents(): Array<Record<string, unknown>> {
-    return JSON.parse(this.body) as Array<Record<string, unknown>>;
+    if (!this.parts) return JSON.parse(this.body) as Array<Record<string, unknown>>;
+    return Array.from({ length: this.length }, (_, i) => JSON.parse(this.span(i) as string) as Record<string, unknown>);
   }
 }
 
@@ -145,7 +230,7 @@ export const spanBatchIntake: IntakeKind<SpanBatch> = {
   key: (tenant, batch) => spanBatchKey(tenant.dataset, tenant.projectId, batch.newestMs, batch.id),
   document: (batch) => batch.doc ?? '',
   pending: () => null, // the document holds everything
-  fromDocument(doc) {
+  fromDocument(doc: string | Buffer) {
     const parsed = ParsedSpanBatch.parse(doc);
     const rows = parsed.documents().map((d): SpanColumns => ({
       trace_id: String(d.trace_id),
