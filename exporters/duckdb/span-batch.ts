@@ -8,14 +8,13 @@
 //
 // The document is text. What is written now (`spanbatch2`) stores what the spans share once: the
 // part of a span's JSON from its resource attributes' value to its scope's end (spanSharedPart),
-// the same for every span of an OTLP resource and scope:
+// the same for every span of an OTLP resource and scope; each span is a compact JSON array of its
+// own fields (span-compact.ts), its document made from it when read:
 //   line 1: `spanbatch2 <newest ms> <batch id> <received_at>`
-//   line 2: per span, three numbers, comma-separated like the spans: where its JSON starts in the
-//           body, where its shared part goes (cut out there), which shared part it is
+//   line 2: the offset of each span's array in the body, comma-separated
 //   line 3: the end of each shared part in the parts' text, comma-separated
-//   rest:   the shared parts' text, then the body: each span's JSON without its shared part
-// A span's JSON is body[start, cut) + part + body[cut, next start), the text spanDocumentJson
-// makes. The first layout (`spanbatch1`), still read:
+//   rest:   the shared parts' text, then the body: the spans' arrays one after the other
+// The first layout (`spanbatch1`), still read:
 //   line 1: `spanbatch1 <newest ms> <batch id> <received_at>`
 //   line 2: the offset of each span's JSON in the body, comma-separated
 //   rest:   the body, a JSON array of the spans' documents (what toSpanDocument makes)
@@ -26,12 +25,13 @@
 // stores its batch document again, but its spans get no second row and read once.
 import type { DuckDBAppender, DuckDBConnection, DuckDBTimestampValue } from '@duckdb/node-api';
 import type { Item, Tenant } from '../../src/engine/item.js';
-import { spanDocumentHead, spanDocumentTail, spanSharedPart } from '../../src/records/span-document.js';
+import { spanSharedPart } from '../../src/records/span-document.js';
 import { appendSpanColumns, receivedAtValue, spanColumns, type SpanColumns } from '../../src/records/span-row.js';
 import type { Span } from '../../src/records/span.js';
 import type { DocKey } from './docs.js';
 import type { Accepted, IntakeKind } from './intake.js';
 import { appendRows } from './kept-appenders.js';
+import { compactSpanColumns, compactSpanDocument, compactSpanJson } from './span-compact.js';
 
 const MAGIC = 'spanbatch2';
 const MAGIC_V1 = 'spanbatch1';
@@ -106,10 +106,10 @@ export function toSpanBatches(items: Item<Span>[]): Item<SpanBatch>[] {
 }
 
 /**
- * Where batchDocument writes the spans' JSON as UTF-8, one span's head and tail at a time, before
- * the header (which indexes them) is known; the document is copied out of it. Encoding each
- * span's pieces as they are made costs less than joining them into one string of the whole batch
- * and encoding that: V8 flattens such a string piece by piece first.
+ * Where batchDocument writes the spans' arrays as UTF-8, one at a time, before the header (which
+ * indexes them) is known; the document is copied out of it. Encoding each span's text as it is
+ * made costs less than joining them into one string of the whole batch and encoding that: V8
+ * flattens such a string piece by piece first.
  */
 let scratch = Buffer.allocUnsafe(1 << 20);
 /** Past this, a scratch buffer grown for a large batch is let go after it. */
@@ -124,11 +124,11 @@ function scratchRoom(used: number, bytes: number): void {
 }
 
 /**
- * The `spanbatch2` document of a batch's spans (see the top of this file), as UTF-8. Offsets in
- * the index are in characters of the document's text, as the reader slices it.
+ * The `spanbatch2` document of a batch's spans (see the top of this file), as UTF-8. Offsets are
+ * in characters of the document's text, as the reader slices it.
  */
 export function batchDocument(newestMs: number, id: string, receivedAt: string, spans: Span[]): Buffer {
-  const index: number[] = [];
+  const offsets: number[] = [];
   const parts: string[] = [];
   const partEnds: number[] = [];
   const partNumbers = new Map<string, number>();
@@ -138,8 +138,6 @@ export function batchDocument(newestMs: number, id: string, receivedAt: string, 
   let lastPart = '';
   let part = -1;
   for (const span of spans) {
-    const head = spanDocumentHead(span);
-    const tail = spanDocumentTail(span);
     const shared = spanSharedPart(span);
     if (shared !== lastPart || part < 0) {
       // The spans of one resource and scope get the same string (spanSharedPart remembers it).
@@ -153,13 +151,13 @@ export function batchDocument(newestMs: number, id: string, receivedAt: string, 
       }
       [lastPart, part] = [shared, found];
     }
-    index.push(chars, chars + head.length, part);
-    chars += head.length + tail.length;
-    scratchRoom(used, 3 * (head.length + tail.length)); // a UTF-16 unit is at most 3 bytes of UTF-8
-    used += scratch.write(head, used);
-    used += scratch.write(tail, used);
+    const text = compactSpanJson(span, part);
+    offsets.push(chars);
+    chars += text.length;
+    scratchRoom(used, 3 * text.length); // a UTF-16 unit is at most 3 bytes of UTF-8
+    used += scratch.write(text, used);
   }
-  const top = Buffer.from(`${MAGIC} ${newestMs} ${id} ${receivedAt}\n${index.join(',')}\n${partEnds.join(',')}\n${parts.join('')}`);
+  const top = Buffer.from(`${MAGIC} ${newestMs} ${id} ${receivedAt}\n${offsets.join(',')}\n${partEnds.join(',')}\n${parts.join('')}`);
   const doc = Buffer.allocUnsafe(top.length + used);
   top.copy(doc, 0);
   scratch.copy(doc, top.length, 0, used);
@@ -173,8 +171,8 @@ export class ParsedSpanBatch {
     readonly newestMs: number,
     readonly id: string,
     readonly receivedAt: string,
-    /** spanbatch1: each span's offset; spanbatch2: each span's start, cut and shared part. */
-    private readonly index: number[],
+    /** Where each span's text starts in the body. */
+    private readonly offsets: number[],
     /** spanbatch2's shared parts; undefined for spanbatch1. */
     private readonly parts: string[] | undefined,
     private readonly body: string,
@@ -188,8 +186,8 @@ export class ParsedSpanBatch {
     const second = doc.indexOf('\n', first + 1);
     const [magic, newest, id, receivedAt] = doc.slice(0, first).split(' ');
     const numbers = (from: number, to: number) => (to > from ? doc.slice(from, to).split(',').map(Number) : []);
-    if (magic === MAGIC_V1 && second >= 0)
-      return new ParsedSpanBatch(Number(newest), id, receivedAt, numbers(first + 1, second), undefined, doc.slice(second + 1), doc.length);
+    const offsets = numbers(first + 1, second);
+    if (magic === MAGIC_V1 && second >= 0) return new ParsedSpanBatch(Number(newest), id, receivedAt, offsets, undefined, doc.slice(second + 1), doc.length);
     const third = second < 0 ? -1 : doc.indexOf('\n', second + 1);
     if (magic !== MAGIC || third < 0) throw new Error('not a span batch document');
     const parts: string[] = [];
@@ -198,30 +196,41 @@ export class ParsedSpanBatch {
       parts.push(doc.slice(at, third + 1 + end));
       at = third + 1 + end;
     }
-    return new ParsedSpanBatch(Number(newest), id, receivedAt, numbers(first + 1, second), parts, doc.slice(at), doc.length);
+    return new ParsedSpanBatch(Number(newest), id, receivedAt, offsets, parts, doc.slice(at), doc.length);
   }
 
   get length(): number {
-    return this.parts ? this.index.length / 3 : this.index.length;
+    return this.offsets.length;
+  }
+
+  /** The span's own text: spanbatch1's document, spanbatch2's array. */
+  private text(index: number): string {
+    const { offsets, body } = this;
+    if (this.parts) return body.slice(offsets[index], index + 1 < offsets.length ? offsets[index + 1] : body.length);
+    return body.slice(offsets[index], index + 1 < offsets.length ? offsets[index + 1] - 1 : body.length - 1); // less the comma or the closing bracket
   }
 
   /** The JSON document of the span at `index`, or undefined past the end. */
   span(index: number): string | undefined {
     if (!Number.isInteger(index) || index < 0 || index >= this.length) return undefined;
-    const { index: at, body, parts } = this;
-    if (!parts) {
-      const end = index + 1 < at.length ? at[index + 1] - 1 : body.length - 1; // less the comma or the closing bracket
-      return body.slice(at[index], end);
-    }
-    const i = index * 3;
-    const end = i + 3 < at.length ? at[i + 3] : body.length;
-    return body.slice(at[i], at[i + 1]) + parts[at[i + 2]] + body.slice(at[i + 1], end);
+    return this.parts ? compactSpanDocument(this.text(index), this.parts) : this.text(index);
   }
 
-  /** Every span's document parsed (after a restart, to rebuild the rows). */
-  documents(): Array<Record<string, unknown>> {
-    if (!this.parts) return JSON.parse(this.body) as Array<Record<string, unknown>>;
-    return Array.from({ length: this.length }, (_, i) => JSON.parse(this.span(i) as string) as Record<string, unknown>);
+  /** Every span's row columns (after a restart, to index them). */
+  rows(): SpanColumns[] {
+    if (this.parts) return Array.from({ length: this.length }, (_, i) => compactSpanColumns(this.text(i), this.receivedAt));
+    return (JSON.parse(this.body) as Array<Record<string, unknown>>).map((d) => ({
+      trace_id: String(d.trace_id),
+      span_id: String(d.span_id),
+      parent_span_id: String(d.parent_span_id),
+      name: String(d.name),
+      service_name: String(d.service_name),
+      start_time_unix_nano: BigInt(String(d.start_time_unix_nano)),
+      end_time_unix_nano: BigInt(String(d.end_time_unix_nano)),
+      status: d.status as SpanColumns['status'],
+      kind: d.kind as SpanColumns['kind'],
+      received_at: this.receivedAt,
+    }));
   }
 }
 
@@ -232,19 +241,7 @@ export const spanBatchIntake: IntakeKind<SpanBatch> = {
   pending: () => null, // the document holds everything
   fromDocument(doc: string | Buffer) {
     const parsed = ParsedSpanBatch.parse(doc);
-    const rows = parsed.documents().map((d): SpanColumns => ({
-      trace_id: String(d.trace_id),
-      span_id: String(d.span_id),
-      parent_span_id: String(d.parent_span_id),
-      name: String(d.name),
-      service_name: String(d.service_name),
-      start_time_unix_nano: BigInt(String(d.start_time_unix_nano)),
-      end_time_unix_nano: BigInt(String(d.end_time_unix_nano)),
-      status: d.status as SpanColumns['status'],
-      kind: d.kind as SpanColumns['kind'],
-      received_at: parsed.receivedAt,
-    }));
-    return { newestMs: parsed.newestMs, id: parsed.id, receivedAt: parsed.receivedAt, rows };
+    return { newestMs: parsed.newestMs, id: parsed.id, receivedAt: parsed.receivedAt, rows: parsed.rows() };
   },
   // The rows' columns only: the spans' attributes are garbage once the document is durable, not
   // kept (and moved about by the collector) until the rows are in DuckDB.
