@@ -239,6 +239,11 @@ export const spanBatchIntake: IntakeKind<SpanBatch> = {
   key: (tenant, batch) => spanBatchKey(tenant.dataset, tenant.projectId, batch.newestMs, batch.id),
   document: (batch) => batch.doc ?? '',
   pending: () => null, // the document holds everything
+  // Quarantined (or read whole) as a JSON array of the spans' documents, whatever the layout.
+  json: (stored) => {
+    const parsed = ParsedSpanBatch.parse(stored);
+    return `[${Array.from({ length: parsed.length }, (_, i) => parsed.span(i)).join(',')}]`;
+  },
   fromDocument(doc: string | Buffer) {
     const parsed = ParsedSpanBatch.parse(doc);
     return { newestMs: parsed.newestMs, id: parsed.id, receivedAt: parsed.receivedAt, rows: parsed.rows() };

@@ -4,7 +4,7 @@
 // specially, lone surrogates, line separators, numbers at JSON's edges, nested maps, events and
 // links, spans of several resources and scopes in one batch.
 import { describe, expect, it } from 'vitest';
-import { batchDocument, ParsedSpanBatch } from '../../exporters/duckdb/span-batch.js';
+import { batchDocument, ParsedSpanBatch, spanBatchIntake } from '../../exporters/duckdb/span-batch.js';
 import { decodeTraceRequestJson } from '../../src/otlp/decode/json.js';
 import { spanDocumentJson } from '../../src/records/span-document.js';
 import { SPAN_LIMIT_DEFAULTS, validateSpan } from '../../src/records/span-validation/validate-span.js';
@@ -114,7 +114,9 @@ describe('spanbatch2 documents', () => {
         received_at: RECEIVED,
       })),
     );
-    for (const index of [spans.length, -1, 0.5]) expect(parsed.span(index)).toBeUndefined();
+    for (const index of [spans.length, -1, 0.5]) expect(parsed.span(index)).toBe(undefined);
+    // What a quarantine keeps of the batch: its spans' documents as one JSON array.
+    expect(spanBatchIntake.json?.(doc.toString('utf8'))).toBe(`[${spans.map(spanDocumentJson).join(',')}]`);
   });
 
   it('store a resource and scope once for all their spans', () => {
