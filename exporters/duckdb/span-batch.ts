@@ -30,7 +30,7 @@ import { appendSpanColumns, receivedAtValue, spanColumns, type SpanColumns } fro
 import type { Span } from '../../src/records/span.js';
 import type { DocKey } from './docs.js';
 import type { Accepted, IntakeKind } from './intake.js';
-import { appendRows } from './kept-appenders.js';
+import { appendRows, SPAN_APPEND_SLICE_ROWS } from './kept-appenders.js';
 import { compactSpanColumns, compactSpanDocument, compactSpanJson } from './span-compact.js';
 
 const MAGIC = 'spanbatch2';
@@ -305,7 +305,7 @@ async function indexSpanBatches(connection: DuckDBConnection, batches: Accepted<
       rows.push({ tenant, data: row, ref: spanRefText(data.newestMs, data.id, i), receivedAt });
     }
   }
-  if (rows.length) await appendRows(connection, 'spans', rows, appendSpanRow);
+  if (rows.length) await appendRows(connection, 'spans', rows, appendSpanRow, SPAN_APPEND_SLICE_ROWS);
   await connection.run('COMMIT');
 }
 
