@@ -22,8 +22,15 @@ export async function appenderFor(connection: DuckDBConnection, table: string): 
 export const APPEND_SLICE_ROWS = 200;
 
 /**
+ * Span rows, narrow and arriving by the thousand, go in larger slices: each flush has a fixed cost
+ * in DuckDB, which at 200 span rows a slice came to as much as appending the rows themselves
+ * (bench/README.md, "Spans in bulk (round three, third pass)").
+ */
+export const SPAN_APPEND_SLICE_ROWS = 1024;
+
+/**
  * Appends a row per item with `appendRow`, flushing into the current transaction every
- * APPEND_SLICE_ROWS rows and letting the event loop turn between slices; on failure the appender
+ * `sliceRows` rows and letting the event loop turn between slices; on failure the appender
  * is discarded. The caller holds the connection for the transaction, so nothing else appends
  * meanwhile. The loop is here and `appendRow` is a module-level function, not a closure made per
  * batch: V8 holds a function's optimized code only weakly from its feedback vector, so a
@@ -35,6 +42,7 @@ export async function appendRows<T>(
   table: string,
   rows: Iterable<T>,
   appendRow: (appender: DuckDBAppender, row: T) => void,
+  sliceRows = APPEND_SLICE_ROWS,
 ): Promise<void> {
   const appender = await appenderFor(connection, table);
   try {
@@ -42,7 +50,7 @@ export async function appendRows<T>(
     for (const row of rows) {
       appendRow(appender, row);
       appender.endRow();
-      if (++inSlice === APPEND_SLICE_ROWS) {
+      if (++inSlice === sliceRows) {
         appender.flushSync();
         inSlice = 0;
         await new Promise<void>((resolve) => setImmediate(resolve));

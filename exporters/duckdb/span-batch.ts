@@ -6,7 +6,15 @@
 // each span's DuckDB row holds a reference to it (`@sb/<newest ms>/<batch id>/<index>`, in the
 // `doc` column, which spans stored by the earlier layout keep empty).
 //
-// The document is text:
+// The document is text. What is written now (`spanbatch2`) stores what the spans share once: the
+// part of a span's JSON from its resource attributes' value to its scope's end (spanSharedPart),
+// the same for every span of an OTLP resource and scope; each span is a compact JSON array of its
+// own fields (span-compact.ts), its document made from it when read:
+//   line 1: `spanbatch2 <newest ms> <batch id> <received_at>`
+//   line 2: the offset of each span's array in the body, comma-separated
+//   line 3: the end of each shared part in the parts' text, comma-separated
+//   rest:   the shared parts' text, then the body: the spans' arrays one after the other
+// The first layout (`spanbatch1`), still read:
 //   line 1: `spanbatch1 <newest ms> <batch id> <received_at>`
 //   line 2: the offset of each span's JSON in the body, comma-separated
 //   rest:   the body, a JSON array of the spans' documents (what toSpanDocument makes)
@@ -17,14 +25,16 @@
 // stores its batch document again, but its spans get no second row and read once.
 import type { DuckDBAppender, DuckDBConnection, DuckDBTimestampValue } from '@duckdb/node-api';
 import type { Item, Tenant } from '../../src/engine/item.js';
-import { spanDocumentJson } from '../../src/records/span-document.js';
+import { spanSharedPart } from '../../src/records/span-document.js';
 import { appendSpanColumns, receivedAtValue, spanColumns, type SpanColumns } from '../../src/records/span-row.js';
 import type { Span } from '../../src/records/span.js';
 import type { DocKey } from './docs.js';
 import type { Accepted, IntakeKind } from './intake.js';
-import { appendRows } from './kept-appenders.js';
+import { appendRows, SPAN_APPEND_SLICE_ROWS } from './kept-appenders.js';
+import { compactSpanColumns, compactSpanDocument, compactSpanJson } from './span-compact.js';
 
-const MAGIC = 'spanbatch1';
+const MAGIC = 'spanbatch2';
+const MAGIC_V1 = 'spanbatch1';
 
 /** One batch's spans: the rows indexing needs, and (until it is durable) the document. */
 export interface SpanBatch {
@@ -32,8 +42,8 @@ export interface SpanBatch {
   id: string;
   receivedAt: string;
   rows: SpanColumns[];
-  /** Dropped once durable (slim): the queue holds the rows only. */
-  doc?: string;
+  /** As UTF-8 (batchDocument); dropped once durable (slim): the queue holds the rows only. */
+  doc?: string | Buffer;
 }
 
 /** Where one span's document is: its batch and its position there. */
@@ -85,69 +95,131 @@ export function toSpanBatches(items: Item<Span>[]): Item<SpanBatch>[] {
     const newestMs = Number(newestNs / 1_000_000n);
     const id = newBatchId();
     const receivedAt = spans[0].received_at;
-    const offsets: number[] = [];
-    let body = '[';
-    for (let i = 0; i < spans.length; i++) {
-      if (i) body += ',';
-      offsets.push(body.length);
-      body += spanDocumentJson(spans[i]);
-    }
-    body += ']';
-    const doc = `${MAGIC} ${newestMs} ${id} ${receivedAt}\n${offsets.join(',')}\n${body}`;
-    out.push({ tenant: item.tenant, receivedAt: item.receivedAt, size: item.size * spans.length, data: { newestMs, id, receivedAt, rows: spans, doc } });
+    out.push({
+      tenant: item.tenant,
+      receivedAt: item.receivedAt,
+      size: item.size * spans.length,
+      data: { newestMs, id, receivedAt, rows: spans, doc: batchDocument(newestMs, id, receivedAt, spans) },
+    });
   }
   return out;
 }
 
-/** A batch document read back: its header and body, spans sliced out by index. */
+/**
+ * Where batchDocument writes the spans' arrays as UTF-8, one at a time, before the header (which
+ * indexes them) is known; the document is copied out of it. Encoding each span's text as it is
+ * made costs less than joining them into one string of the whole batch and encoding that: V8
+ * flattens such a string piece by piece first.
+ */
+let scratch = Buffer.allocUnsafe(1 << 20);
+/** Past this, a scratch buffer grown for a large batch is let go after it. */
+const SCRATCH_KEPT = 8 << 20;
+
+/** Room for `bytes` more at `used`, keeping what is written. */
+function scratchRoom(used: number, bytes: number): void {
+  if (used + bytes <= scratch.length) return;
+  const grown = Buffer.allocUnsafe(Math.max(used + bytes, scratch.length * 2));
+  scratch.copy(grown, 0, 0, used);
+  scratch = grown;
+}
+
+/**
+ * The `spanbatch2` document of a batch's spans (see the top of this file), as UTF-8. Offsets are
+ * in characters of the document's text, as the reader slices it.
+ */
+export function batchDocument(newestMs: number, id: string, receivedAt: string, spans: Span[]): Buffer {
+  const offsets: number[] = [];
+  const parts: string[] = [];
+  const partEnds: number[] = [];
+  const partNumbers = new Map<string, number>();
+  let partsLength = 0;
+  let chars = 0;
+  let used = 0;
+  let lastPart = '';
+  let part = -1;
+  for (const span of spans) {
+    const shared = spanSharedPart(span);
+    if (shared !== lastPart || part < 0) {
+      // The spans of one resource and scope get the same string (spanSharedPart remembers it).
+      let found = partNumbers.get(shared);
+      if (found === undefined) {
+        found = parts.length;
+        parts.push(shared);
+        partsLength += shared.length;
+        partEnds.push(partsLength);
+        partNumbers.set(shared, found);
+      }
+      [lastPart, part] = [shared, found];
+    }
+    const text = compactSpanJson(span, part);
+    offsets.push(chars);
+    chars += text.length;
+    scratchRoom(used, 3 * text.length); // a UTF-16 unit is at most 3 bytes of UTF-8
+    used += scratch.write(text, used);
+  }
+  const top = Buffer.from(`${MAGIC} ${newestMs} ${id} ${receivedAt}\n${offsets.join(',')}\n${partEnds.join(',')}\n${parts.join('')}`);
+  const doc = Buffer.allocUnsafe(top.length + used);
+  top.copy(doc, 0);
+  scratch.copy(doc, top.length, 0, used);
+  if (scratch.length > SCRATCH_KEPT) scratch = Buffer.allocUnsafe(1 << 20);
+  return doc;
+}
+
+/** A batch document read back (either layout): its header and body, spans sliced out by index. */
 export class ParsedSpanBatch {
   private constructor(
     readonly newestMs: number,
     readonly id: string,
     readonly receivedAt: string,
+    /** Where each span's text starts in the body. */
     private readonly offsets: number[],
+    /** spanbatch2's shared parts; undefined for spanbatch1. */
+    private readonly parts: string[] | undefined,
     private readonly body: string,
     /** The document's length (what a cache of parsed batches counts). */
     readonly chars: number,
   ) {}
 
-  static parse(doc: string): ParsedSpanBatch {
+  static parse(stored: string | Buffer): ParsedSpanBatch {
+    const doc = typeof stored === 'string' ? stored : stored.toString('utf8');
     const first = doc.indexOf('\n');
     const second = doc.indexOf('\n', first + 1);
     const [magic, newest, id, receivedAt] = doc.slice(0, first).split(' ');
-    if (magic !== MAGIC || second < 0) throw new Error('not a span batch document');
-    const offsets = doc
-      .slice(first + 1, second)
-      .split(',')
-      .map(Number);
-    return new ParsedSpanBatch(Number(newest), id, receivedAt, offsets, doc.slice(second + 1), doc.length);
+    const numbers = (from: number, to: number) => (to > from ? doc.slice(from, to).split(',').map(Number) : []);
+    const offsets = numbers(first + 1, second);
+    if (magic === MAGIC_V1 && second >= 0) return new ParsedSpanBatch(Number(newest), id, receivedAt, offsets, undefined, doc.slice(second + 1), doc.length);
+    const third = second < 0 ? -1 : doc.indexOf('\n', second + 1);
+    if (magic !== MAGIC || third < 0) throw new Error('not a span batch document');
+    const parts: string[] = [];
+    let at = third + 1;
+    for (const end of numbers(second + 1, third)) {
+      parts.push(doc.slice(at, third + 1 + end));
+      at = third + 1 + end;
+    }
+    return new ParsedSpanBatch(Number(newest), id, receivedAt, offsets, parts, doc.slice(at), doc.length);
   }
 
   get length(): number {
     return this.offsets.length;
   }
 
+  /** The span's own text: spanbatch1's document, spanbatch2's array. */
+  private text(index: number): string {
+    const { offsets, body } = this;
+    if (this.parts) return body.slice(offsets[index], index + 1 < offsets.length ? offsets[index + 1] : body.length);
+    return body.slice(offsets[index], index + 1 < offsets.length ? offsets[index + 1] - 1 : body.length - 1); // less the comma or the closing bracket
+  }
+
   /** The JSON document of the span at `index`, or undefined past the end. */
   span(index: number): string | undefined {
-    if (index < 0 || index >= this.offsets.length) return undefined;
-    const end = index + 1 < this.offsets.length ? this.offsets[index + 1] - 1 : this.body.length - 1;
-    return this.body.slice(this.offsets[index], end);
+    if (!Number.isInteger(index) || index < 0 || index >= this.length) return undefined;
+    return this.parts ? compactSpanDocument(this.text(index), this.parts) : this.text(index);
   }
 
-  /** Every span's document parsed (after a restart, to rebuild the rows). */
-  documents(): Array<Record<string, unknown>> {
-    return JSON.parse(this.body) as Array<Record<string, unknown>>;
-  }
-}
-
-export const spanBatchIntake: IntakeKind<SpanBatch> = {
-  kind: 'span_batches',
-  key: (tenant, batch) => spanBatchKey(tenant.dataset, tenant.projectId, batch.newestMs, batch.id),
-  document: (batch) => batch.doc ?? '',
-  pending: () => null, // the document holds everything
-  fromDocument(doc) {
-    const parsed = ParsedSpanBatch.parse(doc);
-    const rows = parsed.documents().map((d): SpanColumns => ({
+  /** Every span's row columns (after a restart, to index them). */
+  rows(): SpanColumns[] {
+    if (this.parts) return Array.from({ length: this.length }, (_, i) => compactSpanColumns(this.text(i), this.receivedAt));
+    return (JSON.parse(this.body) as Array<Record<string, unknown>>).map((d) => ({
       trace_id: String(d.trace_id),
       span_id: String(d.span_id),
       parent_span_id: String(d.parent_span_id),
@@ -157,9 +229,24 @@ export const spanBatchIntake: IntakeKind<SpanBatch> = {
       end_time_unix_nano: BigInt(String(d.end_time_unix_nano)),
       status: d.status as SpanColumns['status'],
       kind: d.kind as SpanColumns['kind'],
-      received_at: parsed.receivedAt,
+      received_at: this.receivedAt,
     }));
-    return { newestMs: parsed.newestMs, id: parsed.id, receivedAt: parsed.receivedAt, rows };
+  }
+}
+
+export const spanBatchIntake: IntakeKind<SpanBatch> = {
+  kind: 'span_batches',
+  key: (tenant, batch) => spanBatchKey(tenant.dataset, tenant.projectId, batch.newestMs, batch.id),
+  document: (batch) => batch.doc ?? '',
+  pending: () => null, // the document holds everything
+  // Quarantined (or read whole) as a JSON array of the spans' documents, whatever the layout.
+  json: (stored) => {
+    const parsed = ParsedSpanBatch.parse(stored);
+    return `[${Array.from({ length: parsed.length }, (_, i) => parsed.span(i)).join(',')}]`;
+  },
+  fromDocument(doc: string | Buffer) {
+    const parsed = ParsedSpanBatch.parse(doc);
+    return { newestMs: parsed.newestMs, id: parsed.id, receivedAt: parsed.receivedAt, rows: parsed.rows() };
   },
   // The rows' columns only: the spans' attributes are garbage once the document is durable, not
   // kept (and moved about by the collector) until the rows are in DuckDB.
@@ -218,7 +305,7 @@ async function indexSpanBatches(connection: DuckDBConnection, batches: Accepted<
       rows.push({ tenant, data: row, ref: spanRefText(data.newestMs, data.id, i), receivedAt });
     }
   }
-  if (rows.length) await appendRows(connection, 'spans', rows, appendSpanRow);
+  if (rows.length) await appendRows(connection, 'spans', rows, appendSpanRow, SPAN_APPEND_SLICE_ROWS);
   await connection.run('COMMIT');
 }
 
