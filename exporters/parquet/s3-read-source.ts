@@ -9,7 +9,7 @@
 // retried over the new files, which hold the same rows.
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import type { Logger } from 'pino';
 import type { Signal } from '../../src/engine/item.js';
 import type { DateSelection, ReadSource, Row } from '../../src/engine/read-source.js';
@@ -33,6 +33,8 @@ export class S3LakeCache {
   private cachedBytes = 0;
   private readonly missing = new Set<string>();
   private readonly fetching = new Map<string, Promise<boolean>>();
+  /** Listed objects DuckDB could not open as Parquet, by key, with the size they had: left out until the listing shows another. */
+  private readonly unreadableKeys = new Map<string, number>();
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -75,7 +77,7 @@ export class S3LakeCache {
   files(signal: LakeSignal, projectId: string, dates: string[] | undefined): string[] {
     const byDate = this.index.get(`${signal}/${projectId}`);
     if (!byDate) return [];
-    const keys = (dates ?? [...byDate.keys()]).flatMap((date) => byDate.get(date) ?? []);
+    const keys = (dates ?? [...byDate.keys()]).flatMap((date) => byDate.get(date) ?? []).filter((key) => !this.isUnreadable(key));
     for (const key of keys) {
       const size = this.cached.get(key);
       if (size === undefined) this.missing.add(key);
@@ -85,6 +87,27 @@ export class S3LakeCache {
       }
     }
     return keys.map((key) => join(this.dir, key));
+  }
+
+  /**
+   * A cached file a read could not open as Parquet. The download is whole (renamed into place), so
+   * the object itself is cut short or not Parquet at all (a writer killed mid-upload on a store that
+   * keeps partial objects): it is left out of reads, with an error in the log, until the listing
+   * shows it with another size. False for a path outside the cache.
+   */
+  unreadable(path: string): boolean {
+    const key = relative(this.dir, path);
+    if (key.startsWith('..') || isAbsolute(key) || !this.sizes.has(key)) return false;
+    this.unreadableKeys.set(key, this.sizes.get(key) ?? -1);
+    const size = this.cached.get(key);
+    if (size !== undefined) this.drop(key, size);
+    this.logger.error({ key }, 'a lake object is not a readable Parquet file; reads leave it out until it changes');
+    return true;
+  }
+
+  private isUnreadable(key: string): boolean {
+    const size = this.unreadableKeys.get(key);
+    return size !== undefined && size === this.sizes.get(key);
   }
 
   /** Downloads the files reads named and did not find; true when the read should run again. */
@@ -188,6 +211,8 @@ export class S3LakeCache {
       const size = this.cached.get(key);
       if (size !== undefined) this.drop(key, size);
     }
+    // An unreadable object written again (or gone) is tried afresh.
+    for (const [key, size] of this.unreadableKeys) if (sizes.get(key) !== size) this.unreadableKeys.delete(key);
     // Newly published files are what the next reads want: fetch them ahead while they fit.
     if (prefetch) {
       const fits: string[] = [];
@@ -235,6 +260,10 @@ export class S3LakeReadSource implements ReadSource {
 
   fetchMissing(): Promise<boolean> {
     return this.cache.fetchMissing();
+  }
+
+  unreadable(path: string): boolean {
+    return this.cache.unreadable(path);
   }
 
   /** A segment's events: its blob in the bucket, through the cache. */

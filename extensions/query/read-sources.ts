@@ -14,6 +14,9 @@ export interface RowKey {
   order: string;
 }
 
+/** DuckDB's words for a file that is not Parquet, with its path (the message is bounded: DuckDB's own). */
+const NOT_PARQUET = /File '([^']{1,4096})' too small to be a Parquet file|No magic bytes found at end of file '([^']{1,4096})'/;
+
 export class MergedSource {
   constructor(
     readonly signal: Signal,
@@ -86,7 +89,7 @@ export class MergedSource {
    * moving from one to the other in between would be missed.
    */
   async consistent<T>(read: () => Promise<T>): Promise<T> {
-    const moving = this.sources.filter((source) => source.generation !== undefined || source.fetchMissing !== undefined);
+    const moving = this.sources.filter((source) => source.generation !== undefined || source.fetchMissing !== undefined || source.unreadable !== undefined);
     if (moving.length === 0) return read();
     const generation = () => moving.reduce((sum, source) => sum + (source.generation?.() ?? 0), 0);
     for (let attempt = 1; ; attempt++) {
@@ -95,8 +98,14 @@ export class MergedSource {
         const result = await read();
         if (generation() === before || attempt >= 5) return result;
       } catch (error) {
+        const message = String((error as Error).message);
+        if (attempt >= 5) throw error;
+        // A listed object that is no Parquet file (cut short in the bucket): left out, the rest read.
+        const found = NOT_PARQUET.exec(message);
+        const broken = found?.[1] ?? found?.[2];
+        if (broken !== undefined && moving.some((source) => source.unreadable?.(broken))) continue;
         // A listed file removed by a compaction before the query opened it, or not in a cache yet.
-        if (attempt >= 5 || !/no such file|no files found|cannot open/i.test(String((error as Error).message))) throw error;
+        if (!/no such file|no files found|cannot open/i.test(message)) throw error;
         await Promise.all(moving.map((source) => source.fetchMissing?.()));
       }
     }

@@ -53,6 +53,11 @@ export interface ReadSource {
    * read should run again.
    */
   fetchMissing?(): Promise<boolean>;
+  /**
+   * A file the last read could not open as Parquet (an object cut short in the bucket): a source
+   * that owns `path` leaves it out of its relations until it changes, and answers true.
+   */
+  unreadable?(path: string): boolean;
 }
 
 /**

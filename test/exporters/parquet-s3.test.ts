@@ -139,6 +139,43 @@ describe('parquet exporter: the lake on S3', () => {
     store.close();
   });
 
+  it('an object that is no Parquet file (cut short by a writer killed mid-upload) is left out of reads, and read once written again', async () => {
+    const s3cfg = s3.lakeConfig('cut-short');
+    const store = new S3LakeStore(parquetConfigSchema.parse({ s3: s3cfg }).s3!);
+    const writer = await open(tempDir(), { ...QUIET, ack: 'lake', writer_id: 'w1', s3: s3cfg });
+    const good = [event('p1', '2026-11-22T10:00:00.000Z'), event('p1', '2026-11-22T11:00:00.000Z')];
+    await writer.exporter.export('events', good);
+    const [published] = (await store.list('events/')).map((o) => o.key);
+    // What a store that keeps partial objects holds after a killed upload: nothing, or bytes that are no Parquet file.
+    const dir = tempDir();
+    writeFileSync(join(dir, 'empty'), '');
+    writeFileSync(join(dir, 'garbage'), 'PAR1 and then not a parquet file at all');
+    await store.put('events/project_id=p1/date=2026-11-22/part-w9-1-0.parquet', join(dir, 'empty'));
+    await store.put('events/project_id=p1/date=2026-11-22/part-w9-2-0.parquet', join(dir, 'garbage'));
+    const query = await open(tempDir(), { s3: { ...s3cfg, refresh_ms: 50 } }, true);
+    expect(await readIds(query.db, query.exporter, 'p1')).toEqual(ids(good));
+    expect(await readIds(query.db, query.exporter, 'p1')).toEqual(ids(good));
+    // The same key written again whole is read at the next listing: here the bytes of another
+    // writer's file, whose own object then goes, so its rows can only come from the rewritten key.
+    const other = await open(tempDir(), { ...QUIET, ack: 'lake', writer_id: 'w2', s3: s3cfg });
+    const later = [event('p1', '2026-11-22T12:00:00.000Z')];
+    await other.exporter.export('events', later);
+    const [theirs] = (await store.list('events/')).map((o) => o.key).filter((key) => key !== published && key.includes('-w2-'));
+    const copy = join(dir, 'copy.parquet');
+    writeFileSync(copy, (await store.get(theirs)) ?? Buffer.alloc(0));
+    await store.put('events/project_id=p1/date=2026-11-22/part-w9-1-0.parquet', copy);
+    await store.delete([theirs]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await readIds(query.db, query.exporter, 'p1')).toEqual(ids([...good, ...later]));
+    await other.exporter.shutdown();
+    await other.db.close();
+    await writer.exporter.shutdown();
+    await query.exporter.shutdown();
+    await writer.db.close();
+    await query.db.close();
+    store.close();
+  });
+
   it('a cache smaller than the lake evicts least recently read files and fetches them again when a read needs them', async () => {
     const s3cfg = s3.lakeConfig('eviction');
     const writer = await open(tempDir(), { ...QUIET, ack: 'lake', writer_id: 'w1', s3: s3cfg });
