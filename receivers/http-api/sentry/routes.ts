@@ -173,12 +173,12 @@ export function sentryRoutes(options: SentryRouteOptions): RouteDefinition[] {
     const tenant: Tenant = { orgId: auth.project.org_id, projectId: auth.project.id, dataset: auth.key.dataset };
     const state: Ingest = { tenant, skipped };
     const receivedAt = Date.now();
-    const count = (type: string, outcome: string, n = 1) => metrics.sentryItems.inc({ type: itemTypeLabel(type), outcome }, n);
+    const count = (type: string | undefined, outcome: string, n = 1) => metrics.sentryItems.inc({ type: knownLabel(ITEM_TYPES, type), outcome }, n);
     const skip = (item: EnvelopeItem, reason: string) => {
       skipped.push({ index: item.index, type: item.type, reason });
       count(item.type, 'skipped');
     };
-    for (const s of skipped) count(s.type ?? 'unknown', 'skipped');
+    for (const s of skipped) count(s.type ?? undefined, 'skipped');
 
     const events: Array<{ item: EnvelopeItem; record: Item; id: string }> = [];
     const spans: Array<{ item: EnvelopeItem; records: Item[] }> = [];
@@ -499,12 +499,9 @@ const DATA_CATEGORIES: ReadonlySet<string> = new Set([
   ...['span', 'monitor', 'feedback', 'metric_bucket', 'log_item', 'log_byte', 'user_report_v2', 'transaction_indexed', 'span_indexed'],
 ]);
 
+/** `unknown` for an item without a type, `other` for a value Sentry does not name. */
 function knownLabel(known: ReadonlySet<string>, value: string | undefined): string {
   return value === undefined ? 'unknown' : known.has(value) ? value : 'other';
-}
-
-function itemTypeLabel(type: string | undefined): string {
-  return knownLabel(ITEM_TYPES, type);
 }
 
 /**
